@@ -1,0 +1,66 @@
+/* Applying a setting's value to a target: into a JSON config file, into argv, or into
+ * the environment (the three setter kinds of a profile).
+ *
+ * Config files are the operator's: their original bytes and mode are read once, before
+ * the first edit, every run's file is built from those original bytes (so a target
+ * that rewrites its own config, as ModernUO does, cannot make runs differ), every write
+ * is atomic (temp file in the same directory, fsync, rename), and confedit_restore()
+ * puts the original bytes and mode back. */
+#ifndef LOOPBENCH_CONFEDIT_H
+#define LOOPBENCH_CONFEDIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "msg.h"
+#include "profile.h"
+#include "util.h"
+
+struct confedit_file {
+    char *path;
+    char *original;        /* the original bytes */
+    size_t original_len;
+    unsigned mode;         /* the original permission bits */
+    bool written;          /* loopbench has replaced it at least once */
+};
+
+struct confedit {
+    struct confedit_file *files; /* one per distinct config file in the profile */
+    size_t n_files;
+};
+
+/* Pure: set key_path to value in the JSON document text (other content and key order
+ * kept; written with 2-space indentation and a final newline). SETTER_NUMBER values
+ * must parse as a JSON number. Fails, naming the key path, when a parent along the
+ * path is missing or not an object. *out is new, caller frees. */
+int confedit_set_json(const char *text, size_t len, char *const *key_path, size_t depth,
+                      const char *value, enum setter_type type, char **out, size_t *out_len,
+                      struct lb_error *err);
+
+/* Read the original bytes and mode of every config file the profile's knob and fixed
+ * settings name. Nothing is written. */
+int confedit_begin(struct confedit *ce, const struct profile *p, struct lb_error *err);
+
+/* Write every config file as its original with the fixed settings and the knob at
+ * value applied. */
+int confedit_apply(struct confedit *ce, const struct profile *p, const char *value,
+                   struct lb_error *err);
+
+/* Put back the original bytes and mode of every file written. Keeps going on error
+ * (every file gets its chance) and reports the first failure. */
+int confedit_restore(struct confedit *ce, struct lb_error *err);
+
+void confedit_release(struct confedit *ce);
+
+/* The target's argv for this value: the profile's command with the knob's placeholder
+ * (and each fixed argv setting's) replaced. argv is new, caller releases. */
+int confedit_argv(const struct profile *p, const char *value, struct strv *argv,
+                  struct lb_error *err);
+
+/* The target's complete environment: base (e.g. environ), then the profile's env
+ * additions, then env setters (knob and fixed). A later entry replaces an earlier one
+ * of the same name. envp is new, caller releases. */
+void confedit_envp(const struct profile *p, const char *value, char *const *base,
+                   struct strv *envp);
+
+#endif

@@ -1,0 +1,55 @@
+/* Errors and messages.
+ *
+ * Low-level code never prints: it returns -1 and fills a struct lb_error with one
+ * line saying what is at fault (file, key, value) and what was expected. Only main()
+ * and the command entry points (src/cmd_*.c) print, through the functions below,
+ * which prefix "loopbench: " and write to stderr. */
+#ifndef LOOPBENCH_MSG_H
+#define LOOPBENCH_MSG_H
+
+#include <stdarg.h>
+
+#define LB_ERROR_MAX 1024
+
+struct lb_error {
+    char msg[LB_ERROR_MAX];
+};
+
+/* Documented in docs/cli.md; main() returns one of these. */
+enum lb_exit {
+    LB_EXIT_OK = 0,
+    LB_EXIT_FAILURE = 1,    /* the job could not be done: target failed, I/O error... */
+    LB_EXIT_USAGE = 2,      /* bad command line or unreadable/invalid input */
+    LB_EXIT_SIGHUP = 129,   /* interrupted by SIGHUP, files restored */
+    LB_EXIT_SIGINT = 130,   /* interrupted by SIGINT, files restored */
+    LB_EXIT_SIGTERM = 143,  /* interrupted by SIGTERM, files restored */
+};
+
+#if defined(__GNUC__)
+#define LB_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define LB_PRINTF(a, b)
+#endif
+
+/* Fill err (which may be NULL) with a formatted message; always returns -1 so that
+ * callers can write `return lb_fail(err, "...")`. */
+int lb_fail(struct lb_error *err, const char *fmt, ...) LB_PRINTF(2, 3);
+/* Like lb_fail, appending ": strerror(errno)" for the errno value given. */
+int lb_fail_errno(struct lb_error *err, int errnum, const char *fmt, ...) LB_PRINTF(3, 4);
+/* Prefix an existing message: "prefix: old message". */
+int lb_error_prefix(struct lb_error *err, const char *fmt, ...) LB_PRINTF(2, 3);
+
+/* stderr output, one line each, "loopbench: " first. */
+void msg_error(const char *fmt, ...) LB_PRINTF(1, 2);
+void msg_warn(const char *fmt, ...) LB_PRINTF(1, 2);
+void msg_info(const char *fmt, ...) LB_PRINTF(1, 2);
+/* An error followed by "try 'loopbench CMD --help'" (cmd may be NULL); returns LB_EXIT_USAGE. */
+int msg_usage_error(const char *cmd, const char *fmt, ...) LB_PRINTF(2, 3);
+
+/* Set once by main from --quiet: msg_info prints nothing. */
+void msg_set_quiet(int quiet);
+int msg_quiet(void);
+/* True when colour may be used on stderr: a terminal and NO_COLOR unset or empty. */
+int msg_color(void);
+
+#endif

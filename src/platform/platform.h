@@ -1,0 +1,114 @@
+/* The platform contract: everything that differs per operating system.
+ *
+ * One implementation per OS in src/platform/<os>.c, chosen by meson from
+ * host_machine.system(). Units are converted inside a back-end and never outside it:
+ * every time here is in nanoseconds, every size in bytes. */
+#ifndef LOOPBENCH_PLATFORM_H
+#define LOOPBENCH_PLATFORM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "msg.h"
+
+/* Name of the back-end that was built ("linux", ...), as redis's aeGetApiName(). */
+const char *plat_name(void);
+
+/* Directory of the running loopbench executable (new string, caller frees). */
+char *plat_exe_dir(struct lb_error *err);
+
+/* ---- CPU sources ------------------------------------------------------------------ */
+
+enum cpu_source_kind {
+    CPU_SOURCE_AUTO = 0, /* the best one the host allows */
+    CPU_SOURCE_PERF,     /* Linux perf_event task-clock, inherited by the whole tree */
+    CPU_SOURCE_TREE,     /* per-process CPU clocks of the live tree + reaped children */
+};
+
+/* "perf-task-clock", "process-tree-clocks", ...: recorded in results. */
+const char *cpu_source_name(enum cpu_source_kind kind);
+/* Parse "auto", "perf", "tree"; -1 if unknown. */
+int cpu_source_parse(const char *s, enum cpu_source_kind *out);
+
+/* ---- Target processes ------------------------------------------------------------- */
+
+struct plat_spawn_opts {
+    char *const *argv;         /* argv[0] is looked up in PATH when it has no slash */
+    const char *cwd;           /* NULL: inherit */
+    char *const *envp;         /* the complete environment */
+    const char *stdout_path;   /* created/truncated */
+    const char *stderr_path;   /* created/truncated */
+    enum cpu_source_kind cpu;  /* AUTO tries perf, then falls back to TREE */
+};
+
+/* A process tree that loopbench started (spawned) or attached to (sample --pid). */
+struct plat_target;
+
+/* Start argv in a new process group with stdin from the null device. While any
+ * spawned target exists, loopbench is a child subreaper so that descendants which
+ * double-fork are still found, accounted and killed. */
+int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out,
+               struct lb_error *err);
+/* Attach to a running process (and its descendants) that loopbench did not start. */
+int plat_attach(pid_t pid, struct plat_target **out, struct lb_error *err);
+
+pid_t plat_target_pid(const struct plat_target *t);
+enum cpu_source_kind plat_target_cpu_source(const struct plat_target *t);
+/* Effective resolution of the CPU source, in ns (a running thread's clock can lag by a
+ * scheduler tick; perf reads are fresh). */
+uint64_t plat_target_cpu_resolution_ns(const struct plat_target *t);
+
+/* Total CPU time (user + system) of the whole tree since it started, in ns, including
+ * threads and descendants that have exited. Allocation-free: this is the hot path. */
+int plat_target_cpu_ns(struct plat_target *t, uint64_t *cpu_ns, struct lb_error *err);
+
+struct plat_tree_stats {
+    uint64_t rss_bytes;      /* summed over live processes of the tree */
+    uint64_t voluntary_ctxsw;   /* summed over live threads of the tree */
+    uint64_t involuntary_ctxsw;
+    unsigned nprocs;
+};
+/* Allocation-free snapshot of the live tree. */
+int plat_target_tree_stats(struct plat_target *t, struct plat_tree_stats *out,
+                           struct lb_error *err);
+
+/* Has the leader exited? Returns 1 (and its wait status) once it has, 0 while it runs,
+ * -1 on error. For an attached process, exit status is unknown and reported as 0. */
+int plat_target_exited(struct plat_target *t, int *wstatus);
+
+/* Stop a spawned tree: send sig to its process group (and any adopted orphans), wait up
+ * to grace_ns for them to exit, then SIGKILL whatever is left, and reap everything.
+ * *killed tells whether SIGKILL was needed. grace_ns 0 kills at once. */
+int plat_target_stop(struct plat_target *t, int sig, uint64_t grace_ns, bool *killed,
+                     struct lb_error *err);
+
+/* Free the handle (a spawned tree must have been stopped first). */
+void plat_target_free(struct plat_target *t);
+
+/* ---- Waiting ---------------------------------------------------------------------- */
+
+/* Install loopbench's signal handling: SIGINT, SIGTERM, SIGHUP and SIGCHLD become events
+ * that plat_wait_until() reports, instead of killing loopbench or being lost. */
+int plat_events_init(struct lb_error *err);
+
+enum plat_event {
+    PLAT_EVENT_TIMEOUT = 0, /* the deadline passed */
+    PLAT_EVENT_CHILD,       /* a child changed state: check plat_target_exited() */
+    PLAT_EVENT_INTERRUPT,   /* SIGINT, SIGTERM or SIGHUP: see plat_last_signal() */
+};
+/* Sleep until the monotonic deadline or an event, whichever first. Never busy-waits. */
+enum plat_event plat_wait_until(uint64_t deadline_mono_ns);
+/* The last interrupting signal received (0 if none) and how many SIGINTs so far. */
+int plat_last_signal(void);
+int plat_sigint_count(void);
+
+/* ---- Host ------------------------------------------------------------------------- */
+
+struct plat_host_cpu {
+    uint64_t steal_ns;  /* cumulative steal time of the host */
+    uint64_t total_ns;  /* cumulative time of all CPUs, all states */
+};
+int plat_host_cpu(struct plat_host_cpu *out, struct lb_error *err);
+
+#endif

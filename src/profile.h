@@ -1,0 +1,112 @@
+/* Target profiles: a JSON file describing a server to measure (docs/profiles.md).
+ *
+ * Nothing about any particular server is hard-coded in loopbench; a profile says how
+ * to start it, which setting to vary and how to apply it, when it is ready, what to
+ * scrape and how to stop it. Relative paths are resolved against the profile's
+ * directory; "{loopbench_dir}" in command and cwd expands to the directory of the
+ * loopbench executable (where refshard is built and installed). */
+#ifndef LOOPBENCH_PROFILE_H
+#define LOOPBENCH_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "msg.h"
+#include "util.h"
+
+/* How a value reaches the target. */
+enum setter_kind {
+    SETTER_CONFIG = 0, /* into a JSON config file at a key path */
+    SETTER_ARGV,       /* into argv, replacing a placeholder */
+    SETTER_ENV,        /* as an environment variable */
+};
+
+enum setter_type {
+    SETTER_STRING = 0, /* written as a JSON string: "2" (ModernUO's settings) */
+    SETTER_NUMBER,     /* written as a JSON number: 2 */
+};
+
+struct setter {
+    enum setter_kind kind;
+    /* SETTER_CONFIG */
+    char *file;        /* absolute or relative to the process cwd, resolved */
+    char **key_path;   /* segments: {"settings", "server.eventLoopIdleWaitMs"} */
+    size_t key_depth;
+    enum setter_type type;
+    /* SETTER_ARGV: the placeholder, e.g. "{value}"; every occurrence in each argv
+     * element is replaced. */
+    char *placeholder;
+    /* SETTER_ENV */
+    char *env_name;
+};
+
+struct knob {
+    char *name;        /* e.g. "server.eventLoopIdleWaitMs" */
+    char *label;       /* e.g. "idle wait (ms)"; defaults to name */
+    struct strv values;
+    char *baseline;    /* one of values; defaults to the first */
+    struct setter set;
+};
+
+struct fixed_setting {
+    char *name;
+    char *value;
+    struct setter set;
+};
+
+enum ready_kind { READY_LOG = 0, READY_TCP, READY_DELAY };
+
+struct ready_rule {
+    enum ready_kind kind;
+    char *log_pattern;  /* READY_LOG: a POSIX extended regex matched against each line */
+    char *host;         /* READY_TCP */
+    int port;
+    double delay_s;     /* READY_DELAY */
+    double timeout_s;   /* for LOG and TCP; default 60 */
+};
+
+enum direction { LOWER_IS_BETTER = 0, HIGHER_IS_BETTER };
+
+struct health_key {
+    char *key;
+    char *label;        /* defaults to key */
+    enum direction better;
+    bool must_be_zero;  /* guardrail: any non-zero window is a regression */
+};
+
+struct profile {
+    char *path;         /* as given */
+    char *dir;          /* directory of the profile file (absolute) */
+    char *name;         /* "name", default: file name without .json */
+    char *description;
+    struct strv command;    /* after {loopbench_dir} expansion; argv placeholders kept */
+    char *cwd;              /* absolute */
+    struct strv env;        /* "KEY=VALUE" additions */
+    struct knob knob;
+    struct fixed_setting *fixed;
+    size_t n_fixed;
+    struct ready_rule ready;
+    char *marker;           /* default "loop: " */
+    struct health_key *health;
+    size_t n_health;
+    int stop_signal;        /* default SIGTERM */
+    double stop_grace_s;    /* default 10 */
+    double warmup_s;        /* defaults: 45, 60, 3 as the seeds ran */
+    double sample_s;
+    long repeat;
+    char hash[17];          /* FNV-1a 64 of the file's bytes */
+    char *text;             /* the file's bytes (for results.json) */
+};
+
+/* Load and validate. On failure err names the file (with line and column for syntax
+ * errors), the key path and what was expected; unknown keys are errors with a
+ * did-you-mean. A config setter's file must exist and contain the key path's parent
+ * objects. */
+int profile_load(const char *path, struct profile *p, struct lb_error *err);
+void profile_release(struct profile *p);
+
+/* Path of the built-in reference profile (new string): profiles/refshard.json from the
+ * source tree, found next to the executable's build or install location. */
+char *profile_default_path(struct lb_error *err);
+
+#endif

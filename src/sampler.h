@@ -1,0 +1,73 @@
+/* The sample window: CPU of a target's process tree between two instants, plus a
+ * time series at a fixed interval.
+ *
+ * The window's total is read at its edges, not summed from the series, so the
+ * interval changes nothing but the series. The loop between the edges is the hot path
+ * of a measurement: it does not allocate, log or wake more often than the interval. */
+#ifndef LOOPBENCH_SAMPLER_H
+#define LOOPBENCH_SAMPLER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msg.h"
+#include "platform/platform.h"
+
+/* A window whose CPU delta is under this many units of the source's resolution is
+ * flagged unreliable: the figure is mostly quantisation. */
+#define SAMPLER_RESOLUTION_GUARD 5
+
+struct series_point {
+    double t_s;              /* seconds since the window started */
+    double cpu_percent;      /* of one core, over the preceding interval */
+    uint64_t rss_bytes;
+    double voluntary_per_s;  /* voluntary context switches per second: the wake-up rate */
+    double involuntary_per_s;
+    double steal_percent;    /* host steal over the interval, % of all CPU time */
+};
+
+enum sample_end {
+    SAMPLE_DONE = 0,
+    SAMPLE_TARGET_EXITED, /* the leader exited during the window: see wstatus */
+    SAMPLE_INTERRUPTED,   /* SIGINT/SIGTERM/SIGHUP: see plat_last_signal() */
+};
+
+struct sample_result {
+    enum sample_end end;
+    int wstatus;                 /* with SAMPLE_TARGET_EXITED */
+    uint64_t start_wall_ns, end_wall_ns;
+    uint64_t cpu_ns;             /* CPU used by the tree between the edges */
+    uint64_t wall_ns;            /* monotonic time between the edges */
+    double cpu_percent;          /* cpu_ns / wall_ns * 100: % of one core */
+    uint64_t resolution_ns;
+    bool unreliable;             /* see SAMPLER_RESOLUTION_GUARD */
+    uint64_t voluntary_ctxsw;    /* deltas over the window (live threads) */
+    uint64_t involuntary_ctxsw;
+    uint64_t rss_peak_bytes;
+    double steal_percent;        /* host steal over the window */
+    size_t n_points;             /* series points written */
+};
+
+/* Called once per interval from the sampling loop (e.g. to redraw a progress line);
+ * must not allocate. done is 0..1. */
+typedef void (*sampler_tick_fn)(void *ctx, double done);
+
+struct sampler_opts {
+    uint64_t window_ns;
+    uint64_t interval_ns;
+    struct series_point *points; /* caller-allocated, capacity sampler_points_needed() */
+    size_t points_cap;
+    sampler_tick_fn on_tick;     /* may be NULL */
+    void *tick_ctx;
+};
+
+size_t sampler_points_needed(uint64_t window_ns, uint64_t interval_ns);
+
+/* Measure one window on t. Returns 0 with r->end saying how it ended (a target exit
+ * or an interrupt is not an error: the partial window is still described), -1 on a
+ * failure to read the CPU source. */
+int sampler_run(struct plat_target *t, const struct sampler_opts *opts,
+                struct sample_result *r, struct lb_error *err);
+
+#endif

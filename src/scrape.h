@@ -1,0 +1,98 @@
+/* Scraping a target's health lines out of its log.
+ *
+ * A marker line (ModernUO: "loop: ") holds key=value pairs. Values are typed:
+ *   cpu=0.8%                -> percent      0.8
+ *   slots=1/1875            -> ratio        1 of 1875
+ *   tickLagPeak=11ms        -> duration     11 (ms; s and us are converted to ms)
+ *   sleeps=5821/6090 (95.6%)-> ratio        5821 of 6090, with its percent 95.6
+ *   missed16ms=0, cps=412   -> number
+ *   (SUSPENDED)             -> flag         key "SUSPENDED", value 1
+ * Unknown keys are kept. The parser is pure (text in, struct out), never reads out of
+ * bounds and keeps what it can from a damaged line. */
+#ifndef LOOPBENCH_SCRAPE_H
+#define LOOPBENCH_SCRAPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msg.h"
+
+#define SCRAPE_KEY_MAX 64
+
+enum scrape_type {
+    SCRAPE_NUMBER = 0,
+    SCRAPE_PERCENT,
+    SCRAPE_RATIO,
+    SCRAPE_DURATION_MS,
+    SCRAPE_FLAG,
+};
+
+/* "number", "percent", "ratio", "duration_ms", "flag" */
+const char *scrape_type_name(enum scrape_type t);
+
+struct scrape_value {
+    char key[SCRAPE_KEY_MAX];
+    enum scrape_type type;
+    double value;    /* the number; for a ratio the numerator */
+    double total;    /* ratio only: the denominator */
+    double percent;  /* ratio only: the "(95.6%)" that may follow, else NAN */
+};
+
+/* Log levels as ModernUO prints them. */
+enum log_level { LOG_VRB, LOG_DBG, LOG_INF, LOG_WRN, LOG_ERR, LOG_FTL, LOG_LEVELS };
+const char *log_level_name(enum log_level l); /* "VRB" ... */
+
+struct scrape_line {
+    bool has_time;      /* "[HH:MM:SS LVL]" prefix was found */
+    int seconds_of_day; /* from HH:MM:SS when has_time */
+    int level;          /* enum log_level, or -1 */
+    bool is_marker;     /* the marker was found in the line */
+    struct scrape_value *values; /* new array, freed by scrape_line_release */
+    size_t n_values;
+};
+
+/* Parse one line (len bytes, need not be NUL-terminated). Never fails: a line without
+ * a prefix or marker gives has_time/level/is_marker false or -1 and no values. */
+void scrape_parse_line(const char *line, size_t len, const char *marker,
+                       struct scrape_line *out);
+void scrape_line_release(struct scrape_line *l);
+
+/* Which lines of a log belong to the sample window. A line with a timestamp counts when
+ * the stamp (local time of day, 1 s resolution) lies in [tod_start, tod_end], wrapping
+ * past midnight; a line without one counts when it starts at a byte offset in
+ * [off_start, off_end). */
+struct scrape_window_filter {
+    int tod_start, tod_end;
+    uint64_t off_start, off_end;
+};
+
+/* Per key, aggregated over the windows (marker lines) of one run. */
+struct scrape_agg {
+    char key[SCRAPE_KEY_MAX];
+    enum scrape_type type;
+    size_t n;           /* windows that had this key */
+    double mean, min, max, sum;
+    double total_sum;   /* ratio only: sum of denominators */
+};
+
+struct scrape_run {
+    size_t n_windows;                  /* marker lines in the window */
+    struct scrape_line *windows;       /* each parsed marker line, in order */
+    struct scrape_agg *aggs;           /* one per key seen, in first-seen order */
+    size_t n_aggs;
+    unsigned level_counts[LOG_LEVELS]; /* over the whole log, not only the window */
+    unsigned long lines;               /* lines read */
+};
+
+/* Scrape one log file into out, which the caller zero-initialises; scraping a second
+ * file (stdout, then stderr) into the same out adds to it. Lines longer than the
+ * internal limit are truncated, not fatal. Returns -1 only when the file cannot be
+ * read. */
+int scrape_file(const char *path, const char *marker, const struct scrape_window_filter *f,
+                struct scrape_run *out, struct lb_error *err);
+void scrape_run_release(struct scrape_run *r);
+/* Look up an aggregate by key; NULL if absent. */
+const struct scrape_agg *scrape_run_find(const struct scrape_run *r, const char *key);
+
+#endif

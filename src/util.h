@@ -1,0 +1,64 @@
+/* Small helpers shared by every module.
+ *
+ * Out-of-memory policy: allocation failure is fatal (x* functions print one line and
+ * abort the process), as in htop's xMalloc; nothing else in loopbench checks for NULL
+ * from an allocator. */
+#ifndef LOOPBENCH_UTIL_H
+#define LOOPBENCH_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msg.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define NS_PER_SEC 1000000000ULL
+
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+/* New string, caller frees. */
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) LB_PRINTF(1, 2);
+
+/* A NULL-terminated, growable array of owned strings (argv/envp shaped). */
+struct strv {
+    char **v;
+    size_t n;
+    size_t cap;
+};
+void strv_push(struct strv *sv, const char *s);      /* copies s */
+void strv_push_owned(struct strv *sv, char *s);      /* steals s */
+void strv_release(struct strv *sv);
+
+/* Monotonic and wall clocks in nanoseconds. */
+uint64_t mono_ns(void);
+uint64_t wall_ns(void);
+
+/* Strict number parsing: the whole string must be a number in range. */
+int parse_double(const char *s, double *out);
+int parse_long(const char *s, long min, long max, long *out);
+
+/* Read a whole file (new buffer, NUL-terminated, caller frees). */
+int read_file(const char *path, char **data, size_t *len, struct lb_error *err);
+/* Replace path atomically: temp file in the same directory, fsync, rename, fsync dir.
+ * mode is applied to the new file. */
+int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
+                      struct lb_error *err);
+/* mkdir -p. */
+int mkdir_p(const char *path, unsigned mode, struct lb_error *err);
+
+/* Directory part of path (new string) and a path joined onto a directory (new string;
+ * absolute `rel` is returned as a copy). */
+char *path_dirname(const char *path);
+char *path_join(const char *dir, const char *rel);
+
+/* FNV-1a 64-bit, written as 16 hex digits into out[17]. */
+void hash_fnv1a64_hex(const void *data, size_t len, char out[17]);
+
+/* UTC timestamp "2026-12-02T14:38:57Z" (ISO 8601) or compact "20261202T143857Z". */
+void format_utc(uint64_t wall, bool compact, char *out, size_t outlen);
+
+#endif
