@@ -1,1 +1,243 @@
-/* placeholder: replaced by its module */
+/* loopbench run: the A/B campaign. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "results.h"
+#include "run.h"
+
+static const char usage[] =
+    "usage: loopbench run [PROFILE] [options]\n"
+    "\n"
+    "Boot the target of PROFILE (default: the built-in refshard profile) once per setting\n"
+    "and repeat, wait until it is ready, warm it up, measure the CPU of its whole process\n"
+    "tree over a window and scrape its health lines; write DIR/results.json and print a\n"
+    "summary table. The target's config files are restored afterwards.\n"
+    "\n"
+    "  -s, --settings V1,V2,...   knob values to run (default: the profile's); the\n"
+    "                             profile's baseline, else the first, is the baseline\n"
+    "  -n, --repeat N             runs per setting (default: the profile's)\n"
+    "  -w, --warmup SECONDS       warm-up before each window (default: the profile's)\n"
+    "  -t, --sample SECONDS       length of each window (default: the profile's)\n"
+    "      --order ORDER          interleave (A B A B, default), random (each round\n"
+    "                             shuffled, seeded) or grouped (A A B B)\n"
+    "      --seed N               seed for --order random (default: from the clock)\n"
+    "      --interval MS          time-series interval (default 1000)\n"
+    "  -o, --out DIR              results directory (default results/<profile>-<UTC time>)\n"
+    "      --keep-going           go on after a failed run\n"
+    "      --cpu-source SOURCE    auto (default), perf or tree\n"
+    "      --json                 print the summary as JSON instead of a table\n"
+    "  -q, --quiet                print nothing but errors and the summary\n"
+    "  -h, --help                 show this help\n"
+    "\n"
+    "exit status: 0 all runs completed, 1 a run or the campaign failed, 2 bad usage or\n"
+    "profile, 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (files restored).\n";
+
+static int split_settings(const char *arg, struct strv *out)
+{
+    const char *p = arg;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        if (len == 0)
+            return -1;
+        strv_push_owned(out, xstrndup(p, len));
+        if (p[len] == '\0')
+            return 0;
+        p += len + 1;
+    }
+}
+
+/* The command line as typed, for results.json. */
+static char *join_argv(int argc, char **argv)
+{
+    char *s = xstrdup("loopbench");
+    for (int i = 0; i < argc; i++) {
+        char *longer = xasprintf("%s %s", s, argv[i]);
+        free(s);
+        s = longer;
+    }
+    return s;
+}
+
+static void print_tail(const char *tail)
+{
+    for (const char *line = tail; *line;) {
+        size_t len = strcspn(line, "\n");
+        fprintf(stderr, "  | %.*s\n", (int)len, line);
+        line += len + (line[len] == '\n');
+    }
+}
+
+static int exit_for_signal(int sig)
+{
+    switch (sig) {
+    case SIGHUP: return LB_EXIT_SIGHUP;
+    case SIGINT: return LB_EXIT_SIGINT;
+    case SIGTERM: return LB_EXIT_SIGTERM;
+    default: return LB_EXIT_FAILURE;
+    }
+}
+
+static int run_main(int argc, char **argv)
+{
+    enum { OPT_ORDER = 256, OPT_SEED, OPT_INTERVAL, OPT_KEEP_GOING, OPT_JSON, OPT_CPU_SOURCE };
+    static const struct option longopts[] = {
+        {"settings", required_argument, NULL, 's'},
+        {"repeat", required_argument, NULL, 'n'},
+        {"warmup", required_argument, NULL, 'w'},
+        {"sample", required_argument, NULL, 't'},
+        {"order", required_argument, NULL, OPT_ORDER},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"out", required_argument, NULL, 'o'},
+        {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+        {"cpu-source", required_argument, NULL, OPT_CPU_SOURCE},
+        {"json", no_argument, NULL, OPT_JSON},
+        {"quiet", no_argument, NULL, 'q'},
+        {NULL, 0, NULL, 0},
+    };
+    struct run_opts o = {.repeat = 0, .warmup_s = -1, .sample_s = 0, .interval_ms = 1000};
+    bool json = false;
+    int status = LB_EXIT_USAGE;
+    long l;
+    double d;
+    int c;
+    while ((c = getopt_long(argc, argv, "+:s:n:w:t:o:q", longopts, NULL)) != -1) {
+        switch (c) {
+        case 's':
+            if (split_settings(optarg, &o.settings) < 0) {
+                msg_usage_error("run", "run: --settings '%s': expected values separated by "
+                                       "commas, none empty", optarg);
+                goto out;
+            }
+            break;
+        case 'n':
+            if (parse_long(optarg, 1, 100000, &l) < 0) {
+                msg_usage_error("run", "run: --repeat '%s': expected a whole number from 1",
+                                optarg);
+                goto out;
+            }
+            o.repeat = l;
+            break;
+        case 'w':
+            if (parse_double(optarg, &d) < 0 || d < 0 || d > 86400) {
+                msg_usage_error("run", "run: --warmup '%s': expected seconds, 0 or more", optarg);
+                goto out;
+            }
+            o.warmup_s = d;
+            break;
+        case 't':
+            if (parse_double(optarg, &d) < 0 || d <= 0 || d > 86400) {
+                msg_usage_error("run", "run: --sample '%s': expected seconds, more than 0",
+                                optarg);
+                goto out;
+            }
+            o.sample_s = d;
+            break;
+        case OPT_ORDER:
+            if (run_order_parse(optarg, &o.order) < 0) {
+                msg_usage_error("run", "run: --order '%s': expected interleave, random or "
+                                       "grouped", optarg);
+                goto out;
+            }
+            break;
+        case OPT_SEED:
+            if (parse_long(optarg, 0, (1L << 53) - 1, &l) < 0) {
+                msg_usage_error("run", "run: --seed '%s': expected a whole number from 0 to "
+                                       "2^53-1", optarg);
+                goto out;
+            }
+            o.seed = (uint64_t)l;
+            o.seed_set = true;
+            break;
+        case OPT_INTERVAL:
+            if (parse_long(optarg, 10, 3600000, &l) < 0) {
+                msg_usage_error("run", "run: --interval '%s': expected milliseconds from 10",
+                                optarg);
+                goto out;
+            }
+            o.interval_ms = (unsigned)l;
+            break;
+        case 'o':
+            o.out_dir = optarg;
+            break;
+        case OPT_KEEP_GOING:
+            o.keep_going = true;
+            break;
+        case OPT_CPU_SOURCE:
+            if (cpu_source_parse(optarg, &o.cpu_source) < 0) {
+                msg_usage_error("run", "run: --cpu-source '%s': expected auto, perf or tree",
+                                optarg);
+                goto out;
+            }
+            break;
+        case OPT_JSON:
+            json = true;
+            break;
+        case 'q':
+            msg_set_quiet(1);
+            break;
+        default:
+            cli_bad_option("run", argc, argv);
+            goto out;
+        }
+    }
+    if (argc - optind > 1) {
+        msg_usage_error("run", "run: expected at most one PROFILE, got '%s' and '%s'",
+                        argv[optind], argv[optind + 1]);
+        goto out;
+    }
+    o.profile_path = optind < argc ? argv[optind] : NULL;
+    char *command_line = join_argv(argc, argv);
+    o.command_line = command_line;
+
+    struct campaign camp;
+    struct lb_error err;
+    if (campaign_setup(&o, &camp, &err) < 0) {
+        msg_error("%s", err.msg);
+        campaign_release(&camp);
+        free(command_line);
+        goto out;
+    }
+    int rc = campaign_run(&o, &camp, &err);
+    if (rc < 0) {
+        msg_error("%s", err.msg);
+        for (size_t i = 0; i < camp.n_runs; i++) {
+            const struct run_record *r = &camp.runs[i];
+            if (r->status == RUN_FAILED && r->log_tail && !msg_quiet()) {
+                fprintf(stderr, "loopbench: last lines of its log (%s/%s):\n", camp.out_dir,
+                        r->dir);
+                print_tail(r->log_tail);
+                break;
+            }
+        }
+    }
+    if (camp.out_dir && camp.values.n) {
+        if (json) {
+            json_t *summary = results_summary_json(&camp);
+            json_dumpf(summary, stdout, JSON_INDENT(2));
+            fputc('\n', stdout);
+            json_decref(summary);
+        } else if (rc == 0 || camp.interrupted_by || o.keep_going) {
+            results_print_table(&camp, stdout);
+        }
+    }
+    status = rc == 0 ? LB_EXIT_OK
+             : camp.interrupted_by ? exit_for_signal(camp.interrupted_by)
+                                   : LB_EXIT_FAILURE;
+    campaign_release(&camp);
+    free(command_line);
+out:
+    strv_release(&o.settings);
+    return status;
+}
+
+const struct command command_run = {
+    .name = "run",
+    .summary = "run an A/B campaign of a target over the settings of one knob",
+    .usage = usage,
+    .run = run_main,
+};

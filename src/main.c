@@ -1,1 +1,122 @@
-int main(void) { return 0; }
+/* loopbench: an A/B measurement harness for long-running servers.
+ *
+ * main() only dispatches: it finds the subcommand in one table, answers --help and
+ * --version, and returns the command's status as the exit code. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "config.h"
+#include "msg.h"
+#include "platform/platform.h"
+
+static const struct command *const commands[] = {
+    &command_run,
+    &command_sample,
+    &command_validate,
+};
+
+static const struct command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (strcmp(commands[i]->name, name) == 0)
+            return commands[i];
+    return NULL;
+}
+
+static void print_help(FILE *out)
+{
+    fputs("usage: loopbench [--version] [--help] COMMAND [ARGS]\n"
+          "\n"
+          "Boot a long-running server again and again under different values of one setting,\n"
+          "measure the CPU its process tree uses and scrape the health lines it logs.\n"
+          "\n"
+          "commands:\n",
+          out);
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+    fputs("  help       show a command's usage: loopbench help COMMAND\n"
+          "\n"
+          "exit status: 0 success, 1 the job failed, 2 bad usage or input,\n"
+          "129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (files restored).\n"
+          "See docs/cli.md.\n",
+          out);
+}
+
+static int print_version(void)
+{
+    printf("loopbench %s (%s)\n", LOOPBENCH_VERSION, plat_name());
+    return LB_EXIT_OK;
+}
+
+int cli_bad_option(const char *cmd, int argc, char **argv)
+{
+    const char *arg = (optind > 0 && optind <= argc) ? argv[optind - 1] : "";
+    if (optopt && arg[0] == '-' && arg[1] != '-')
+        return msg_usage_error(cmd, "%s: option '-%c' is unknown or needs a value", cmd,
+                               optopt);
+    int len = (int)strcspn(arg, "=");
+    return msg_usage_error(cmd, "%s: option '%.*s' is unknown or needs a value", cmd, len, arg);
+}
+
+/* --help or -h anywhere before "--" asks for the command's usage, whatever else is on
+ * the line, as git does. */
+static int wants_help(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            return 0;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int check_stdout(int status)
+{
+    /* A report that could not be written is a failure, as git checks. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        msg_error("cannot write to standard output");
+        return status == LB_EXIT_OK ? LB_EXIT_FAILURE : status;
+    }
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stderr);
+        return LB_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+        print_help(stdout);
+        return check_stdout(LB_EXIT_OK);
+    }
+    if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0)
+        return check_stdout(print_version());
+    if (strcmp(name, "help") == 0) {
+        if (argc < 3) {
+            print_help(stdout);
+            return check_stdout(LB_EXIT_OK);
+        }
+        const struct command *c = find_command(argv[2]);
+        if (!c)
+            return msg_usage_error(NULL, "unknown command '%s'", argv[2]);
+        fputs(c->usage, stdout);
+        return check_stdout(LB_EXIT_OK);
+    }
+    if (name[0] == '-')
+        return msg_usage_error(NULL, "unknown option '%s'", name);
+    const struct command *c = find_command(name);
+    if (!c)
+        return msg_usage_error(NULL, "unknown command '%s'", name);
+    if (wants_help(argc - 1, argv + 1)) {
+        fputs(c->usage, stdout);
+        return check_stdout(LB_EXIT_OK);
+    }
+    optind = 0;
+    opterr = 0;
+    return check_stdout(c->run(argc - 1, argv + 1));
+}

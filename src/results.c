@@ -1,1 +1,449 @@
-/* placeholder: replaced by its module */
+#include "results.h"
+
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include "config.h"
+#include "stats.h"
+#include "util.h"
+
+static json_t *json_utc(uint64_t wall)
+{
+    char buf[32];
+    if (wall == 0)
+        return json_null();
+    format_utc(wall, false, buf, sizeof(buf));
+    return json_string(buf);
+}
+
+static json_t *json_str_or_null(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+/* A figure that may be undefined (NaN) is null in JSON. */
+static json_t *json_num(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    default: return "signal";
+    }
+}
+
+static json_t *host_json(const struct plat_host_facts *h)
+{
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:[f,f,f], s:o, s:o, s:o}",
+                     "hostname", json_str_or_null(h->hostname),
+                     "os", json_str_or_null(h->os),
+                     "kernel", json_str_or_null(h->kernel),
+                     "arch", json_str_or_null(h->arch),
+                     "cpu_model", json_str_or_null(h->cpu_model),
+                     "logical_cpus", h->logical_cpus,
+                     "mem_total_bytes", (json_int_t)h->mem_total_bytes,
+                     "loadavg", h->loadavg[0], h->loadavg[1], h->loadavg[2],
+                     "clocksource", json_str_or_null(h->clocksource),
+                     "governor", json_str_or_null(h->governor),
+                     "virtualization", json_str_or_null(h->virtualization));
+}
+
+static json_t *profile_json(const struct profile *p)
+{
+    json_t *health = json_array();
+    for (size_t i = 0; i < p->n_health; i++) {
+        const struct health_key *h = &p->health[i];
+        json_array_append_new(health,
+                              json_pack("{s:s, s:s, s:s, s:b}", "key", h->key, "label", h->label,
+                                        "better", h->better == LOWER_IS_BETTER ? "lower" : "higher",
+                                        "must_be_zero", h->must_be_zero));
+    }
+    json_t *values = json_array();
+    for (size_t i = 0; i < p->knob.values.n; i++)
+        json_array_append_new(values, json_string(p->knob.values.v[i]));
+    char hash[32];
+    snprintf(hash, sizeof(hash), "fnv1a64:%s", p->hash);
+    /* The profile itself, so a result can be understood without the file. */
+    json_t *doc = p->text ? json_loads(p->text, 0, NULL) : NULL;
+    return json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:o, s:s}, s:s, s:o, s:o}",
+                     "name", p->name, "path", p->path, "hash", hash,
+                     "knob", "name", p->knob.name, "label", p->knob.label, "values", values,
+                     "baseline", p->knob.baseline,
+                     "marker", p->marker, "health", health,
+                     "document", doc ? doc : json_null());
+}
+
+static json_t *metrics_json(const struct scrape_run *s)
+{
+    json_t *m = json_object();
+    for (size_t i = 0; i < s->n_aggs; i++) {
+        const struct scrape_agg *a = &s->aggs[i];
+        json_t *o = json_pack("{s:s, s:I, s:o, s:o, s:o, s:o}", "type", scrape_type_name(a->type),
+                              "windows", (json_int_t)a->n, "mean", json_num(a->mean),
+                              "min", json_num(a->min), "max", json_num(a->max),
+                              "sum", json_num(a->sum));
+        if (a->type == SCRAPE_RATIO)
+            json_object_set_new(o, "total_sum", json_num(a->total_sum));
+        json_object_set_new(m, a->key, o);
+    }
+    return m;
+}
+
+static json_t *exit_json(const struct run_record *r)
+{
+    json_t *o = json_pack("{s:b, s:b}", "exited_on_its_own", r->exited, "killed", r->killed);
+    if (r->exited && WIFEXITED(r->wstatus))
+        json_object_set_new(o, "status", json_integer(WEXITSTATUS(r->wstatus)));
+    if (r->exited && WIFSIGNALED(r->wstatus))
+        json_object_set_new(o, "signal", json_integer(WTERMSIG(r->wstatus)));
+    return o;
+}
+
+static json_t *run_json(const struct campaign *c, const struct run_record *r)
+{
+    char *stdout_log = path_join(r->dir, "stdout.log");
+    char *stderr_log = path_join(r->dir, "stderr.log");
+    char *series = path_join(r->dir, "series.csv");
+    json_t *o = json_pack("{s:s, s:I, s:s, s:o, s:s, s:s, s:s, s:f}",
+                          "setting", c->values.v[r->setting_index], "repeat", (json_int_t)r->repeat,
+                          "status", run_status_name(r->status),
+                          "started_at", json_utc(r->started_wall_ns), "dir", r->dir,
+                          "stdout_log", stdout_log, "stderr_log", stderr_log,
+                          "ready_seconds", r->ready_s);
+    free(stdout_log);
+    free(stderr_log);
+    if (r->sampled) {
+        const struct sample_result *s = &r->sample;
+        double wall = (double)s->wall_ns / 1e9;
+        json_object_update_new(
+            o, json_pack("{s:f, s:f, s:f, s:s, s:I, s:b, s:I, s:I, s:f, s:I, s:f, s:s, "
+                         "s:o, s:o, s:I}",
+                         "cpu_seconds", (double)s->cpu_ns / 1e9, "wall_seconds", wall,
+                         "cpu_percent", s->cpu_percent,
+                         "cpu_source", cpu_source_name(r->cpu_source),
+                         "cpu_resolution_ns", (json_int_t)s->resolution_ns,
+                         "unreliable", s->unreliable,
+                         "voluntary_ctxsw", (json_int_t)s->voluntary_ctxsw,
+                         "involuntary_ctxsw", (json_int_t)s->involuntary_ctxsw,
+                         "voluntary_per_s", wall > 0 ? (double)s->voluntary_ctxsw / wall : 0.0,
+                         "rss_peak_bytes", (json_int_t)s->rss_peak_bytes,
+                         "steal_percent", s->steal_percent, "series", series,
+                         "window_start", json_utc(s->start_wall_ns),
+                         "window_end", json_utc(s->end_wall_ns),
+                         "windows", (json_int_t)r->scrape.n_windows));
+        json_object_set_new(o, "metrics", metrics_json(&r->scrape));
+    } else {
+        json_object_set_new(o, "cpu_seconds", json_null());
+        json_object_set_new(o, "wall_seconds", json_null());
+        json_object_set_new(o, "cpu_percent", json_null());
+        json_object_set_new(o, "metrics", json_object());
+    }
+    free(series);
+    json_object_set_new(o, "log_levels",
+                        json_pack("{s:I, s:I, s:I}", "WRN", (json_int_t)r->scrape.level_counts[LOG_WRN],
+                                  "ERR", (json_int_t)r->scrape.level_counts[LOG_ERR],
+                                  "FTL", (json_int_t)r->scrape.level_counts[LOG_FTL]));
+    json_object_set_new(o, "exit", exit_json(r));
+    json_object_set_new(o, "failure", json_str_or_null(r->failure));
+    json_object_set_new(o, "log_tail", json_str_or_null(r->log_tail));
+    return o;
+}
+
+/* The per-run figure a health key is summarised by: its mean over the run's windows
+ * (the seeds' "peak lag averaged over windows", "skipped slots per 1875 turns"). */
+static double run_health_value(const struct run_record *r, const char *key, double *total)
+{
+    const struct scrape_agg *a = scrape_run_find(&r->scrape, key);
+    if (!a || a->n == 0)
+        return NAN;
+    if (total)
+        *total = a->type == SCRAPE_RATIO ? a->total_sum / (double)a->n : NAN;
+    return a->mean;
+}
+
+struct setting_summary {
+    size_t runs_ok, runs_total;
+    struct stats_summary cpu;
+    struct stats_summary wakes; /* voluntary context switches per second */
+    struct stats_summary *health; /* one per profile health key */
+    double *health_total;         /* ratio keys: mean denominator per window */
+    size_t unreliable;
+};
+
+static void summarize_setting(const struct campaign *c, size_t si, struct setting_summary *out)
+{
+    size_t nh = c->profile.n_health;
+    double *cpu = xcalloc(c->n_runs, sizeof(double));
+    double *wakes = xcalloc(c->n_runs, sizeof(double));
+    double *h = xcalloc(c->n_runs, sizeof(double));
+    double *ht = xcalloc(c->n_runs, sizeof(double));
+    memset(out, 0, sizeof(*out));
+    out->health = xcalloc(nh ? nh : 1, sizeof(*out->health));
+    out->health_total = xcalloc(nh ? nh : 1, sizeof(double));
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_runs; i++) {
+        const struct run_record *r = &c->runs[i];
+        if (r->setting_index != si || r->status == RUN_PENDING)
+            continue;
+        out->runs_total++;
+        if (r->status != RUN_OK)
+            continue;
+        out->runs_ok++;
+        out->unreliable += r->sample.unreliable;
+        cpu[n] = r->sample.cpu_percent;
+        double wall = (double)r->sample.wall_ns / 1e9;
+        wakes[n] = wall > 0 ? (double)r->sample.voluntary_ctxsw / wall : NAN;
+        n++;
+    }
+    stats_summarize(cpu, n, &out->cpu);
+    stats_summarize(wakes, n, &out->wakes);
+    for (size_t k = 0; k < nh; k++) {
+        size_t m = 0;
+        for (size_t i = 0; i < c->n_runs; i++) {
+            const struct run_record *r = &c->runs[i];
+            if (r->setting_index != si || r->status != RUN_OK)
+                continue;
+            h[m] = run_health_value(r, c->profile.health[k].key, &ht[m]);
+            m++;
+        }
+        stats_summarize(h, m, &out->health[k]);
+        out->health_total[k] = stats_median(ht, m);
+    }
+    free(cpu);
+    free(wakes);
+    free(h);
+    free(ht);
+}
+
+static void setting_summary_release(struct setting_summary *s)
+{
+    free(s->health);
+    free(s->health_total);
+}
+
+static json_t *stats_json(const struct stats_summary *s)
+{
+    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "median", json_num(s->median),
+                     "min", json_num(s->min), "max", json_num(s->max), "mean", json_num(s->mean),
+                     "sd", json_num(s->sd));
+}
+
+json_t *results_summary_json(const struct campaign *c)
+{
+    json_t *arr = json_array();
+    struct setting_summary base;
+    summarize_setting(c, c->baseline, &base);
+    for (size_t si = 0; si < c->values.n; si++) {
+        struct setting_summary s;
+        summarize_setting(c, si, &s);
+        json_t *o = json_pack("{s:s, s:b, s:I, s:I, s:o, s:o, s:o, s:I}",
+                              "setting", c->values.v[si], "baseline", si == c->baseline,
+                              "runs", (json_int_t)s.runs_ok,
+                              "runs_attempted", (json_int_t)s.runs_total,
+                              "cpu_percent", stats_json(&s.cpu),
+                              /* how many times less CPU than the baseline */
+                              "cpu_ratio", json_num(base.cpu.median / s.cpu.median),
+                              "voluntary_per_s", stats_json(&s.wakes),
+                              "unreliable_windows", (json_int_t)s.unreliable);
+        json_t *health = json_object();
+        for (size_t k = 0; k < c->profile.n_health; k++) {
+            json_t *h = stats_json(&s.health[k]);
+            if (isfinite(s.health_total[k]))
+                json_object_set_new(h, "total", json_real(s.health_total[k]));
+            json_object_set_new(health, c->profile.health[k].key, h);
+        }
+        json_object_set_new(o, "health", health);
+        json_array_append_new(arr, o);
+        setting_summary_release(&s);
+    }
+    setting_summary_release(&base);
+    return arr;
+}
+
+static json_t *campaign_json(const struct campaign *c)
+{
+    json_t *settings = json_array();
+    for (size_t i = 0; i < c->values.n; i++)
+        json_array_append_new(settings, json_string(c->values.v[i]));
+    json_t *plan = json_array();
+    for (size_t i = 0; i < c->n_runs; i++)
+        json_array_append_new(plan, json_pack("{s:s, s:I, s:s}", "setting",
+                                              c->values.v[c->runs[i].setting_index], "repeat",
+                                              (json_int_t)c->runs[i].repeat, "dir",
+                                              c->runs[i].dir));
+    const char *state = c->interrupted_by ? "interrupted"
+                        : c->finished_wall_ns ? "finished"
+                                              : "running";
+    return json_pack("{s:o, s:s, s:I, s:f, s:f, s:I, s:s, s:I, s:s, s:o, s:o, s:s, s:o, s:o}",
+                     "settings", settings, "baseline", c->values.v[c->baseline],
+                     "repeat", (json_int_t)c->repeat, "warmup_seconds", c->warmup_s,
+                     "sample_seconds", c->sample_s, "interval_ms", (json_int_t)c->interval_ms,
+                     "order", run_order_name(c->order), "seed", (json_int_t)c->seed,
+                     "cpu_source_requested", cpu_source_name(c->cpu_source),
+                     "started_at", json_utc(c->started_wall_ns),
+                     "finished_at", json_utc(c->finished_wall_ns), "state", state,
+                     "interrupted_by",
+                     c->interrupted_by ? json_string(signal_name(c->interrupted_by))
+                                       : json_null(),
+                     "plan", plan);
+}
+
+static json_t *self_json(void)
+{
+    /* loopbench's own cost, so a reader can see it was not mistaken for the target's. */
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    return json_pack("{s:s, s:s, s:f, s:I}", "version", LOOPBENCH_VERSION, "platform",
+                     plat_name(), "cpu_seconds", cpu, "max_rss_kib", (json_int_t)ru.ru_maxrss);
+}
+
+json_t *results_to_json(const struct campaign *c)
+{
+    json_t *runs = json_array();
+    for (size_t i = 0; i < c->n_runs; i++)
+        if (c->runs[i].status != RUN_PENDING)
+            json_array_append_new(runs, run_json(c, &c->runs[i]));
+    return json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:o}", "schema", RESULTS_SCHEMA,
+                     "loopbench", self_json(), "command_line", c->command_line,
+                     "profile", profile_json(&c->profile), "host", host_json(&c->host),
+                     "campaign", campaign_json(c), "runs", runs,
+                     "summary", results_summary_json(c));
+}
+
+int results_write(const struct campaign *c, struct lb_error *err)
+{
+    json_t *doc = results_to_json(c);
+    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    json_decref(doc);
+    if (!text)
+        return lb_fail(err, "cannot encode results as JSON");
+    char *path = path_join(c->out_dir, "results.json");
+    size_t len = strlen(text);
+    text[len] = '\n';
+    int rc = write_file_atomic(path, text, len + 1, 0644, err);
+    free(text);
+    free(path);
+    return rc;
+}
+
+/* ---- the summary table ------------------------------------------------------------ */
+
+#define TABLE_MAX_COLS 16
+
+struct table {
+    size_t ncols, nrows;
+    char *cells[64][TABLE_MAX_COLS];
+};
+
+static void table_set(struct table *t, size_t row, size_t col, char *owned)
+{
+    if (row >= ARRAY_SIZE(t->cells) || col >= TABLE_MAX_COLS) {
+        free(owned);
+        return;
+    }
+    t->cells[row][col] = owned;
+    if (row + 1 > t->nrows)
+        t->nrows = row + 1;
+    if (col + 1 > t->ncols)
+        t->ncols = col + 1;
+}
+
+static void table_print(struct table *t, FILE *out)
+{
+    size_t width[TABLE_MAX_COLS] = {0};
+    for (size_t r = 0; r < t->nrows; r++)
+        for (size_t col = 0; col < t->ncols; col++)
+            if (t->cells[r][col] && strlen(t->cells[r][col]) > width[col])
+                width[col] = strlen(t->cells[r][col]);
+    for (size_t r = 0; r < t->nrows; r++) {
+        for (size_t col = 0; col < t->ncols; col++) {
+            const char *cell = t->cells[r][col] ? t->cells[r][col] : "";
+            int last = col + 1 == t->ncols;
+            fprintf(out, "%-*s%s", last ? 0 : (int)width[col], cell, last ? "\n" : "  ");
+            free(t->cells[r][col]);
+        }
+    }
+}
+
+/* "98.7 (98.5-98.9)"; a single run shows its value alone. */
+static char *format_range(const struct stats_summary *s, int decimals, const char *unit)
+{
+    if (s->n == 0)
+        return xstrdup("-");
+    if (s->n == 1 || s->min == s->max)
+        return xasprintf("%.*f%s", decimals, s->median, unit);
+    return xasprintf("%.*f%s (%.*f-%.*f)", decimals, s->median, unit, decimals, s->min, decimals,
+                     s->max);
+}
+
+void results_print_table(const struct campaign *c, FILE *out)
+{
+    const struct profile *p = &c->profile;
+    struct table t;
+    memset(&t, 0, sizeof(t));
+    size_t col = 0;
+    table_set(&t, 0, col++, xstrdup(p->knob.label));
+    table_set(&t, 0, col++, xstrdup("runs"));
+    table_set(&t, 0, col++, xstrdup("CPU % of one core"));
+    table_set(&t, 0, col++, xstrdup("less CPU"));
+    table_set(&t, 0, col++, xstrdup("wakes/s"));
+    for (size_t k = 0; k < p->n_health && col < TABLE_MAX_COLS; k++)
+        table_set(&t, 0, col++, xstrdup(p->health[k].label));
+
+    struct setting_summary base;
+    summarize_setting(c, c->baseline, &base);
+    for (size_t si = 0; si < c->values.n; si++) {
+        struct setting_summary s;
+        summarize_setting(c, si, &s);
+        size_t row = si + 1;
+        col = 0;
+        table_set(&t, row, col++, si == c->baseline ? xasprintf("%s (baseline)", c->values.v[si])
+                                                   : xstrdup(c->values.v[si]));
+        table_set(&t, row, col++, xasprintf("%zu/%zu%s", s.runs_ok, s.runs_total,
+                                            s.unreliable ? " !" : ""));
+        table_set(&t, row, col++, format_range(&s.cpu, s.cpu.max < 10 ? 2 : 1, ""));
+        double ratio = base.cpu.median / s.cpu.median;
+        table_set(&t, row, col++, si == c->baseline || !isfinite(ratio)
+                                      ? xstrdup("-")
+                                      : xasprintf("%.1fx", ratio));
+        table_set(&t, row, col++, format_range(&s.wakes, 0, ""));
+        for (size_t k = 0; k < p->n_health && col < TABLE_MAX_COLS; k++) {
+            char *cell = format_range(&s.health[k], 1, "");
+            if (isfinite(s.health_total[k])) {
+                char *with_total = xasprintf("%s /%.0f", cell, s.health_total[k]);
+                free(cell);
+                cell = with_total;
+            }
+            table_set(&t, row, col++, cell);
+        }
+        setting_summary_release(&s);
+    }
+    setting_summary_release(&base);
+
+    fprintf(out, "%s: %s, %ld run%s per setting, warm-up %g s, sample %g s, order %s\n\n",
+            p->name, p->knob.name, c->repeat, c->repeat == 1 ? "" : "s", c->warmup_s,
+            c->sample_s, run_order_name(c->order));
+    table_print(&t, out);
+    fputs("\nCPU: median (min-max) over runs. Health keys: each run's mean over its health "
+          "lines, median (min-max) over runs.\n",
+          out);
+    for (size_t i = 0; i < c->n_runs; i++) {
+        if (c->runs[i].sampled && c->runs[i].sample.unreliable) {
+            fputs("!: a window's CPU was within a few units of the CPU source's resolution, "
+                  "so the figure is mostly quantisation.\n",
+                  out);
+            break;
+        }
+    }
+    fprintf(out, "results: %s/results.json\n", c->out_dir);
+}

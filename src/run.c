@@ -1,1 +1,689 @@
-/* placeholder: replaced by its module */
+#include "run.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "confedit.h"
+#include "progress.h"
+#include "results.h"
+
+extern char **environ;
+
+/* How often readiness is checked: often enough that a run does not wait noticeably
+ * longer than the target takes to come up, rarely enough to cost nothing. */
+#define READY_POLL_NS (50ULL * 1000 * 1000)
+#define LOG_TAIL_LINES 10
+
+enum step { STEP_OK = 0, STEP_FAILED, STEP_INTERRUPTED, STEP_ERROR };
+
+static const char *const order_names[] = {"interleave", "random", "grouped"};
+static const char *const status_names[] = {"pending", "ok", "failed", "interrupted"};
+
+const char *run_order_name(enum run_order o)
+{
+    return order_names[o];
+}
+
+int run_order_parse(const char *s, enum run_order *out)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(order_names); i++) {
+        if (strcmp(s, order_names[i]) == 0) {
+            *out = (enum run_order)i;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const char *run_status_name(enum run_status s)
+{
+    return status_names[s];
+}
+
+/* splitmix64: small, seedable and good enough to shuffle a handful of settings; the
+ * seed is recorded so a random order can be replayed. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* A directory name for a setting's value: anything but [A-Za-z0-9._-] becomes '_'. */
+static char *run_dir_name(const char *value, long repeat)
+{
+    char *safe = xstrdup(value);
+    for (char *s = safe; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '.' || ch == '_' || ch == '-'))
+            *s = '_';
+    }
+    if (safe[0] == '.')
+        safe[0] = '_';
+    char *dir = xasprintf("runs/%s-%ld", safe, repeat);
+    free(safe);
+    return dir;
+}
+
+static void plan_runs(struct campaign *c)
+{
+    size_t nv = c->values.n;
+    c->n_runs = nv * (size_t)c->repeat;
+    c->runs = xcalloc(c->n_runs, sizeof(*c->runs));
+    size_t *round = xmalloc(nv * sizeof(*round));
+    uint64_t state = c->seed;
+    size_t k = 0;
+    if (c->order == ORDER_GROUPED) {
+        for (size_t i = 0; i < nv; i++)
+            for (long rep = 1; rep <= c->repeat; rep++) {
+                c->runs[k].setting_index = i;
+                c->runs[k++].repeat = rep;
+            }
+    } else {
+        for (long rep = 1; rep <= c->repeat; rep++) {
+            for (size_t i = 0; i < nv; i++)
+                round[i] = i;
+            if (c->order == ORDER_RANDOM) {
+                for (size_t i = nv - 1; i > 0; i--) {
+                    size_t j = (size_t)(next_random(&state) % (i + 1));
+                    size_t tmp = round[i];
+                    round[i] = round[j];
+                    round[j] = tmp;
+                }
+            }
+            for (size_t i = 0; i < nv; i++) {
+                c->runs[k].setting_index = round[i];
+                c->runs[k++].repeat = rep;
+            }
+        }
+    }
+    free(round);
+    for (size_t i = 0; i < c->n_runs; i++)
+        c->runs[i].dir = run_dir_name(c->values.v[c->runs[i].setting_index], c->runs[i].repeat);
+}
+
+/* 1 when path does not exist or is an empty directory. */
+static int dir_is_empty(const char *path)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return errno == ENOENT;
+    int empty = 1;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            empty = 0;
+            break;
+        }
+    }
+    closedir(d);
+    return empty;
+}
+
+static int prepare_out_dir(struct campaign *c, const char *requested, struct lb_error *err)
+{
+    if (requested) {
+        c->out_dir = xstrdup(requested);
+    } else {
+        char stamp[32];
+        format_utc(c->started_wall_ns, true, stamp, sizeof(stamp));
+        c->out_dir = xasprintf("results/%s-%s", c->profile.name, stamp);
+    }
+    if (!dir_is_empty(c->out_dir))
+        return lb_fail(err, "output directory '%s' exists and is not empty (choose another "
+                            "with --out)", c->out_dir);
+    return mkdir_p(c->out_dir, 0777, err);
+}
+
+/* Follows a growing log file line by line, for the readiness pattern. */
+struct log_follow {
+    int fd;
+    char buf[4096];
+    size_t len;
+};
+
+/* Read what the log gained and test each complete line (or a full buffer) against re. */
+static bool follow_matches(struct log_follow *f, const regex_t *re)
+{
+    if (f->fd < 0)
+        return false;
+    for (;;) {
+        ssize_t n = read(f->fd, f->buf + f->len, sizeof(f->buf) - 1 - f->len);
+        if (n <= 0)
+            return false;
+        f->len += (size_t)n;
+        size_t start = 0;
+        for (size_t i = 0; i < f->len; i++) {
+            if (f->buf[i] != '\n')
+                continue;
+            f->buf[i] = '\0';
+            if (regexec(re, f->buf + start, 0, NULL, 0) == 0)
+                return true;
+            start = i + 1;
+        }
+        if (start == 0 && f->len == sizeof(f->buf) - 1) {
+            /* A line longer than the buffer: test what we have and drop it. */
+            f->buf[f->len] = '\0';
+            if (regexec(re, f->buf, 0, NULL, 0) == 0)
+                return true;
+            f->len = 0;
+            continue;
+        }
+        memmove(f->buf, f->buf + start, f->len - start);
+        f->len -= start;
+    }
+}
+
+/* 1 when something accepts TCP connections at host:port. */
+static int tcp_accepting(const char *host, int port)
+{
+    char service[16];
+    snprintf(service, sizeof(service), "%d", port);
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
+    struct addrinfo *res = NULL;
+    if (getaddrinfo(host, service, &hints, &res) != 0)
+        return 0;
+    int ok = 0;
+    for (struct addrinfo *a = res; a && !ok; a = a->ai_next) {
+        int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
+                        a->ai_protocol);
+        if (fd < 0)
+            continue;
+        if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+            ok = 1;
+        } else if (errno == EINPROGRESS) {
+            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+            int soerr = 0;
+            socklen_t len = sizeof(soerr);
+            if (poll(&pfd, 1, 100) == 1 &&
+                getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == 0 && soerr == 0)
+                ok = 1;
+        }
+        close(fd);
+    }
+    freeaddrinfo(res);
+    return ok;
+}
+
+/* "exited with status 3", "was killed by signal 11 (Segmentation fault)" */
+static char *describe_wstatus(int wstatus)
+{
+    if (WIFEXITED(wstatus))
+        return xasprintf("exited with status %d", WEXITSTATUS(wstatus));
+    if (WIFSIGNALED(wstatus))
+        return xasprintf("was killed by signal %d (%s)%s", WTERMSIG(wstatus),
+                         strsignal(WTERMSIG(wstatus)),
+                         WCOREDUMP(wstatus) ? ", core dumped" : "");
+    return xasprintf("stopped with wait status %d", wstatus);
+}
+
+/* The last `lines` lines of a file (new string, caller frees; NULL when empty). */
+static char *file_tail(const char *path, int lines)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char buf[4096];
+    off_t size = lseek(fd, 0, SEEK_END);
+    off_t from = size > (off_t)sizeof(buf) - 1 ? size - (off_t)sizeof(buf) + 1 : 0;
+    ssize_t n = pread(fd, buf, sizeof(buf) - 1, from);
+    close(fd);
+    if (n <= 0)
+        return NULL;
+    size_t end = (size_t)n;
+    while (end > 0 && buf[end - 1] == '\n')
+        end--;
+    buf[end] = '\0';
+    size_t start = end;
+    int seen = 0;
+    while (start > 0) {
+        if (buf[start - 1] == '\n' && ++seen == lines)
+            break;
+        start--;
+    }
+    return end > start ? xstrdup(buf + start) : NULL;
+}
+
+static void record_tail(struct run_record *r, const char *stdout_path, const char *stderr_path)
+{
+    char *out = file_tail(stdout_path, LOG_TAIL_LINES);
+    char *errs = file_tail(stderr_path, LOG_TAIL_LINES);
+    if (out && errs)
+        r->log_tail = xasprintf("%s\n%s", out, errs);
+    else if (out || errs)
+        r->log_tail = xstrdup(out ? out : errs);
+    free(out);
+    free(errs);
+}
+
+static uint64_t file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+static int local_seconds_of_day(uint64_t wall)
+{
+    time_t t = (time_t)(wall / NS_PER_SEC);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    return tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec;
+}
+
+/* The target left on its own: record how, for the run's failure line. */
+static enum step target_gone(struct run_record *r, const char *phase)
+{
+    char *how = describe_wstatus(r->wstatus);
+    r->failure = xasprintf("the target %s during %s", how, phase);
+    free(how);
+    return STEP_FAILED;
+}
+
+/* Wait for a phase of fixed length, watching for the target's exit and for interrupts.
+ * Wakes once a second at most, for the progress line. */
+static enum step wait_phase(struct plat_target *t, struct run_record *r, uint64_t ns,
+                            struct progress *p, const char *phase)
+{
+    uint64_t start = mono_ns(), deadline = start + ns;
+    for (;;) {
+        uint64_t now = mono_ns();
+        if (now >= deadline)
+            return STEP_OK;
+        uint64_t next = now + NS_PER_SEC < deadline ? now + NS_PER_SEC : deadline;
+        enum plat_event ev = plat_wait_until(next);
+        if (ev == PLAT_EVENT_INTERRUPT)
+            return STEP_INTERRUPTED;
+        if (ev == PLAT_EVENT_CHILD && plat_target_exited(t, &r->wstatus) == 1) {
+            r->exited = true;
+            return target_gone(r, phase);
+        }
+        progress_tick(p, (double)(mono_ns() - start) / (double)ns);
+    }
+}
+
+static bool ready_now(const struct ready_rule *rule, struct log_follow *follow, size_t n_follow,
+                      const regex_t *re, uint64_t since_ns)
+{
+    switch (rule->kind) {
+    case READY_LOG:
+        for (size_t i = 0; i < n_follow; i++)
+            if (follow_matches(&follow[i], re))
+                return true;
+        return false;
+    case READY_TCP:
+        return tcp_accepting(rule->host, rule->port) == 1;
+    case READY_DELAY:
+        return mono_ns() - since_ns >= (uint64_t)(rule->delay_s * 1e9);
+    }
+    return false;
+}
+
+static char *describe_ready(const struct ready_rule *rule)
+{
+    switch (rule->kind) {
+    case READY_LOG:
+        return xasprintf("a log line matching '%s'", rule->log_pattern);
+    case READY_TCP:
+        return xasprintf("TCP connections accepted at %s:%d", rule->host, rule->port);
+    case READY_DELAY:
+        return xasprintf("a delay of %g s", rule->delay_s);
+    }
+    return xstrdup("?");
+}
+
+static enum step wait_ready(const struct profile *prof, struct plat_target *t,
+                            struct run_record *r, const char *stdout_path,
+                            const char *stderr_path, struct lb_error *err)
+{
+    const struct ready_rule *rule = &prof->ready;
+    regex_t re;
+    struct log_follow follow[2] = {{.fd = -1}, {.fd = -1}};
+    if (rule->kind == READY_LOG) {
+        if (regcomp(&re, rule->log_pattern, REG_EXTENDED | REG_NOSUB) != 0) {
+            lb_fail(err, "profile '%s': ready.log: cannot compile '%s'", prof->path,
+                    rule->log_pattern);
+            return STEP_ERROR;
+        }
+        follow[0].fd = open(stdout_path, O_RDONLY | O_CLOEXEC);
+        follow[1].fd = open(stderr_path, O_RDONLY | O_CLOEXEC);
+    }
+    uint64_t start = mono_ns();
+    /* A delay is a fixed wait; the others give up after their timeout. */
+    uint64_t limit = rule->kind == READY_DELAY ? (uint64_t)(rule->delay_s * 1e9)
+                                               : (uint64_t)(rule->timeout_s * 1e9);
+    enum step step = STEP_OK;
+    for (;;) {
+        if (ready_now(rule, follow, 2, &re, start))
+            break;
+        uint64_t now = mono_ns();
+        if (now - start >= limit) {
+            char *what = describe_ready(rule);
+            r->failure = xasprintf("the target was not ready after %g s: no %s",
+                                   rule->timeout_s, what);
+            free(what);
+            step = STEP_FAILED;
+            break;
+        }
+        enum plat_event ev = plat_wait_until(now + READY_POLL_NS);
+        if (ev == PLAT_EVENT_INTERRUPT) {
+            step = STEP_INTERRUPTED;
+            break;
+        }
+        if (ev == PLAT_EVENT_CHILD && plat_target_exited(t, &r->wstatus) == 1) {
+            r->exited = true;
+            step = target_gone(r, "start-up, before it was ready");
+            break;
+        }
+    }
+    r->ready_s = (double)(mono_ns() - start) / 1e9;
+    for (size_t i = 0; i < 2; i++)
+        if (follow[i].fd >= 0)
+            close(follow[i].fd);
+    if (rule->kind == READY_LOG)
+        regfree(&re);
+    return step;
+}
+
+static int write_series(const char *path, const struct run_record *r, struct lb_error *err)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return lb_fail_errno(err, errno, "cannot create '%s'", path);
+    fputs("t_s,cpu_percent,rss_bytes,voluntary_per_s,involuntary_per_s,steal_percent\n", f);
+    for (size_t i = 0; i < r->sample.n_points; i++) {
+        const struct series_point *pt = &r->points[i];
+        fprintf(f, "%.3f,%.4f,%llu,%.2f,%.2f,%.3f\n", pt->t_s, pt->cpu_percent,
+                (unsigned long long)pt->rss_bytes, pt->voluntary_per_s, pt->involuntary_per_s,
+                pt->steal_percent);
+    }
+    if (fclose(f) != 0)
+        return lb_fail_errno(err, errno, "cannot write '%s'", path);
+    return 0;
+}
+
+struct run_paths {
+    char *dir, *stdout_log, *stderr_log, *series;
+};
+
+static void run_paths_init(struct run_paths *rp, const struct campaign *c,
+                           const struct run_record *r)
+{
+    rp->dir = path_join(c->out_dir, r->dir);
+    rp->stdout_log = path_join(rp->dir, "stdout.log");
+    rp->stderr_log = path_join(rp->dir, "stderr.log");
+    rp->series = path_join(rp->dir, "series.csv");
+}
+
+static void run_paths_release(struct run_paths *rp)
+{
+    free(rp->dir);
+    free(rp->stdout_log);
+    free(rp->stderr_log);
+    free(rp->series);
+}
+
+/* Warm up, then measure one window, then stop. The target is running and ready. */
+static enum step warm_and_sample(struct campaign *c, struct plat_target *t, struct run_record *r,
+                                 const struct run_paths *rp, struct progress *p,
+                                 const char *label, size_t index, struct lb_error *err)
+{
+    progress_phase(p, index, label, "warm-up", c->warmup_s);
+    enum step step = wait_phase(t, r, (uint64_t)(c->warmup_s * 1e9), p, "warm-up");
+    if (step != STEP_OK)
+        return step;
+
+    struct sampler_opts so = {
+        .window_ns = (uint64_t)(c->sample_s * 1e9),
+        .interval_ns = (uint64_t)c->interval_ms * 1000000ULL,
+        .on_tick = progress_tick,
+        .tick_ctx = p,
+    };
+    so.points_cap = sampler_points_needed(so.window_ns, so.interval_ns);
+    r->points = xcalloc(so.points_cap, sizeof(*r->points));
+    so.points = r->points;
+
+    struct scrape_window_filter filter;
+    filter.off_start = file_size(rp->stdout_log);
+    uint64_t err_off_start = file_size(rp->stderr_log);
+    progress_phase(p, index, label, "sample", c->sample_s);
+    if (sampler_run(t, &so, &r->sample, err) < 0)
+        return STEP_ERROR;
+    r->sampled = true;
+    filter.tod_start = local_seconds_of_day(r->sample.start_wall_ns);
+    filter.tod_end = local_seconds_of_day(r->sample.end_wall_ns);
+    filter.off_end = file_size(rp->stdout_log);
+    if (scrape_file(rp->stdout_log, c->profile.marker, &filter, &r->scrape, err) < 0)
+        return STEP_ERROR;
+    filter.off_start = err_off_start;
+    filter.off_end = file_size(rp->stderr_log);
+    if (scrape_file(rp->stderr_log, c->profile.marker, &filter, &r->scrape, err) < 0)
+        return STEP_ERROR;
+
+    switch (r->sample.end) {
+    case SAMPLE_DONE:
+        return STEP_OK;
+    case SAMPLE_TARGET_EXITED:
+        r->exited = true;
+        r->wstatus = r->sample.wstatus;
+        return target_gone(r, "the sample window");
+    case SAMPLE_INTERRUPTED:
+        return STEP_INTERRUPTED;
+    }
+    return STEP_OK;
+}
+
+/* One run: apply the setting, start the target, wait until ready, warm up, sample,
+ * stop it and reap it. The target never outlives this function. */
+static enum step run_one(struct campaign *c, struct confedit *ce, struct run_record *r,
+                         size_t index, struct progress *p, struct lb_error *err)
+{
+    const struct profile *prof = &c->profile;
+    const char *value = c->values.v[r->setting_index];
+    char label[128];
+    snprintf(label, sizeof(label), "%s = %s #%ld", prof->knob.label, value, r->repeat);
+
+    struct run_paths rp;
+    run_paths_init(&rp, c, r);
+    struct strv argv = {0}, envp = {0};
+    struct plat_target *t = NULL;
+    enum step step = STEP_ERROR;
+
+    if (mkdir_p(rp.dir, 0777, err) < 0 || confedit_apply(ce, prof, value, err) < 0 ||
+        confedit_argv(prof, value, &argv, err) < 0)
+        goto out;
+    confedit_envp(prof, value, environ, &envp);
+
+    struct plat_spawn_opts so = {
+        .argv = argv.v,
+        .cwd = prof->cwd,
+        .envp = envp.v,
+        .stdout_path = rp.stdout_log,
+        .stderr_path = rp.stderr_log,
+        .cpu = c->cpu_source,
+    };
+    r->started_wall_ns = wall_ns();
+    progress_phase(p, index, label, "start", 0);
+    struct lb_error spawn_err;
+    if (plat_spawn(&so, &t, &spawn_err) < 0) {
+        r->failure = xstrdup(spawn_err.msg);
+        step = STEP_FAILED;
+        goto out;
+    }
+
+    r->cpu_source = plat_target_cpu_source(t);
+    step = wait_ready(prof, t, r, rp.stdout_log, rp.stderr_log, err);
+    if (step == STEP_OK)
+        step = warm_and_sample(c, t, r, &rp, p, label, index, err);
+
+    /* A second SIGINT skips the grace period: the operator wants out now. */
+    uint64_t grace = plat_sigint_count() > 1 ? 0 : (uint64_t)(prof->stop_grace_s * 1e9);
+    progress_phase(p, index, label, "stop", 0);
+    struct lb_error stop_err;
+    if (plat_target_stop(t, prof->stop_signal, grace, &r->killed, &stop_err) < 0 &&
+        step == STEP_OK) {
+        *err = stop_err;
+        step = STEP_ERROR;
+    }
+    if (step == STEP_OK && r->sampled && write_series(rp.series, r, err) < 0)
+        step = STEP_ERROR;
+    if (step == STEP_FAILED)
+        record_tail(r, rp.stdout_log, rp.stderr_log);
+out:
+    if (t)
+        plat_target_free(t);
+    strv_release(&argv);
+    strv_release(&envp);
+    run_paths_release(&rp);
+    r->status = step == STEP_OK          ? RUN_OK
+                : step == STEP_INTERRUPTED ? RUN_INTERRUPTED
+                                           : RUN_FAILED;
+    if (step == STEP_ERROR && !r->failure)
+        r->failure = xstrdup(err->msg);
+    return step;
+}
+
+int campaign_setup(const struct run_opts *o, struct campaign *c, struct lb_error *err)
+{
+    memset(c, 0, sizeof(*c));
+    c->started_wall_ns = wall_ns();
+    char *default_path = NULL;
+    const char *path = o->profile_path;
+    if (!path) {
+        default_path = profile_default_path(err);
+        if (!default_path)
+            return -1;
+        path = default_path;
+    }
+    int rc = profile_load(path, &c->profile, err);
+    free(default_path);
+    if (rc < 0)
+        return -1;
+    const struct profile *prof = &c->profile;
+
+    const struct strv *values = o->settings.n ? &o->settings : &prof->knob.values;
+    for (size_t i = 0; i < values->n; i++) {
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(values->v[i], values->v[j]) == 0)
+                return lb_fail(err, "--settings: '%s' is given twice", values->v[i]);
+        strv_push(&c->values, values->v[i]);
+    }
+    if (c->values.n == 0)
+        return lb_fail(err, "--settings: expected at least one value");
+    /* The profile's baseline when it is among the settings, else the first. */
+    c->baseline = 0;
+    for (size_t i = 0; i < c->values.n; i++)
+        if (prof->knob.baseline && strcmp(c->values.v[i], prof->knob.baseline) == 0)
+            c->baseline = i;
+
+    c->repeat = o->repeat > 0 ? o->repeat : prof->repeat;
+    c->warmup_s = o->warmup_s >= 0 ? o->warmup_s : prof->warmup_s;
+    c->sample_s = o->sample_s > 0 ? o->sample_s : prof->sample_s;
+    c->interval_ms = o->interval_ms;
+    c->order = o->order;
+    /* 53 bits, so that the seed survives a trip through any JSON reader. */
+    c->seed = (o->seed_set ? o->seed : (wall_ns() ^ ((uint64_t)getpid() << 32))) &
+              ((1ULL << 53) - 1);
+    c->cpu_source = o->cpu_source;
+    c->command_line = xstrdup(o->command_line ? o->command_line : "");
+    plan_runs(c);
+    return 0;
+}
+
+int campaign_run(const struct run_opts *o, struct campaign *c, struct lb_error *err)
+{
+    struct lb_error host_err;
+    if (plat_host_facts(&c->host, &host_err) < 0)
+        memset(&c->host, 0, sizeof(c->host));
+    if (prepare_out_dir(c, o->out_dir, err) < 0 || plat_events_init(err) < 0)
+        return -1;
+
+    struct confedit ce = {0};
+    if (confedit_begin(&ce, &c->profile, err) < 0)
+        return -1;
+
+    struct progress p;
+    double run_s = c->warmup_s + c->sample_s + 1.0;
+    progress_init(&p, c->n_runs, run_s, msg_quiet());
+
+    int rc = 0;
+    for (size_t i = 0; i < c->n_runs; i++) {
+        struct run_record *r = &c->runs[i];
+        enum step step = run_one(c, &ce, r, i, &p, err);
+        if (step == STEP_INTERRUPTED) {
+            c->interrupted_by = plat_last_signal();
+            rc = lb_fail(err, "interrupted by %s during run %zu of %zu; the runs that "
+                              "finished are in '%s'",
+                         strsignal(c->interrupted_by), i + 1, c->n_runs, c->out_dir);
+            break;
+        }
+        if (step == STEP_ERROR) {
+            rc = -1;
+            break;
+        }
+        /* Written after every run, so a crash loses at most the run in flight. */
+        if (results_write(c, err) < 0) {
+            rc = -1;
+            break;
+        }
+        if (step == STEP_FAILED) {
+            rc = lb_fail(err, "run %zu of %zu (%s = %s #%ld) failed: %s", i + 1, c->n_runs,
+                         c->profile.knob.label, c->values.v[r->setting_index], r->repeat,
+                         r->failure);
+            if (!o->keep_going)
+                break;
+        }
+    }
+    progress_clear(&p);
+
+    struct lb_error restore_err;
+    if (confedit_restore(&ce, &restore_err) < 0) {
+        if (rc == 0)
+            *err = restore_err;
+        else
+            snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+                     "; and restoring the config failed: %s", restore_err.msg);
+        rc = -1;
+    }
+    confedit_release(&ce);
+    c->finished_wall_ns = wall_ns();
+    struct lb_error write_err;
+    if (results_write(c, &write_err) < 0 && rc == 0) {
+        *err = write_err;
+        rc = -1;
+    }
+    return rc;
+}
+
+void campaign_release(struct campaign *c)
+{
+    profile_release(&c->profile);
+    strv_release(&c->values);
+    free(c->out_dir);
+    free(c->command_line);
+    plat_host_facts_release(&c->host);
+    for (size_t i = 0; i < c->n_runs; i++) {
+        struct run_record *r = &c->runs[i];
+        free(r->dir);
+        free(r->points);
+        scrape_run_release(&r->scrape);
+        free(r->failure);
+        free(r->log_tail);
+    }
+    free(c->runs);
+    memset(c, 0, sizeof(*c));
+}

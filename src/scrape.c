@@ -1,1 +1,475 @@
-/* placeholder: replaced by its module */
+/* Scraping health lines: a pure line parser, and a streaming reader that feeds it a log
+ * line by line and keeps the marker lines of the sample window.
+ *
+ * The parser looks at nothing outside [line, line + len) and copies what it keeps, so
+ * the reader can hand it a slice of its read buffer and logs of any size stream through
+ * two fixed buffers. */
+#include "scrape.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* Longest number text converted; longer ones (hundreds of digits) are skipped. */
+#define NUMBER_MAX 64
+#define READ_CHUNK 65536
+/* "[HH:MM:SS LVL]" */
+#define PREFIX_LEN 14
+
+static const char *const type_names[] = {"number", "percent", "ratio", "duration_ms", "flag"};
+static const char *const level_names[LOG_LEVELS] = {"VRB", "DBG", "INF", "WRN", "ERR", "FTL"};
+
+/* Duration suffixes as value * mul / div in ms; both factors are exact doubles, so
+ * 5821us gives the same double as the literal 5.821. */
+static const struct {
+    const char *suffix;
+    double mul, div;
+} units[] = {
+    {"ms", 1, 1},
+    {"s", 1000, 1},
+    {"us", 1, 1e3},
+    {"\xc2\xb5s", 1, 1e3}, /* MICRO SIGN */
+    {"\xce\xbcs", 1, 1e3}, /* GREEK SMALL LETTER MU */
+    {"ns", 1, 1e6},
+};
+
+const char *scrape_type_name(enum scrape_type t)
+{
+    if ((unsigned)t >= ARRAY_SIZE(type_names))
+        return "unknown";
+    return type_names[t];
+}
+
+const char *log_level_name(enum log_level l)
+{
+    if ((unsigned)l >= LOG_LEVELS)
+        return "unknown";
+    return level_names[l];
+}
+
+/* NUL counts as a blank so that a stray one splits tokens rather than hiding the rest. */
+static bool is_blank(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f' || c == 0;
+}
+
+/* Not <ctype.h>: its classes follow the locale and a negative char is undefined. */
+static bool is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static bool is_upper(unsigned char c)
+{
+    return c >= 'A' && c <= 'Z';
+}
+
+static bool is_key_char(unsigned char c)
+{
+    return is_digit(c) || is_upper(c) || (c >= 'a' && c <= 'z') || c == '_' || c == '.' ||
+           c == '-';
+}
+
+/* Keys end up as JSON object keys and table headings, so only identifier characters are
+ * accepted; that also keeps binary garbage out. */
+static bool is_key(const char *s, size_t n)
+{
+    if (n == 0 || n >= SCRAPE_KEY_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!is_key_char((unsigned char)s[i]))
+            return false;
+    return true;
+}
+
+/* The WORD of a "(WORD)" flag: an upper-case letter, then upper case, digits or '_'. */
+static bool is_flag_word(const char *s, size_t n)
+{
+    if (n == 0 || n >= SCRAPE_KEY_MAX || !is_upper((unsigned char)s[0]))
+        return false;
+    for (size_t i = 1; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!is_upper(c) && !is_digit(c) && c != '_')
+            return false;
+    }
+    return true;
+}
+
+/* Length of the number at the start of s ([+-]digits[.digits][e[+-]digits]), 0 if none.
+ * Scanned here rather than by strtod, which would also take "inf", "nan" and hex. */
+static size_t scan_number(const char *s, size_t n)
+{
+    size_t i = 0, digits = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-'))
+        i++;
+    for (; i < n && is_digit((unsigned char)s[i]); i++)
+        digits++;
+    if (i < n && s[i] == '.')
+        for (i++; i < n && is_digit((unsigned char)s[i]); i++)
+            digits++;
+    if (digits == 0)
+        return 0;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        size_t j = i + 1;
+        if (j < n && (s[j] == '+' || s[j] == '-'))
+            j++;
+        if (j < n && is_digit((unsigned char)s[j])) {
+            while (j < n && is_digit((unsigned char)s[j]))
+                j++;
+            i = j;
+        }
+    }
+    return i;
+}
+
+/* Converts n bytes already checked by scan_number; fails when out of range (1e400). */
+static int number_value(const char *s, size_t n, double *out)
+{
+    char buf[NUMBER_MAX + 1];
+    if (n > NUMBER_MAX)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    return parse_double(buf, out);
+}
+
+/* Types the text after '=': 412, 0.8%, 1/1875, 11ms. Fills all of v but its key. */
+static int parse_value(const char *s, size_t n, struct scrape_value *v)
+{
+    size_t k = scan_number(s, n);
+    if (k == 0 || number_value(s, k, &v->value) < 0)
+        return -1;
+    const char *rest = s + k;
+    size_t rn = n - k;
+    v->total = 0;
+    v->percent = NAN;
+    if (rn == 0) {
+        v->type = SCRAPE_NUMBER;
+        return 0;
+    }
+    if (rn == 1 && rest[0] == '%') {
+        v->type = SCRAPE_PERCENT;
+        return 0;
+    }
+    if (rest[0] == '/') {
+        size_t d = scan_number(rest + 1, rn - 1);
+        if (d == 0 || d != rn - 1 || number_value(rest + 1, d, &v->total) < 0)
+            return -1;
+        v->type = SCRAPE_RATIO;
+        return 0;
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+        if (strlen(units[i].suffix) != rn || memcmp(rest, units[i].suffix, rn) != 0)
+            continue;
+        double ms = v->value * units[i].mul / units[i].div;
+        if (!isfinite(ms))
+            return -1;
+        v->value = ms;
+        v->type = SCRAPE_DURATION_MS;
+        return 0;
+    }
+    return -1;
+}
+
+/* "[HH:MM:SS LVL]" at the start of s: its length, or 0 when it is not there whole. */
+static size_t parse_prefix(const char *s, size_t n, int *tod, int *level)
+{
+    if (n < PREFIX_LEN || s[0] != '[' || s[3] != ':' || s[6] != ':' || s[9] != ' ' ||
+        s[13] != ']')
+        return 0;
+    int f[3];
+    for (int i = 0; i < 3; i++) {
+        unsigned char hi = (unsigned char)s[1 + 3 * i], lo = (unsigned char)s[2 + 3 * i];
+        if (!is_digit(hi) || !is_digit(lo))
+            return 0;
+        f[i] = (hi - '0') * 10 + (lo - '0');
+    }
+    if (f[0] > 23 || f[1] > 59 || f[2] > 59)
+        return 0;
+    for (int l = 0; l < LOG_LEVELS; l++) {
+        if (memcmp(s + 10, level_names[l], 3) == 0) {
+            *tod = f[0] * 3600 + f[1] * 60 + f[2];
+            *level = l;
+            return PREFIX_LEN;
+        }
+    }
+    return 0;
+}
+
+/* memmem, which not every C library has. */
+static const char *find(const char *hay, size_t n, const char *needle, size_t m)
+{
+    if (m == 0 || m > n)
+        return NULL;
+    const char *last = hay + (n - m);
+    for (const char *p = hay; p <= last; p++) {
+        p = memchr(p, needle[0], (size_t)(last - p) + 1);
+        if (!p)
+            return NULL;
+        if (memcmp(p, needle, m) == 0)
+            return p;
+    }
+    return NULL;
+}
+
+struct line_parse {
+    struct scrape_line *line;
+    size_t cap;
+    size_t last_ratio; /* index of the ratio the previous token stored, or SIZE_MAX */
+};
+
+/* Stores v, replacing an earlier value of the same key (the last one wins). Returns its
+ * index, or SIZE_MAX when the line already holds SCRAPE_VALUES_MAX other keys. */
+static size_t line_put(struct line_parse *p, const struct scrape_value *v)
+{
+    struct scrape_line *l = p->line;
+    for (size_t i = 0; i < l->n_values; i++) {
+        if (strcmp(l->values[i].key, v->key) == 0) {
+            l->values[i] = *v;
+            return i;
+        }
+    }
+    if (l->n_values == SCRAPE_VALUES_MAX)
+        return SIZE_MAX;
+    if (l->n_values == p->cap) {
+        p->cap = p->cap ? p->cap * 2 : 16;
+        l->values = xrealloc(l->values, p->cap * sizeof(*l->values));
+    }
+    l->values[l->n_values] = *v;
+    return l->n_values++;
+}
+
+/* "(95.6%)" right after a ratio is that ratio's percent; "(SUSPENDED)" is a flag. */
+static void parse_paren(struct line_parse *p, const char *s, size_t n, size_t ratio)
+{
+    struct scrape_value v = {0};
+    if (ratio != SIZE_MAX && parse_value(s, n, &v) == 0 && v.type == SCRAPE_PERCENT) {
+        p->line->values[ratio].percent = v.value;
+        return;
+    }
+    if (!is_flag_word(s, n))
+        return;
+    memcpy(v.key, s, n);
+    v.type = SCRAPE_FLAG;
+    v.value = 1;
+    v.total = 0;
+    v.percent = NAN;
+    line_put(p, &v);
+}
+
+static void parse_token(struct line_parse *p, const char *t, size_t n)
+{
+    size_t ratio = p->last_ratio;
+    p->last_ratio = SIZE_MAX;
+    if (n >= 3 && t[0] == '(' && t[n - 1] == ')') {
+        parse_paren(p, t + 1, n - 2, ratio);
+        return;
+    }
+    const char *eq = memchr(t, '=', n);
+    if (!eq)
+        return;
+    size_t kn = (size_t)(eq - t);
+    struct scrape_value v = {0};
+    if (!is_key(t, kn) || parse_value(eq + 1, n - kn - 1, &v) < 0)
+        return;
+    memcpy(v.key, t, kn);
+    size_t i = line_put(p, &v);
+    if (v.type == SCRAPE_RATIO)
+        p->last_ratio = i;
+}
+
+void scrape_parse_line(const char *line, size_t len, const char *marker,
+                       struct scrape_line *out)
+{
+    *out = (struct scrape_line){.seconds_of_day = -1, .level = -1};
+    if (!line || len == 0)
+        return;
+    const char *s = line;
+    size_t n = len;
+    if (n >= 3 && memcmp(s, "\xef\xbb\xbf", 3) == 0) { /* a byte order mark on line 1 */
+        s += 3;
+        n -= 3;
+    }
+    size_t pre = parse_prefix(s, n, &out->seconds_of_day, &out->level);
+    out->has_time = pre > 0;
+    if (!marker || !*marker)
+        return;
+    size_t mn = strlen(marker);
+    const char *m = find(s + pre, n - pre, marker, mn);
+    if (!m)
+        return;
+    out->is_marker = true;
+    struct line_parse p = {.line = out, .last_ratio = SIZE_MAX};
+    const char *c = m + mn, *end = s + n;
+    while (c < end) {
+        while (c < end && is_blank((unsigned char)*c))
+            c++;
+        const char *t = c;
+        while (c < end && !is_blank((unsigned char)*c))
+            c++;
+        if (c > t)
+            parse_token(&p, t, (size_t)(c - t));
+    }
+}
+
+void scrape_line_release(struct scrape_line *l)
+{
+    free(l->values);
+    l->values = NULL;
+    l->n_values = 0;
+}
+
+static bool in_window(const struct scrape_window_filter *f, const struct scrape_line *l,
+                      uint64_t off)
+{
+    if (!f)
+        return true;
+    if (!l->has_time)
+        return off >= f->off_start && off < f->off_end;
+    int t = l->seconds_of_day;
+    if (f->tod_start <= f->tod_end)
+        return t >= f->tod_start && t <= f->tod_end;
+    return t >= f->tod_start || t <= f->tod_end;
+}
+
+/* Arrays without a capacity field grow by doubling whenever their length reaches a
+ * power of two, which keeps appending linear. */
+static bool needs_growth(size_t n)
+{
+    return (n & (n - 1)) == 0;
+}
+
+static size_t agg_index(const struct scrape_run *r, const char *key)
+{
+    for (size_t i = 0; i < r->n_aggs; i++)
+        if (strcmp(r->aggs[i].key, key) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+static void run_aggregate(struct scrape_run *r, const struct scrape_value *v)
+{
+    size_t i = agg_index(r, v->key);
+    if (i == SIZE_MAX) {
+        if (r->n_aggs == SCRAPE_VALUES_MAX)
+            return;
+        if (needs_growth(r->n_aggs))
+            r->aggs = xrealloc(r->aggs, (r->n_aggs ? r->n_aggs * 2 : 1) * sizeof(*r->aggs));
+        i = r->n_aggs++;
+        r->aggs[i] = (struct scrape_agg){.type = v->type, .min = v->value, .max = v->value};
+        memcpy(r->aggs[i].key, v->key, sizeof(r->aggs[i].key));
+    } else if (r->aggs[i].type != v->type) {
+        return; /* mixing types would mix units: the first-seen type holds */
+    }
+    struct scrape_agg *a = &r->aggs[i];
+    a->n++;
+    a->sum += v->value;
+    a->mean = a->sum / (double)a->n;
+    if (v->value < a->min)
+        a->min = v->value;
+    if (v->value > a->max)
+        a->max = v->value;
+    if (v->type == SCRAPE_RATIO)
+        a->total_sum += v->total;
+}
+
+/* One line of the log, starting at byte offset off. A line cut at SCRAPE_LINE_MAX loses
+ * its last, possibly partial token so that "cps=41|2" never reads as 41. */
+static void run_add_line(struct scrape_run *r, const char *marker,
+                         const struct scrape_window_filter *f, const char *s, size_t n,
+                         bool cut, uint64_t off)
+{
+    if (cut)
+        while (n > 0 && !is_blank((unsigned char)s[n - 1]))
+            n--;
+    struct scrape_line l;
+    scrape_parse_line(s, n, marker, &l);
+    r->lines++;
+    if (l.level >= 0)
+        r->level_counts[l.level]++;
+    if (!l.is_marker || !in_window(f, &l, off)) {
+        scrape_line_release(&l);
+        return;
+    }
+    if (needs_growth(r->n_windows))
+        r->windows = xrealloc(r->windows,
+                              (r->n_windows ? r->n_windows * 2 : 1) * sizeof(*r->windows));
+    r->windows[r->n_windows++] = l;
+    for (size_t i = 0; i < l.n_values; i++)
+        run_aggregate(r, &l.values[i]);
+}
+
+int scrape_file(const char *path, const char *marker, const struct scrape_window_filter *f,
+                struct scrape_run *out, struct lb_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return lb_fail_errno(err, errno, "cannot open '%s'", path);
+    char *chunk = xmalloc(READ_CHUNK);
+    char *line = xmalloc(SCRAPE_LINE_MAX);
+    size_t n = 0;      /* bytes of the current line held in line[] */
+    bool cut = false;  /* the current line went past SCRAPE_LINE_MAX */
+    uint64_t pos = 0;  /* file offset of chunk[0] */
+    uint64_t start = 0; /* file offset of the current line */
+    int rc = 0;
+    for (;;) {
+        ssize_t got = read(fd, chunk, READ_CHUNK);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            rc = lb_fail_errno(err, errno, "cannot read '%s'", path);
+            break;
+        }
+        if (got == 0)
+            break;
+        const char *c = chunk, *end = chunk + got;
+        while (c < end) {
+            const char *nl = memchr(c, '\n', (size_t)(end - c));
+            size_t seg = (size_t)((nl ? nl : end) - c);
+            if (nl && n == 0 && !cut && seg <= SCRAPE_LINE_MAX) {
+                /* the whole line is in the chunk: parse it in place */
+                run_add_line(out, marker, f, c, seg, false, start);
+            } else {
+                size_t room = SCRAPE_LINE_MAX - n;
+                memcpy(line + n, c, seg < room ? seg : room);
+                n += seg < room ? seg : room;
+                cut = cut || seg > room;
+                if (nl)
+                    run_add_line(out, marker, f, line, n, cut, start);
+            }
+            if (!nl)
+                break;
+            n = 0;
+            cut = false;
+            c = nl + 1;
+            start = pos + (uint64_t)(c - chunk);
+        }
+        pos += (uint64_t)got;
+    }
+    if (rc == 0 && (n > 0 || cut)) /* the last line had no newline */
+        run_add_line(out, marker, f, line, n, cut, start);
+    close(fd);
+    free(line);
+    free(chunk);
+    return rc;
+}
+
+void scrape_run_release(struct scrape_run *r)
+{
+    for (size_t i = 0; i < r->n_windows; i++)
+        scrape_line_release(&r->windows[i]);
+    free(r->windows);
+    free(r->aggs);
+    memset(r, 0, sizeof(*r));
+}
+
+const struct scrape_agg *scrape_run_find(const struct scrape_run *r, const char *key)
+{
+    size_t i = key ? agg_index(r, key) : SIZE_MAX;
+    return i == SIZE_MAX ? NULL : &r->aggs[i];
+}

@@ -3,7 +3,7 @@
  * A marker line (ModernUO: "loop: ") holds key=value pairs. Values are typed:
  *   cpu=0.8%                -> percent      0.8
  *   slots=1/1875            -> ratio        1 of 1875
- *   tickLagPeak=11ms        -> duration     11 (ms; s and us are converted to ms)
+ *   tickLagPeak=11ms        -> duration     11 (ms; s, us and ns are converted to ms)
  *   sleeps=5821/6090 (95.6%)-> ratio        5821 of 6090, with its percent 95.6
  *   missed16ms=0, cps=412   -> number
  *   (SUSPENDED)             -> flag         key "SUSPENDED", value 1
@@ -19,6 +19,11 @@
 #include "msg.h"
 
 #define SCRAPE_KEY_MAX 64
+/* Caps that keep a hostile log from costing unbounded time or memory: values kept per
+ * line and keys aggregated per run (the rest are dropped), and bytes of a line parsed
+ * (a longer line is cut at its last blank before the limit, the rest skipped). */
+#define SCRAPE_VALUES_MAX 256
+#define SCRAPE_LINE_MAX 65536
 
 enum scrape_type {
     SCRAPE_NUMBER = 0,
@@ -61,7 +66,7 @@ void scrape_line_release(struct scrape_line *l);
 /* Which lines of a log belong to the sample window. A line with a timestamp counts when
  * the stamp (local time of day, 1 s resolution) lies in [tod_start, tod_end], wrapping
  * past midnight; a line without one counts when it starts at a byte offset in
- * [off_start, off_end). */
+ * [off_start, off_end). A NULL filter lets every line count. */
 struct scrape_window_filter {
     int tod_start, tod_end;
     uint64_t off_start, off_end;

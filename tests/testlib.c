@@ -1,1 +1,51 @@
-/* Shared fixtures for the unit tests. */
+#include "testlib.h"
+
+#include <check.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+char *testlib_tmpdir(void)
+{
+    const char *base = getenv("TMPDIR");
+    char *tmpl = xasprintf("%s/loopbench-test-XXXXXX", base && *base ? base : "/tmp");
+    ck_assert_ptr_nonnull(mkdtemp(tmpl));
+    return tmpl;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+void testlib_rmtree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void testlib_write(const char *path, const char *text, unsigned mode)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    ck_assert_int_ge(fd, 0);
+    size_t len = strlen(text);
+    ck_assert_int_eq(write(fd, text, len), (ssize_t)len);
+    ck_assert_int_eq(fchmod(fd, mode), 0);
+    close(fd);
+}
+
+char *testlib_read(const char *path)
+{
+    char *data = NULL;
+    struct lb_error err;
+    ck_assert_msg(read_file(path, &data, NULL, &err) == 0, "%s", err.msg);
+    return data;
+}

@@ -105,6 +105,24 @@ int plat_sigint_count(void);
 
 /* ---- Host ------------------------------------------------------------------------- */
 
+/* Facts about the machine, recorded in every result. Strings are new (released by
+ * plat_host_facts_release); unknown ones are NULL. */
+struct plat_host_facts {
+    char *hostname;
+    char *os;            /* "Linux" */
+    char *kernel;        /* release, e.g. "6.1.0-18-amd64" */
+    char *arch;          /* "x86_64" */
+    char *cpu_model;     /* "AMD EPYC 7B13" */
+    int logical_cpus;
+    uint64_t mem_total_bytes;
+    double loadavg[3];
+    char *clocksource;   /* /sys/devices/system/clocksource/clocksource0/current_clocksource */
+    char *governor;      /* cpufreq governor of cpu0, where readable */
+    char *virtualization;/* hypervisor or container, if detectable */
+};
+int plat_host_facts(struct plat_host_facts *out, struct lb_error *err);
+void plat_host_facts_release(struct plat_host_facts *f);
+
 struct plat_host_cpu {
     uint64_t steal_ns;  /* cumulative steal time of the host */
     uint64_t total_ns;  /* cumulative time of all CPUs, all states */

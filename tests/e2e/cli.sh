@@ -1,3 +1,52 @@
 #!/usr/bin/env bash
-# placeholder until the feature lands: skipped
-exit 77
+# The command line: help, version, and one-line errors with exit 2 for bad usage.
+source "$(dirname "$0")/lib.sh"
+
+out=$("$LOOPBENCH" --help)
+check "--help lists the commands" bash -c "grep -q '^  run ' <<<'$out' && grep -q '^  sample ' <<<'$out' && grep -q '^  validate ' <<<'$out'"
+check "--version prints the project version" bash -c "'$LOOPBENCH' --version | grep -Eq '^loopbench [0-9]+\.[0-9]+\.[0-9]+ \(linux\)$'"
+for cmd in run sample validate; do
+  check "help $cmd prints its usage" bash -c "'$LOOPBENCH' help $cmd | grep -q '^usage: loopbench $cmd'"
+  check "$cmd --help prints its usage" bash -c "'$LOOPBENCH' $cmd --help | grep -q '^usage: loopbench $cmd'"
+done
+
+# expect_usage_error DESCRIPTION ARGS...: exit 2, an error line naming the problem, a hint.
+expect_usage_error() {
+  local what=$1; shift
+  local rc=0
+  "$LOOPBENCH" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+  if [ "$rc" -eq 2 ] && [ "$(wc -l <"$TMP/err")" -le 2 ] && grep -q '^loopbench: ' "$TMP/err" \
+     && [ ! -s "$TMP/out" ]; then
+    ok "$what -> exit 2: $(head -1 "$TMP/err")"
+  else
+    fail "$what -> exit $rc, stderr: $(cat "$TMP/err")"
+  fi
+}
+
+expect_usage_error "no command" 
+expect_usage_error "unknown command" frobnicate
+expect_usage_error "unknown top-level option" --frob
+expect_usage_error "help for an unknown command" help frobnicate
+expect_usage_error "run: unknown option" run --frob
+expect_usage_error "run: unknown short option" run -x
+expect_usage_error "run: missing option value" run --repeat
+expect_usage_error "run: bad repeat" run --repeat 0
+expect_usage_error "run: bad warmup" run --warmup -1
+expect_usage_error "run: bad sample" run --sample abc
+expect_usage_error "run: bad order" run --order sideways
+expect_usage_error "run: bad seed" run --seed -4
+expect_usage_error "run: bad interval" run --interval 1
+expect_usage_error "run: empty setting" run --settings 0,,2
+expect_usage_error "run: duplicate setting" run --settings 0,0
+expect_usage_error "run: bad cpu source" run --cpu-source magic
+expect_usage_error "run: two profiles" run a.json b.json
+expect_usage_error "run: missing profile" run "$TMP/none.json"
+expect_usage_error "sample: no pid" sample --seconds 1
+expect_usage_error "sample: bad pid" sample --pid abc --seconds 1
+expect_usage_error "sample: bad seconds" sample --pid 1 --seconds 0
+expect_usage_error "sample: unknown option" sample --frob
+expect_usage_error "validate: no profile" validate
+expect_usage_error "validate: unknown option" validate --frob
+expect_usage_error "validate: missing file" validate "$TMP/none.json"
+
+[ "$fails" -eq 0 ]

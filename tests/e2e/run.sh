@@ -1,3 +1,132 @@
 #!/usr/bin/env bash
-# placeholder until the feature lands: skipped
-exit 77
+# loopbench run end to end: real campaigns of refshard and of small targets.
+source "$(dirname "$0")/lib.sh"
+
+# A private copy of the reference profile, so the test edits its own config and the
+# command line names this test's directory (for the orphan check).
+mkdir -p "$TMP/ref"
+cp "$SOURCE_ROOT/profiles/refshard.json" "$SOURCE_ROOT/profiles/refshard.config.json" "$TMP/ref/"
+cp "$REFSHARD" "$TMP/ref/refshard"
+sed -i 's|{loopbench_dir}/refshard|./refshard|' "$TMP/ref/refshard.json"
+cp "$TMP/ref/refshard.config.json" "$TMP/ref/original.json"
+
+# --- 1. the A/B campaign: four runs interleaved -----------------------------------
+out=$TMP/ab
+rc=0
+"$LOOPBENCH" run "$TMP/ref/refshard.json" -s 0,2 -n 2 -w 2 -t 5 -o "$out" -q >"$TMP/ab.txt" 2>"$TMP/ab.err" || rc=$?
+check "run exits 0" [ "$rc" -eq 0 ]
+cat "$TMP/ab.txt"
+res=$out/results.json
+check "four runs, interleaved 0 2 0 2" \
+  [ "$(jq -r '[.runs[].setting] | join(" ")' "$res")" = "0 2 0 2" ]
+check "schema names" jq -e '.schema == "loopbench/results/1" and (.profile|type) == "object"
+  and (.host|type) == "object" and (.runs|length) == 4 and (.summary|length) == 2' "$res"
+check "every run has the fixed keys" jq -e 'all(.runs[]; has("setting") and has("repeat")
+  and .status == "ok" and (.started_at|type) == "string" and (.cpu_seconds|type) == "number"
+  and (.wall_seconds|type) == "number" and (.cpu_percent|type) == "number"
+  and (.metrics|type) == "object")' "$res"
+check "summary has setting, baseline, runs, cpu_percent{median,min,max}" jq -e 'all(.summary[];
+  (.setting|type) == "string" and (.baseline|type) == "boolean" and .runs == 2
+  and (.cpu_percent | has("median") and has("min") and has("max")))' "$res"
+cpu0=$(jq '.summary[] | select(.setting == "0") | .cpu_percent.median' "$res")
+cpu2=$(jq '.summary[] | select(.setting == "2") | .cpu_percent.median' "$res")
+echo "cpu at 0: $cpu0 %, at 2: $cpu2 %"
+check "idle wait 0 uses most of a core (> 50%)" gt "$cpu0" 50
+check "idle wait 2 uses a small fraction of one (< 20%)" lt "$cpu2" 20
+check "0 is the baseline" jq -e '.summary[0].baseline == true and .summary[1].baseline == false' "$res"
+check "health lines scraped in every window" jq -e 'all(.runs[]; .windows >= 1
+  and (.metrics.slots.type == "ratio") and (.metrics.tickLagPeak.type == "duration_ms"))' "$res"
+check "at 0 the loop never slept" jq -e 'all(.runs[] | select(.setting == "0"); .metrics.sleeps.sum == 0)' "$res"
+check "series written for each run" test "$(ls "$out"/runs/*/series.csv | wc -l)" -eq 4
+check "table printed with the baseline marked" grep -q "0 (baseline)" "$TMP/ab.txt"
+check "config byte-identical after the campaign" cmp -s "$TMP/ref/refshard.config.json" "$TMP/ref/original.json"
+check "no refshard left" no_process_from "$TMP/ref"
+check "an existing non-empty --out is refused (exit 1)" bash -c \
+  "! '$LOOPBENCH' run '$TMP/ref/refshard.json' -n 1 -w 0 -t 1 -o '$out' -q 2>'$TMP/refuse.err'"
+check "  ... saying why" grep -q "exists and is not empty" "$TMP/refuse.err"
+
+# --- 2. knobs through argv and through the environment -------------------------------
+cat >"$TMP/argv.json" <<JSON
+{ "name": "argv-burner", "command": ["$BURNER", "--share", "{value}", "--forever"],
+  "knob": { "name": "share", "values": ["0.10", "0.40"], "argv": {} },
+  "ready": { "delay": 0 }, "stop": { "grace": 2 } }
+JSON
+"$LOOPBENCH" run "$TMP/argv.json" -n 1 -w 0.5 -t 2 -o "$TMP/argv" -q >/dev/null
+a1=$(jq '.runs[0].cpu_percent' "$TMP/argv/results.json")
+a4=$(jq '.runs[1].cpu_percent' "$TMP/argv/results.json")
+echo "argv knob: share 0.10 -> $a1 %, 0.40 -> $a4 %"
+check "argv knob applied (0.10 share reads 7-13%)" bash -c "$(declare -f gt lt); gt $a1 7 && lt $a1 13"
+check "argv knob applied (0.40 share reads 36-44%)" bash -c "$(declare -f gt lt); gt $a4 36 && lt $a4 44"
+
+cat >"$TMP/env.json" <<JSON
+{ "name": "env-burner", "command": ["sh", "-c", "exec \"\$BURNER_BIN\" --share \"\$SHARE\" --forever"],
+  "env": { "BURNER_BIN": "$BURNER" },
+  "knob": { "name": "share", "values": ["0.10", "0.40"], "env": "SHARE" },
+  "ready": { "delay": 0 }, "stop": { "grace": 2 } }
+JSON
+"$LOOPBENCH" run "$TMP/env.json" -n 1 -w 0.5 -t 2 -o "$TMP/env" -q >/dev/null
+e1=$(jq '.runs[0].cpu_percent' "$TMP/env/results.json")
+e4=$(jq '.runs[1].cpu_percent' "$TMP/env/results.json")
+echo "env knob: share 0.10 -> $e1 %, 0.40 -> $e4 %"
+check "env knob applied (0.10 share reads 7-13%)" bash -c "$(declare -f gt lt); gt $e1 7 && lt $e1 13"
+check "env knob applied (0.40 share reads 36-44%)" bash -c "$(declare -f gt lt); gt $e4 36 && lt $e4 44"
+
+# --- 3. a shell wrapper reads the same CPU as the target launched directly ----------
+for source in perf tree; do
+  cat >"$TMP/direct.json" <<JSON
+{ "name": "direct", "command": ["$BURNER", "--share", "0.30", "--forever"],
+  "knob": { "name": "unused", "values": ["a"], "env": "UNUSED" },
+  "ready": { "delay": 0 }, "stop": { "grace": 2 } }
+JSON
+  # sh stays the parent (it has work after the burner), so the burner is a grandchild.
+  cat >"$TMP/wrapped.json" <<JSON
+{ "name": "wrapped", "command": ["sh", "-c", "\"$BURNER\" --share 0.30 --forever; true"],
+  "knob": { "name": "unused", "values": ["a"], "env": "UNUSED" },
+  "ready": { "delay": 0 }, "stop": { "grace": 2 } }
+JSON
+  "$LOOPBENCH" run "$TMP/direct.json" --cpu-source $source -n 1 -w 0.5 -t 3 -o "$TMP/direct-$source" -q >/dev/null
+  "$LOOPBENCH" run "$TMP/wrapped.json" --cpu-source $source -n 1 -w 0.5 -t 3 -o "$TMP/wrapped-$source" -q >/dev/null
+  d=$(jq '.runs[0].cpu_percent' "$TMP/direct-$source/results.json")
+  w=$(jq '.runs[0].cpu_percent' "$TMP/wrapped-$source/results.json")
+  echo "cpu source $source: direct $d %, through sh $w %"
+  check "wrapper reads the same CPU as direct within 2 points ($source)" \
+    awk -v a="$d" -v b="$w" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < 2 && a > 25) }'
+done
+
+# --- 4. a target that dies during warm-up -------------------------------------------
+cat >"$TMP/crash.json" <<JSON
+{ "name": "crash", "command": ["sh", "-c", "echo starting; echo 'fatal: no world' >&2; exit 3"],
+  "knob": { "name": "unused", "values": ["a"], "env": "UNUSED" },
+  "ready": { "delay": 0 }, "stop": { "grace": 1 } }
+JSON
+set +e
+"$LOOPBENCH" run "$TMP/crash.json" -n 1 -w 2 -t 1 -o "$TMP/crash" >/dev/null 2>"$TMP/crash.err"
+rc=$?
+set -e
+check "a target that exits in warm-up fails the campaign (exit 1)" [ "$rc" -eq 1 ]
+check "  ... with its exit status in the message" grep -q "exited with status 3" "$TMP/crash.err"
+check "  ... and the last lines of its log" grep -q "fatal: no world" "$TMP/crash.err"
+check "  ... recorded as failed in results.json" jq -e '.runs[0].status == "failed" and .runs[0].exit.status == 3' "$TMP/crash/results.json"
+
+# --- 5. SIGINT and SIGTERM mid-sample: config restored, nothing left, exit 130/143 ---
+for sig in INT TERM; do
+  out=$TMP/sig-$sig
+  "$LOOPBENCH" run "$TMP/ref/refshard.json" -s 0,2 -n 1 -w 1 -t 30 -o "$out" 2>"$TMP/sig-$sig.err" >/dev/null &
+  lb=$!
+  PIDS+=("$lb")
+  for _ in $(seq 1 200); do grep -q ": sample" "$TMP/sig-$sig.err" 2>/dev/null && break; sleep 0.05; done
+  sleep 1
+  check "config edited while sampling (SIG$sig)" bash -c "! cmp -s '$TMP/ref/refshard.config.json' '$TMP/ref/original.json'"
+  kill -s "$sig" "$lb"
+  set +e
+  wait "$lb"
+  rc=$?
+  set -e
+  want=$([ "$sig" = INT ] && echo 130 || echo 143)
+  check "SIG$sig mid-sample exits $want" [ "$rc" -eq "$want" ]
+  check "  ... config byte-identical to the original" cmp -s "$TMP/ref/refshard.config.json" "$TMP/ref/original.json"
+  check "  ... no process of the target left" no_process_from "$TMP/ref"
+  check "  ... the run is marked interrupted" jq -e '.runs[0].status == "interrupted" and .campaign.state == "interrupted"' "$out/results.json"
+done
+
+[ "$fails" -eq 0 ]

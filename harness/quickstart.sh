@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The README's two commands. Safe to rerun; prints what it does.
+#
+#   bash harness/quickstart.sh main   install what is missing, build, run the main job
+#                                     (an A/B campaign of the reference shard)
+#   bash harness/quickstart.sh test   install what is missing, build, run every test
+#
+# .ci/run calls the second one.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+say() { printf '==> %s\n' "$*"; }
+
+# Debian packages: the build, the libraries, the tests' tools.
+PACKAGES=(gcc clang pkg-config meson ninja-build libjansson-dev libcurl4-openssl-dev check jq)
+
+install_missing() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then
+    say "all packages present: ${PACKAGES[*]}"
+    return
+  fi
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "quickstart: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    sudo=(sudo)
+  fi
+  say "installing: ${missing[*]}"
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# configure DIR [meson options...]: set up a build directory, or reconfigure it.
+configure() {
+  local dir=$1; shift
+  if [ -f "$dir/build.ninja" ]; then
+    say "reconfiguring $dir"
+    meson setup --reconfigure "$dir" "$@" >/dev/null
+  else
+    say "configuring $dir"
+    meson setup "$dir" "$@" >/dev/null
+  fi
+}
+
+# count_results DIR: add DIR's meson test log to the totals.
+passed=0 failed=0 skipped=0
+count_results() {
+  local log=$1/meson-logs/testlog.json
+  [ -f "$log" ] || return 0
+  local p f s
+  p=$(jq -s '[.[] | select(.result == "OK" or .result == "EXPECTEDFAIL")] | length' "$log")
+  f=$(jq -s '[.[] | select(.result == "FAIL" or .result == "TIMEOUT" or .result == "ERROR" or .result == "UNEXPECTEDPASS")] | length' "$log")
+  s=$(jq -s '[.[] | select(.result == "SKIP")] | length' "$log")
+  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+}
+
+main_job() {
+  install_missing
+  configure build
+  say "building"
+  ninja -C build
+  say "running the main job: loopbench run (the reference shard at idle wait 0 and 2)"
+  ./build/loopbench run
+}
+
+test_job() {
+  install_missing
+  local rc=0
+  # gcc, warnings as errors: the whole suite (unit and end-to-end).
+  configure build-test -Dwerror=true
+  say "building with gcc (warnings are errors)"
+  ninja -C build-test
+  say "running every test (gcc build)"
+  meson test -C build-test --print-errorlogs || rc=1
+  count_results build-test
+  # clang, warnings as errors: the unit tests again.
+  CC=clang configure build-clang -Dwerror=true
+  say "building with clang (warnings are errors)"
+  ninja -C build-clang
+  say "running the unit tests (clang build)"
+  meson test -C build-clang --suite unit --print-errorlogs || rc=1
+  count_results build-clang
+  if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+  else
+    echo "$passed passed, $failed failed"
+  fi
+  [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]
+}
+
+case "${1:-}" in
+  main) main_job ;;
+  test) test_job ;;
+  *) echo "usage: bash harness/quickstart.sh main|test" >&2; exit 2 ;;
+esac

@@ -1,0 +1,26 @@
+/* The subcommands, dispatched from one table in main.c.
+ *
+ * Adding a command: write src/cmd_<name>.c exporting one `const struct command`, add
+ * it to the table in main.c and to cmd_src in meson.build, give it a test in
+ * tests/e2e/cli.sh (bad arguments exit 2) and a section in docs/cli.md. */
+#ifndef LOOPBENCH_COMMANDS_H
+#define LOOPBENCH_COMMANDS_H
+
+struct command {
+    const char *name;
+    const char *summary; /* one line for `loopbench --help` */
+    const char *usage;   /* the full text of `loopbench help NAME`, ending in a newline */
+    /* argv[0] is the command's name; returns an exit status (enum lb_exit). main has
+     * already answered --help. */
+    int (*run)(int argc, char **argv);
+};
+
+extern const struct command command_run;
+extern const struct command command_sample;
+extern const struct command command_validate;
+
+/* For getopt_long loops: report the option at fault (after getopt returned '?' or ':')
+ * as one line plus a usage hint; returns LB_EXIT_USAGE. Call with opterr = 0. */
+int cli_bad_option(const char *cmd, int argc, char **argv);
+
+#endif

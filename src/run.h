@@ -1,0 +1,87 @@
+/* The campaign: every setting of the knob, repeated, in a chosen order; each run boots
+ * the target, waits until it is ready, warms it up, samples one window, stops it and
+ * scrapes its log. The operator's config files are restored whatever happens. */
+#ifndef LOOPBENCH_RUN_H
+#define LOOPBENCH_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "msg.h"
+#include "platform/platform.h"
+#include "profile.h"
+#include "sampler.h"
+#include "scrape.h"
+#include "util.h"
+
+enum run_order { ORDER_INTERLEAVE = 0, ORDER_RANDOM, ORDER_GROUPED };
+const char *run_order_name(enum run_order o);
+int run_order_parse(const char *s, enum run_order *out);
+
+struct run_opts {
+    const char *profile_path;  /* NULL: the built-in reference profile */
+    struct strv settings;      /* --settings; empty: the profile's values */
+    long repeat;               /* <= 0: the profile's default */
+    double warmup_s;           /* < 0: the profile's default */
+    double sample_s;           /* <= 0: the profile's default */
+    enum run_order order;
+    bool seed_set;
+    uint64_t seed;
+    unsigned interval_ms;
+    const char *out_dir;       /* NULL: results/<profile>-<UTC time>/ */
+    bool keep_going;
+    enum cpu_source_kind cpu_source;
+    const char *command_line;  /* recorded in results */
+};
+
+enum run_status { RUN_PENDING = 0, RUN_OK, RUN_FAILED, RUN_INTERRUPTED };
+const char *run_status_name(enum run_status s);
+
+struct run_record {
+    size_t setting_index;       /* into campaign.values */
+    long repeat;                /* 1-based */
+    enum run_status status;
+    char *dir;                  /* relative to the campaign directory: runs/<setting>-<k> */
+    uint64_t started_wall_ns;
+    double ready_s;             /* from spawn to ready */
+    enum cpu_source_kind cpu_source; /* the source this run's target was measured with */
+    bool sampled;
+    struct sample_result sample;
+    struct series_point *points;
+    struct scrape_run scrape;
+    bool exited;                /* the target exited on its own */
+    int wstatus;
+    bool killed;                /* stop needed SIGKILL */
+    char *failure;              /* why it failed, one line */
+    char *log_tail;             /* last lines of its logs when it failed */
+};
+
+struct campaign {
+    struct profile profile;
+    struct strv values;         /* settings, in the order given */
+    size_t baseline;            /* index into values */
+    long repeat;
+    double warmup_s, sample_s;
+    unsigned interval_ms;
+    enum run_order order;
+    uint64_t seed;
+    enum cpu_source_kind cpu_source; /* what was asked; each run records what was used */
+    char *out_dir;
+    char *command_line;
+    struct plat_host_facts host;
+    uint64_t started_wall_ns, finished_wall_ns;
+    struct run_record *runs;    /* in execution order */
+    size_t n_runs;
+    int interrupted_by;         /* signal number, 0 if not interrupted */
+};
+
+/* Load the profile and plan the runs into c (caller releases with campaign_release,
+ * also on failure). Fails on bad input: an invalid profile or settings. */
+int campaign_setup(const struct run_opts *opts, struct campaign *c, struct lb_error *err);
+/* Run the planned campaign. Returns 0 when every run completed, -1 otherwise with err
+ * set; c->interrupted_by tells an interrupt from a failure. The config files are
+ * restored and results.json written in every case where the directory could be made. */
+int campaign_run(const struct run_opts *opts, struct campaign *c, struct lb_error *err);
+void campaign_release(struct campaign *c);
+
+#endif
