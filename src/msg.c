@@ -36,21 +36,6 @@ int lb_fail_errno(struct lb_error *err, int errnum, const char *fmt, ...)
     return -1;
 }
 
-int lb_error_prefix(struct lb_error *err, const char *fmt, ...)
-{
-    if (!err)
-        return -1;
-    char prefix[LB_ERROR_MAX];
-    char old[LB_ERROR_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(prefix, sizeof(prefix), fmt, ap);
-    va_end(ap);
-    memcpy(old, err->msg, sizeof(old));
-    snprintf(err->msg, sizeof(err->msg), "%s: %s", prefix, old);
-    return -1;
-}
-
 static void vmsg(const char *level, const char *fmt, va_list ap)
 {
     fputs("loopbench: ", stderr);

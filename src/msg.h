@@ -36,8 +36,6 @@ enum lb_exit {
 int lb_fail(struct lb_error *err, const char *fmt, ...) LB_PRINTF(2, 3);
 /* Like lb_fail, appending ": strerror(errno)" for the errno value given. */
 int lb_fail_errno(struct lb_error *err, int errnum, const char *fmt, ...) LB_PRINTF(3, 4);
-/* Prefix an existing message: "prefix: old message". */
-int lb_error_prefix(struct lb_error *err, const char *fmt, ...) LB_PRINTF(2, 3);
 
 /* stderr output, one line each, "loopbench: " first. */
 void msg_error(const char *fmt, ...) LB_PRINTF(1, 2);

@@ -25,17 +25,14 @@ static const char *const type_names[] = {"number", "percent", "ratio", "duration
 static const char *const level_names[LOG_LEVELS] = {"VRB", "DBG", "INF", "WRN", "ERR", "FTL"};
 
 /* Duration suffixes as value * mul / div in ms; both factors are exact doubles, so
- * 5821us gives the same double as the literal 5.821. */
+ * 5821us gives the same double as the literal 5.821. Microseconds come as "us" or with
+ * either of the two code points that look like mu (MICRO SIGN, GREEK SMALL LETTER MU). */
 static const struct {
     const char *suffix;
     double mul, div;
 } units[] = {
-    {"ms", 1, 1},
-    {"s", 1000, 1},
-    {"us", 1, 1e3},
-    {"\xc2\xb5s", 1, 1e3}, /* MICRO SIGN */
-    {"\xce\xbcs", 1, 1e3}, /* GREEK SMALL LETTER MU */
-    {"ns", 1, 1e6},
+    {"ms", 1, 1},   {"s", 1000, 1},        {"us", 1, 1e3},
+    {"ns", 1, 1e6}, {"\xc2\xb5s", 1, 1e3}, {"\xce\xbcs", 1, 1e3},
 };
 
 const char *scrape_type_name(enum scrape_type t)
@@ -71,8 +68,7 @@ static bool is_upper(unsigned char c)
 
 static bool is_key_char(unsigned char c)
 {
-    return is_digit(c) || is_upper(c) || (c >= 'a' && c <= 'z') || c == '_' || c == '.' ||
-           c == '-';
+    return is_digit(c) || is_upper(c) || (c >= 'a' && c <= 'z') || c == '_' || c == '.' || c == '-';
 }
 
 /* Keys end up as JSON object keys and table headings, so only identifier characters are
@@ -179,8 +175,7 @@ static int parse_value(const char *s, size_t n, struct scrape_value *v)
 /* "[HH:MM:SS LVL]" at the start of s: its length, or 0 when it is not there whole. */
 static size_t parse_prefix(const char *s, size_t n, int *tod, int *level)
 {
-    if (n < PREFIX_LEN || s[0] != '[' || s[3] != ':' || s[6] != ':' || s[9] != ' ' ||
-        s[13] != ']')
+    if (n < PREFIX_LEN || s[0] != '[' || s[3] != ':' || s[6] != ':' || s[9] != ' ' || s[13] != ']')
         return 0;
     int f[3];
     for (int i = 0; i < 3; i++) {
@@ -283,8 +278,7 @@ static void parse_token(struct line_parse *p, const char *t, size_t n)
         p->last_ratio = i;
 }
 
-void scrape_parse_line(const char *line, size_t len, const char *marker,
-                       struct scrape_line *out)
+void scrape_parse_line(const char *line, size_t len, const char *marker, struct scrape_line *out)
 {
     *out = (struct scrape_line){.seconds_of_day = -1, .level = -1};
     if (!line || len == 0)
@@ -381,8 +375,8 @@ static void run_aggregate(struct scrape_run *r, const struct scrape_value *v)
 /* One line of the log, starting at byte offset off. A line cut at SCRAPE_LINE_MAX loses
  * its last, possibly partial token so that "cps=41|2" never reads as 41. */
 static void run_add_line(struct scrape_run *r, const char *marker,
-                         const struct scrape_window_filter *f, const char *s, size_t n,
-                         bool cut, uint64_t off)
+                         const struct scrape_window_filter *f, const char *s, size_t n, bool cut,
+                         uint64_t off)
 {
     if (cut)
         while (n > 0 && !is_blank((unsigned char)s[n - 1]))
@@ -397,8 +391,8 @@ static void run_add_line(struct scrape_run *r, const char *marker,
         return;
     }
     if (needs_growth(r->n_windows))
-        r->windows = xrealloc(r->windows,
-                              (r->n_windows ? r->n_windows * 2 : 1) * sizeof(*r->windows));
+        r->windows =
+            xrealloc(r->windows, (r->n_windows ? r->n_windows * 2 : 1) * sizeof(*r->windows));
     r->windows[r->n_windows++] = l;
     for (size_t i = 0; i < l.n_values; i++)
         run_aggregate(r, &l.values[i]);
@@ -412,9 +406,9 @@ int scrape_file(const char *path, const char *marker, const struct scrape_window
         return lb_fail_errno(err, errno, "cannot open '%s'", path);
     char *chunk = xmalloc(READ_CHUNK);
     char *line = xmalloc(SCRAPE_LINE_MAX);
-    size_t n = 0;      /* bytes of the current line held in line[] */
-    bool cut = false;  /* the current line went past SCRAPE_LINE_MAX */
-    uint64_t pos = 0;  /* file offset of chunk[0] */
+    size_t n = 0;       /* bytes of the current line held in line[] */
+    bool cut = false;   /* the current line went past SCRAPE_LINE_MAX */
+    uint64_t pos = 0;   /* file offset of chunk[0] */
     uint64_t start = 0; /* file offset of the current line */
     int rc = 0;
     for (;;) {

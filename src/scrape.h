@@ -50,7 +50,7 @@ const char *log_level_name(enum log_level l); /* "VRB" ... */
 
 struct scrape_line {
     bool has_time;      /* "[HH:MM:SS LVL]" prefix was found */
-    int seconds_of_day; /* from HH:MM:SS when has_time */
+    int seconds_of_day; /* from HH:MM:SS when has_time, else -1 */
     int level;          /* enum log_level, or -1 */
     bool is_marker;     /* the marker was found in the line */
     struct scrape_value *values; /* new array, freed by scrape_line_release */
