@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "msg.h"
 #include "profile.h"
 #include "util.h"
@@ -36,6 +38,21 @@ struct confedit {
 int confedit_set_json(const char *text, size_t len, char *const *key_path, size_t depth,
                       const char *value, enum setter_type type, char **out, size_t *out_len,
                       struct lb_error *err);
+
+/* The object in doc that holds (or will hold) key_path's leaf, borrowed; or NULL with
+ * *bad the index of the first parent segment that is missing (*missing true) or not an
+ * object (*missing false). doc must be an object. */
+json_t *confedit_parent(json_t *doc, char *const *key_path, size_t depth, size_t *bad,
+                        bool *missing);
+
+/* Whether value is a JSON number ("2", "-0.5", "1e3"), as SETTER_NUMBER requires. */
+bool confedit_is_number(const char *value);
+
+/* s with every occurrence of from[i] replaced by to[i] (i < n), in one left-to-right
+ * pass: replaced text is never scanned again. Adds the occurrences of from[i] to
+ * hits[i] (hits may be NULL). New string, caller frees. */
+char *confedit_subst(const char *s, const char *const *from, const char *const *to, size_t n,
+                     size_t *hits);
 
 /* Read the original bytes and mode of every config file the profile's knob and fixed
  * settings name. Nothing is written. */

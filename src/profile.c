@@ -1,1 +1,865 @@
-/* placeholder: replaced by its module */
+/* Target profiles: loading and validating the JSON file (docs/profiles.md).
+ *
+ * Validation is strict on purpose: a profile drives runs that take minutes each, so a
+ * typo must fail at once, naming the file, the key path (knob.config.path[1]) and
+ * what was expected, rather than surface as a run that measured the wrong thing. */
+#include "profile.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "confedit.h"
+#include "platform/platform.h"
+
+#define KP_MAX 256
+#define LOOPBENCH_DIR "{loopbench_dir}"
+
+/* Flags of get_string(). */
+#define STR_REQUIRED 1
+#define STR_NONEMPTY 2
+
+struct loader {
+    const char *file; /* the profile as given, for messages */
+    const char *dir;  /* its directory, absolute */
+    char *exe_dir;    /* found on the first {loopbench_dir} */
+    struct lb_error *err;
+};
+
+static const struct {
+    const char *name;
+    int sig;
+} signals[] = {
+    {"SIGTERM", SIGTERM}, {"SIGINT", SIGINT},   {"SIGHUP", SIGHUP},   {"SIGQUIT", SIGQUIT},
+    {"SIGUSR1", SIGUSR1}, {"SIGUSR2", SIGUSR2}, {"SIGKILL", SIGKILL},
+};
+
+static const char *const top_keys[] = {"name",    "description", "command",  "cwd",
+                                       "env",     "knob",        "fixed",    "ready",
+                                       "metrics", "stop",        "defaults", NULL};
+static const char *const knob_keys[] = {"name",   "label", "values", "baseline",
+                                        "config", "argv",  "env",    NULL};
+static const char *const fixed_keys[] = {"name", "value", "config", "argv", "env", NULL};
+static const char *const config_keys[] = {"file", "path", "type", NULL};
+static const char *const argv_keys[] = {"placeholder", NULL};
+static const char *const ready_keys[] = {"log", "tcp", "delay", "timeout", NULL};
+static const char *const metrics_keys[] = {"marker", "health", NULL};
+static const char *const health_keys[] = {"key", "label", "better", "must_be_zero", NULL};
+static const char *const stop_keys[] = {"signal", "grace", NULL};
+static const char *const defaults_keys[] = {"warmup", "sample", "repeat", NULL};
+
+static int fail(struct loader *ld, const char *kp, const char *fmt, ...) LB_PRINTF(3, 4);
+
+static int fail(struct loader *ld, const char *kp, const char *fmt, ...)
+{
+    char what[LB_ERROR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    if (*kp)
+        return lb_fail(ld->err, "profile '%s': %s: %s", ld->file, kp, what);
+    return lb_fail(ld->err, "profile '%s': %s", ld->file, what);
+}
+
+/* Key paths name the place at fault as a user would find it: knob.config.path[1].
+ * out = a b c, cut to KP_MAX: only a made-up env key can be that long, and a cut path
+ * merely shortens a message. */
+static void kp_join(char *out, const char *a, const char *b, const char *c)
+{
+    const char *parts[] = {a, b, c};
+    size_t n = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+        size_t len = strlen(parts[i]);
+        if (len > KP_MAX - 1 - n)
+            len = KP_MAX - 1 - n;
+        memcpy(out + n, parts[i], len);
+        n += len;
+    }
+    out[n] = '\0';
+}
+
+static void kp_key(char *out, const char *kp, const char *key)
+{
+    kp_join(out, kp, *kp ? "." : "", key);
+}
+
+static void kp_index(char *out, const char *kp, size_t i)
+{
+    char index[32];
+    snprintf(index, sizeof(index), "[%zu]", i);
+    kp_join(out, kp, index, "");
+}
+
+/* Optimal string alignment distance, so that a swapped pair ('valuse') counts as one
+ * edit. Keys are short; anything long is simply "not close". */
+static size_t edit_distance(const char *a, const char *b)
+{
+    enum { MAX = 40 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > MAX || lb > MAX)
+        return SIZE_MAX;
+    size_t d[MAX + 1][MAX + 1];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] != b[j - 1];
+            size_t best = d[i - 1][j - 1] + cost;
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+/* The known key closest to an unknown one, if close enough to be a likely typo: one
+ * edit for short keys, up to three for long ones. */
+static const char *closest_key(const char *key, const char *const *known)
+{
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (size_t i = 0; known[i]; i++) {
+        size_t limit = 1 + strlen(known[i]) / 4;
+        size_t d = edit_distance(key, known[i]);
+        if (d <= (limit < 3 ? limit : 3) && d < best_d) {
+            best = known[i];
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+/* v must be an object whose keys are all in known. */
+static int check_object(struct loader *ld, json_t *v, const char *kp, const char *const *known)
+{
+    if (!json_is_object(v))
+        return fail(ld, kp, "expected an object");
+    const char *key;
+    json_t *member;
+    json_object_foreach(v, key, member) {
+        size_t i;
+        for (i = 0; known[i] && strcmp(known[i], key) != 0; i++)
+            ;
+        if (known[i])
+            continue;
+        const char *hint = closest_key(key, known);
+        if (hint)
+            return fail(ld, kp, "unknown key '%s' (did you mean '%s'?)", key, hint);
+        return fail(ld, kp, "unknown key '%s'", key);
+    }
+    return 0;
+}
+
+/* obj.key as a checked object in *out, or NULL when absent and not required. */
+static int get_object(struct loader *ld, json_t *obj, const char *kp, const char *key,
+                      bool required, const char *const *known, json_t **out)
+{
+    char at[KP_MAX];
+    *out = json_object_get(obj, key);
+    if (!*out)
+        return required ? fail(ld, kp, "missing key '%s'", key) : 0;
+    kp_key(at, kp, key);
+    return check_object(ld, *out, at, known);
+}
+
+/* obj.key as a string borrowed from the document; *out is left alone when the key is
+ * absent and optional, so callers preset the default. */
+static int get_string(struct loader *ld, json_t *obj, const char *kp, const char *key, int flags,
+                      const char **out)
+{
+    char at[KP_MAX];
+    json_t *v = json_object_get(obj, key);
+    if (!v)
+        return (flags & STR_REQUIRED) ? fail(ld, kp, "missing key '%s'", key) : 0;
+    kp_key(at, kp, key);
+    bool nonempty = flags & STR_NONEMPTY;
+    if (!json_is_string(v) || (nonempty && json_string_length(v) == 0))
+        return fail(ld, at, "expected a %sstring", nonempty ? "non-empty " : "");
+    *out = json_string_value(v);
+    return 0;
+}
+
+/* obj.key as a number > min (above) or >= min; *out keeps its default when absent. */
+static int get_number(struct loader *ld, json_t *obj, const char *kp, const char *key, double min,
+                      bool above, double *out)
+{
+    char at[KP_MAX];
+    json_t *v = json_object_get(obj, key);
+    if (!v)
+        return 0;
+    kp_key(at, kp, key);
+    const char *op = above ? ">" : ">=";
+    if (!json_is_number(v))
+        return fail(ld, at, "expected a number %s %g", op, min);
+    double x = json_number_value(v);
+    if (above ? !(x > min) : !(x >= min))
+        return fail(ld, at, "expected a number %s %g, got %g", op, min, x);
+    *out = x;
+    return 0;
+}
+
+/* obj.key as a required non-empty array of non-empty strings, pushed onto sv (which
+ * the caller releases, also on failure). */
+static int get_strings(struct loader *ld, json_t *obj, const char *kp, const char *key,
+                       struct strv *sv)
+{
+    char at[KP_MAX], el[KP_MAX];
+    json_t *v = json_object_get(obj, key);
+    if (!v)
+        return fail(ld, kp, "missing key '%s'", key);
+    kp_key(at, kp, key);
+    if (!json_is_array(v) || json_array_size(v) == 0)
+        return fail(ld, at, "expected a non-empty array of strings");
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+        if (!json_is_string(e) || json_string_length(e) == 0) {
+            kp_index(el, at, i);
+            return fail(ld, el, "expected a non-empty string");
+        }
+        strv_push(sv, json_string_value(e));
+    }
+    return 0;
+}
+
+static bool env_name_valid(const char *s)
+{
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+        return false;
+    for (s++; *s; s++)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return false;
+    return true;
+}
+
+/* s with {loopbench_dir} expanded (new string, caller frees). */
+static int expand(struct loader *ld, const char *kp, const char *s, char **out)
+{
+    if (!strstr(s, LOOPBENCH_DIR)) {
+        *out = xstrdup(s);
+        return 0;
+    }
+    if (!ld->exe_dir) {
+        struct lb_error e;
+        ld->exe_dir = plat_exe_dir(&e);
+        if (!ld->exe_dir)
+            return fail(ld, kp, "%s", e.msg);
+    }
+    const char *from[] = {LOOPBENCH_DIR};
+    const char *to[] = {ld->exe_dir};
+    *out = confedit_subst(s, from, to, 1, NULL);
+    return 0;
+}
+
+/* The config file must be a JSON object holding every parent along the path: a typo
+ * there would otherwise only show when the first run starts, or never, if the target
+ * ignores settings it does not know. The leaf may be absent: targets add missing
+ * settings with their defaults, so a fresh config file lacks them. */
+static int check_config_file(struct loader *ld, const char *kp, const struct setter *s)
+{
+    char at[KP_MAX], seg[KP_MAX];
+    struct lb_error e;
+    char *text;
+    size_t len;
+    kp_key(at, kp, "file");
+    if (read_file(s->file, &text, &len, &e) < 0)
+        return fail(ld, at, "%s", e.msg);
+    json_error_t jerr;
+    json_t *doc = json_loadb(text, len, 0, &jerr);
+    free(text);
+    if (!doc)
+        return fail(ld, at, "'%s' line %d column %d: %s", s->file, jerr.line, jerr.column,
+                    jerr.text);
+    int rc = 0;
+    size_t bad;
+    bool missing;
+    if (!json_is_object(doc)) {
+        rc = fail(ld, at, "'%s' is not a JSON object", s->file);
+    } else if (!confedit_parent(doc, s->key_path, s->key_depth, &bad, &missing)) {
+        kp_key(at, kp, "path");
+        kp_index(seg, at, bad);
+        if (missing)
+            rc = fail(ld, seg, "missing key '%s' in '%s'", s->key_path[bad], s->file);
+        else
+            rc = fail(ld, seg, "'%s' is not an object in '%s'", s->key_path[bad], s->file);
+    }
+    json_decref(doc);
+    return rc;
+}
+
+static int parse_config_setter(struct loader *ld, json_t *cfg, const char *kp, struct setter *s)
+{
+    char at[KP_MAX], type_kp[KP_MAX];
+    const char *file = NULL, *type = "string";
+    struct strv path = {0};
+    s->kind = SETTER_CONFIG;
+    kp_key(at, kp, "config");
+    if (check_object(ld, cfg, at, config_keys) < 0 ||
+        get_string(ld, cfg, at, "file", STR_REQUIRED | STR_NONEMPTY, &file) < 0)
+        return -1;
+    int rc = get_strings(ld, cfg, at, "path", &path);
+    s->key_path = path.v;
+    s->key_depth = path.n;
+    if (rc < 0 || get_string(ld, cfg, at, "type", STR_NONEMPTY, &type) < 0)
+        return -1;
+    if (strcmp(type, "string") == 0) {
+        s->type = SETTER_STRING;
+    } else if (strcmp(type, "number") == 0) {
+        s->type = SETTER_NUMBER;
+    } else {
+        kp_key(type_kp, at, "type");
+        return fail(ld, type_kp, "expected 'string' or 'number', got '%s'", type);
+    }
+    s->file = path_join(ld->dir, file);
+    return check_config_file(ld, at, s);
+}
+
+/* The one setter of a knob or fixed setting (kp names it); an argv setter's
+ * placeholder defaults to placeholder. */
+static int parse_setter(struct loader *ld, json_t *obj, const char *kp, const char *placeholder,
+                        struct setter *s)
+{
+    char at[KP_MAX];
+    json_t *cfg = json_object_get(obj, "config");
+    json_t *av = json_object_get(obj, "argv");
+    json_t *env = json_object_get(obj, "env");
+    if ((cfg != NULL) + (av != NULL) + (env != NULL) != 1)
+        return fail(ld, kp, "expected exactly one of 'config', 'argv' or 'env'");
+    if (cfg)
+        return parse_config_setter(ld, cfg, kp, s);
+    if (av) {
+        s->kind = SETTER_ARGV;
+        kp_key(at, kp, "argv");
+        if (check_object(ld, av, at, argv_keys) < 0 ||
+            get_string(ld, av, at, "placeholder", STR_NONEMPTY, &placeholder) < 0)
+            return -1;
+        s->placeholder = xstrdup(placeholder);
+        return 0;
+    }
+    s->kind = SETTER_ENV;
+    kp_key(at, kp, "env");
+    if (!json_is_string(env))
+        return fail(ld, at, "expected a variable name");
+    if (!env_name_valid(json_string_value(env)))
+        return fail(ld, at, "invalid variable name '%s'", json_string_value(env));
+    s->env_name = xstrdup(json_string_value(env));
+    return 0;
+}
+
+/* With type number, every value must be a JSON number, or the first run would fail. */
+static int check_number(struct loader *ld, const char *kp, const char *setter_kp,
+                        const struct setter *s, const char *value)
+{
+    if (s->kind != SETTER_CONFIG || s->type != SETTER_NUMBER || confedit_is_number(value))
+        return 0;
+    return fail(ld, kp, "'%s' is not a number (%s.config.type is 'number')", value, setter_kp);
+}
+
+static int parse_knob(struct loader *ld, json_t *root, struct knob *k)
+{
+    char at[KP_MAX];
+    json_t *o;
+    const char *name = NULL, *label = NULL, *baseline = NULL;
+    if (get_object(ld, root, "", "knob", true, knob_keys, &o) < 0 ||
+        get_string(ld, o, "knob", "name", STR_REQUIRED | STR_NONEMPTY, &name) < 0 ||
+        get_string(ld, o, "knob", "label", STR_NONEMPTY, &label) < 0 ||
+        get_strings(ld, o, "knob", "values", &k->values) < 0 ||
+        get_string(ld, o, "knob", "baseline", STR_NONEMPTY, &baseline) < 0)
+        return -1;
+    k->name = xstrdup(name);
+    k->label = xstrdup(label ? label : name);
+    for (size_t i = 1; i < k->values.n; i++) {
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(k->values.v[i], k->values.v[j]) == 0) {
+                kp_index(at, "knob.values", i);
+                return fail(ld, at, "duplicate value '%s'", k->values.v[i]);
+            }
+        }
+    }
+    if (!baseline)
+        baseline = k->values.v[0];
+    size_t i;
+    for (i = 0; i < k->values.n && strcmp(k->values.v[i], baseline) != 0; i++)
+        ;
+    if (i == k->values.n)
+        return fail(ld, "knob.baseline", "'%s' is not one of knob.values", baseline);
+    k->baseline = xstrdup(baseline);
+    if (parse_setter(ld, o, "knob", "{value}", &k->set) < 0)
+        return -1;
+    for (i = 0; i < k->values.n; i++) {
+        kp_index(at, "knob.values", i);
+        if (check_number(ld, at, "knob", &k->set, k->values.v[i]) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int parse_fixed_one(struct loader *ld, json_t *o, const char *kp, struct profile *p,
+                           size_t idx)
+{
+    char at[KP_MAX];
+    struct fixed_setting *f = &p->fixed[idx];
+    const char *name = NULL, *value = NULL;
+    if (check_object(ld, o, kp, fixed_keys) < 0 ||
+        get_string(ld, o, kp, "name", STR_REQUIRED | STR_NONEMPTY, &name) < 0 ||
+        get_string(ld, o, kp, "value", STR_REQUIRED, &value) < 0)
+        return -1;
+    for (size_t j = 0; j < idx; j++) {
+        if (strcmp(p->fixed[j].name, name) == 0) {
+            kp_key(at, kp, "name");
+            return fail(ld, at, "duplicate name '%s'", name);
+        }
+    }
+    f->name = xstrdup(name);
+    f->value = xstrdup(value);
+    char *placeholder = xasprintf("{%s}", name);
+    int rc = parse_setter(ld, o, kp, placeholder, &f->set);
+    free(placeholder);
+    if (rc < 0)
+        return -1;
+    kp_key(at, kp, "value");
+    return check_number(ld, at, kp, &f->set, value);
+}
+
+static int parse_fixed(struct loader *ld, json_t *root, struct profile *p)
+{
+    char at[KP_MAX];
+    json_t *v = json_object_get(root, "fixed");
+    if (!v)
+        return 0;
+    if (!json_is_array(v))
+        return fail(ld, "fixed", "expected an array of objects");
+    p->n_fixed = json_array_size(v);
+    p->fixed = xcalloc(p->n_fixed, sizeof(*p->fixed));
+    size_t i;
+    json_t *o;
+    json_array_foreach(v, i, o) {
+        kp_index(at, "fixed", i);
+        if (parse_fixed_one(ld, o, at, p, i) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Two settings writing the same place would make the knob's effect depend on the order
+ * they are applied in. */
+static bool same_target(const struct setter *a, const struct setter *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case SETTER_CONFIG:
+        if (strcmp(a->file, b->file) != 0 || a->key_depth != b->key_depth)
+            return false;
+        for (size_t i = 0; i < a->key_depth; i++)
+            if (strcmp(a->key_path[i], b->key_path[i]) != 0)
+                return false;
+        return true;
+    case SETTER_ARGV:
+        return strcmp(a->placeholder, b->placeholder) == 0;
+    case SETTER_ENV:
+        return strcmp(a->env_name, b->env_name) == 0;
+    }
+    return false;
+}
+
+static int check_conflicts(struct loader *ld, const struct profile *p)
+{
+    char at[KP_MAX];
+    for (size_t i = 0; i < p->n_fixed; i++) {
+        kp_index(at, "fixed", i);
+        if (same_target(&p->fixed[i].set, &p->knob.set))
+            return fail(ld, at, "sets the same target as knob");
+        for (size_t j = 0; j < i; j++)
+            if (same_target(&p->fixed[i].set, &p->fixed[j].set))
+                return fail(ld, at, "sets the same target as fixed[%zu]", j);
+    }
+    return 0;
+}
+
+/* "host:port" or "[v6addr]:port". */
+static int parse_hostport(const char *s, char **host, int *port)
+{
+    const char *colon = strrchr(s, ':');
+    long n;
+    if (!colon || colon == s || parse_long(colon + 1, 1, 65535, &n) < 0)
+        return -1;
+    const char *h = s;
+    size_t hl = (size_t)(colon - s);
+    if (h[0] == '[' && h[hl - 1] == ']') {
+        h++;
+        hl -= 2;
+    }
+    if (hl == 0)
+        return -1;
+    *host = xstrndup(h, hl);
+    *port = (int)n;
+    return 0;
+}
+
+static int parse_ready(struct loader *ld, json_t *root, struct ready_rule *r)
+{
+    json_t *o;
+    if (get_object(ld, root, "", "ready", true, ready_keys, &o) < 0)
+        return -1;
+    json_t *log = json_object_get(o, "log"), *tcp = json_object_get(o, "tcp");
+    json_t *delay = json_object_get(o, "delay");
+    if ((log != NULL) + (tcp != NULL) + (delay != NULL) != 1)
+        return fail(ld, "ready", "expected exactly one of 'log', 'tcp' or 'delay'");
+    r->timeout_s = 60;
+    if (get_number(ld, o, "ready", "timeout", 0, true, &r->timeout_s) < 0)
+        return -1;
+    const char *s = NULL;
+    if (delay) {
+        r->kind = READY_DELAY;
+        return get_number(ld, o, "ready", "delay", 0, false, &r->delay_s);
+    }
+    if (tcp) {
+        r->kind = READY_TCP;
+        if (get_string(ld, o, "ready", "tcp", STR_NONEMPTY, &s) < 0)
+            return -1;
+        if (parse_hostport(s, &r->host, &r->port) < 0)
+            return fail(ld, "ready.tcp",
+                        "expected 'host:port' with a port from 1 to 65535, got '%s'", s);
+        return 0;
+    }
+    r->kind = READY_LOG;
+    if (get_string(ld, o, "ready", "log", STR_NONEMPTY, &s) < 0)
+        return -1;
+    /* Compiled here only to reject it early; the run compiles its own. */
+    regex_t re;
+    int rc = regcomp(&re, s, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char why[256];
+        regerror(rc, &re, why, sizeof(why));
+        return fail(ld, "ready.log", "invalid regular expression '%s': %s", s, why);
+    }
+    regfree(&re);
+    r->log_pattern = xstrdup(s);
+    return 0;
+}
+
+static int parse_health(struct loader *ld, json_t *arr, struct profile *p)
+{
+    char at[KP_MAX], sub[KP_MAX];
+    if (!json_is_array(arr))
+        return fail(ld, "metrics.health", "expected an array of objects");
+    p->n_health = json_array_size(arr);
+    p->health = xcalloc(p->n_health, sizeof(*p->health));
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o) {
+        struct health_key *h = &p->health[i];
+        const char *key = NULL, *label = NULL, *better = "lower";
+        kp_index(at, "metrics.health", i);
+        if (check_object(ld, o, at, health_keys) < 0 ||
+            get_string(ld, o, at, "key", STR_REQUIRED | STR_NONEMPTY, &key) < 0 ||
+            get_string(ld, o, at, "label", STR_NONEMPTY, &label) < 0 ||
+            get_string(ld, o, at, "better", 0, &better) < 0)
+            return -1;
+        for (size_t j = 0; j < i; j++) {
+            if (strcmp(p->health[j].key, key) == 0) {
+                kp_key(sub, at, "key");
+                return fail(ld, sub, "duplicate key '%s'", key);
+            }
+        }
+        h->key = xstrdup(key);
+        h->label = xstrdup(label ? label : key);
+        if (strcmp(better, "lower") == 0) {
+            h->better = LOWER_IS_BETTER;
+        } else if (strcmp(better, "higher") == 0) {
+            h->better = HIGHER_IS_BETTER;
+        } else {
+            kp_key(sub, at, "better");
+            return fail(ld, sub, "expected 'lower' or 'higher', got '%s'", better);
+        }
+        json_t *mbz = json_object_get(o, "must_be_zero");
+        if (mbz && !json_is_boolean(mbz)) {
+            kp_key(sub, at, "must_be_zero");
+            return fail(ld, sub, "expected true or false");
+        }
+        h->must_be_zero = json_is_true(mbz);
+    }
+    return 0;
+}
+
+static int parse_metrics(struct loader *ld, json_t *root, struct profile *p)
+{
+    json_t *o;
+    const char *marker = "loop: ";
+    if (get_object(ld, root, "", "metrics", false, metrics_keys, &o) < 0)
+        return -1;
+    if (o && get_string(ld, o, "metrics", "marker", STR_NONEMPTY, &marker) < 0)
+        return -1;
+    p->marker = xstrdup(marker);
+    json_t *health = o ? json_object_get(o, "health") : NULL;
+    return health ? parse_health(ld, health, p) : 0;
+}
+
+static int parse_stop(struct loader *ld, json_t *root, struct profile *p)
+{
+    json_t *o;
+    p->stop_signal = SIGTERM;
+    p->stop_grace_s = 10;
+    if (get_object(ld, root, "", "stop", false, stop_keys, &o) < 0)
+        return -1;
+    if (!o)
+        return 0;
+    const char *name = NULL;
+    if (get_string(ld, o, "stop", "signal", STR_NONEMPTY, &name) < 0 ||
+        get_number(ld, o, "stop", "grace", 0, false, &p->stop_grace_s) < 0)
+        return -1;
+    if (!name)
+        return 0;
+    for (size_t i = 0; i < ARRAY_SIZE(signals); i++) {
+        if (strcmp(signals[i].name, name) == 0 || strcmp(signals[i].name + 3, name) == 0) {
+            p->stop_signal = signals[i].sig;
+            return 0;
+        }
+    }
+    return fail(ld, "stop.signal",
+                "unknown signal '%s' (expected SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, "
+                "SIGUSR2 or SIGKILL)",
+                name);
+}
+
+static int parse_defaults(struct loader *ld, json_t *root, struct profile *p)
+{
+    json_t *o;
+    p->warmup_s = 45;
+    p->sample_s = 60;
+    p->repeat = 3;
+    if (get_object(ld, root, "", "defaults", false, defaults_keys, &o) < 0)
+        return -1;
+    if (!o)
+        return 0;
+    if (get_number(ld, o, "defaults", "warmup", 0, false, &p->warmup_s) < 0 ||
+        get_number(ld, o, "defaults", "sample", 0, true, &p->sample_s) < 0)
+        return -1;
+    json_t *v = json_object_get(o, "repeat");
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > LONG_MAX)
+        return fail(ld, "defaults.repeat", "expected an integer >= 1");
+    p->repeat = (long)json_integer_value(v);
+    return 0;
+}
+
+static int parse_env(struct loader *ld, json_t *root, struct profile *p)
+{
+    char at[KP_MAX];
+    json_t *o = json_object_get(root, "env");
+    if (!o)
+        return 0;
+    if (!json_is_object(o))
+        return fail(ld, "env", "expected an object of strings");
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) {
+        if (!env_name_valid(key))
+            return fail(ld, "env", "invalid variable name '%s'", key);
+        if (!json_is_string(v)) {
+            kp_key(at, "env", key);
+            return fail(ld, at, "expected a string");
+        }
+        strv_push_owned(&p->env, xasprintf("%s=%s", key, json_string_value(v)));
+    }
+    return 0;
+}
+
+static int parse_command(struct loader *ld, json_t *root, struct profile *p)
+{
+    char at[KP_MAX];
+    struct strv raw = {0};
+    int rc = get_strings(ld, root, "", "command", &raw);
+    for (size_t i = 0; rc == 0 && i < raw.n; i++) {
+        char *arg;
+        kp_index(at, "command", i);
+        rc = expand(ld, at, raw.v[i], &arg);
+        if (rc == 0)
+            strv_push_owned(&p->command, arg);
+    }
+    strv_release(&raw);
+    return rc;
+}
+
+/* The target starts there, so a missing directory is caught now, not at the first run. */
+static int parse_cwd(struct loader *ld, json_t *root, struct profile *p)
+{
+    const char *cwd = ".";
+    char *expanded;
+    if (get_string(ld, root, "", "cwd", STR_NONEMPTY, &cwd) < 0 ||
+        expand(ld, "cwd", cwd, &expanded) < 0)
+        return -1;
+    p->cwd = strcmp(expanded, ".") == 0 ? xstrdup(ld->dir) : path_join(ld->dir, expanded);
+    free(expanded);
+    struct stat st;
+    if (stat(p->cwd, &st) < 0)
+        return fail(ld, "cwd", "cannot access '%s': %s", p->cwd, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return fail(ld, "cwd", "'%s' is not a directory", p->cwd);
+    return 0;
+}
+
+static char *default_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    return xstrndup(base, len);
+}
+
+static int parse_profile(struct loader *ld, json_t *root, struct profile *p)
+{
+    const char *name = NULL, *description = NULL;
+    if (!json_is_object(root))
+        return fail(ld, "", "expected a JSON object");
+    if (check_object(ld, root, "", top_keys) < 0 ||
+        get_string(ld, root, "", "name", STR_NONEMPTY, &name) < 0 ||
+        get_string(ld, root, "", "description", 0, &description) < 0)
+        return -1;
+    p->name = name ? xstrdup(name) : default_name(p->path);
+    p->description = description ? xstrdup(description) : NULL;
+    if (parse_command(ld, root, p) < 0 || parse_cwd(ld, root, p) < 0 ||
+        parse_env(ld, root, p) < 0 || parse_knob(ld, root, &p->knob) < 0 ||
+        parse_fixed(ld, root, p) < 0 || parse_ready(ld, root, &p->ready) < 0 ||
+        parse_metrics(ld, root, p) < 0 || parse_stop(ld, root, p) < 0 ||
+        parse_defaults(ld, root, p) < 0 || check_conflicts(ld, p) < 0)
+        return -1;
+    /* Every argv placeholder must occur in the command: confedit_argv checks that. */
+    struct strv argv = {0};
+    struct lb_error e;
+    int rc = confedit_argv(p, p->knob.baseline, &argv, &e);
+    strv_release(&argv);
+    return rc < 0 ? fail(ld, "", "%s", e.msg) : 0;
+}
+
+int profile_load(const char *path, struct profile *p, struct lb_error *err)
+{
+    memset(p, 0, sizeof(*p));
+    size_t len;
+    if (read_file(path, &p->text, &len, err) < 0)
+        return -1;
+    p->path = xstrdup(path);
+    hash_fnv1a64_hex(p->text, len, p->hash);
+
+    char *dir = path_dirname(path);
+    p->dir = realpath(dir, NULL);
+    free(dir);
+    if (!p->dir) {
+        lb_fail_errno(err, errno, "profile '%s': cannot resolve its directory", path);
+        profile_release(p);
+        return -1;
+    }
+
+    json_error_t jerr;
+    json_t *root = json_loadb(p->text, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!root) {
+        lb_fail(err, "profile '%s' line %d column %d: %s", path, jerr.line, jerr.column, jerr.text);
+        profile_release(p);
+        return -1;
+    }
+    struct loader ld = {.file = path, .dir = p->dir, .err = err};
+    int rc = parse_profile(&ld, root, p);
+    json_decref(root);
+    free(ld.exe_dir);
+    if (rc < 0)
+        profile_release(p);
+    return rc;
+}
+
+static void setter_release(struct setter *s)
+{
+    free(s->file);
+    for (size_t i = 0; i < s->key_depth; i++)
+        free(s->key_path[i]);
+    free(s->key_path);
+    free(s->placeholder);
+    free(s->env_name);
+}
+
+void profile_release(struct profile *p)
+{
+    free(p->path);
+    free(p->dir);
+    free(p->name);
+    free(p->description);
+    strv_release(&p->command);
+    free(p->cwd);
+    strv_release(&p->env);
+    free(p->knob.name);
+    free(p->knob.label);
+    strv_release(&p->knob.values);
+    free(p->knob.baseline);
+    setter_release(&p->knob.set);
+    for (size_t i = 0; i < p->n_fixed; i++) {
+        free(p->fixed[i].name);
+        free(p->fixed[i].value);
+        setter_release(&p->fixed[i].set);
+    }
+    free(p->fixed);
+    free(p->ready.log_pattern);
+    free(p->ready.host);
+    free(p->marker);
+    for (size_t i = 0; i < p->n_health; i++) {
+        free(p->health[i].key);
+        free(p->health[i].label);
+    }
+    free(p->health);
+    free(p->text);
+    memset(p, 0, sizeof(*p));
+}
+
+const char *profile_signal_name(int sig)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(signals); i++)
+        if (signals[i].sig == sig)
+            return signals[i].name;
+    return NULL;
+}
+
+char *profile_default_path(struct lb_error *err)
+{
+    char *exe_dir = plat_exe_dir(err);
+    if (!exe_dir)
+        return NULL;
+    /* The build tree first (meson copies profiles/ there), then the install layout. */
+    char *build = path_join(exe_dir, "profiles/refshard.json");
+    char *installed = path_join(exe_dir, "../share/loopbench/profiles/refshard.json");
+    free(exe_dir);
+    char *found = NULL;
+    if (access(build, F_OK) == 0) {
+        found = build;
+        build = NULL;
+    } else if (access(installed, F_OK) == 0) {
+        found = installed;
+        installed = NULL;
+    } else {
+        lb_fail(err, "cannot find the built-in profile: neither '%s' nor '%s' exists", build,
+                installed);
+    }
+    free(build);
+    free(installed);
+    return found;
+}

@@ -109,4 +109,8 @@ void profile_release(struct profile *p);
  * source tree, found next to the executable's build or install location. */
 char *profile_default_path(struct lb_error *err);
 
+/* "SIGTERM" for SIGTERM, for the signals a profile's stop.signal accepts; NULL for any
+ * other. Static string. */
+const char *profile_signal_name(int sig);
+
 #endif

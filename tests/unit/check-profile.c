@@ -1,2 +1,570 @@
-/* placeholder until the module lands: skipped */
-int main(void) { return 77; }
+/* Unit tests of src/profile.c: every way a profile can be wrong is rejected with one
+ * exact line, defaults are filled in, and the two shipped profiles load. */
+#include <check.h>
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "confedit.h"
+#include "platform/platform.h"
+#include "profile.h"
+#include "util.h"
+
+/* Made in the parent process before the tests fork and removed after them, so that a
+ * failing test leaves nothing behind. */
+static char root[PATH_MAX];
+/* TESTS_DATA made absolute before the tests change directory. */
+static char data[PATH_MAX];
+
+static void root_make(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    ck_assert_int_lt(
+        snprintf(root, sizeof(root), "%s/check-profile-XXXXXX", tmp && *tmp ? tmp : "/tmp"),
+        (int)sizeof(root));
+    ck_assert_ptr_nonnull(mkdtemp(root));
+    const char *env = getenv("TESTS_DATA");
+    ck_assert_ptr_nonnull(env);
+    ck_assert_ptr_nonnull(realpath(env, data));
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void root_remove(void)
+{
+    nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* A fresh directory for one test, made the current one; returns its real path. */
+static const char *enter_case_dir(void)
+{
+    static char dir[PATH_MAX], real[PATH_MAX];
+    ck_assert_int_lt(snprintf(dir, sizeof(dir), "%s/case-XXXXXX", root), (int)sizeof(dir));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(chdir(dir), 0);
+    ck_assert_ptr_nonnull(realpath(dir, real));
+    return real;
+}
+
+static void put(const char *path, const char *text)
+{
+    struct lb_error err;
+    ck_assert_msg(write_file_atomic(path, text, strlen(text), 0644, &err) == 0, "%s", err.msg);
+}
+
+static void copy(const char *from, const char *to)
+{
+    char *text;
+    struct lb_error err;
+    ck_assert_msg(read_file(from, &text, NULL, &err) == 0, "%s", err.msg);
+    put(to, text);
+    free(text);
+}
+
+/* Profiles in the table are written with ' for ", for legibility. */
+static void put_profile(const char *path, const char *text)
+{
+    char *json = xstrdup(text);
+    for (char *c = json; *c; c++)
+        if (*c == '\'')
+            *c = '"';
+    put(path, json);
+    free(json);
+}
+
+/* The config files the table's profiles name, beside x.json. */
+static void put_config_files(void)
+{
+    put("cfg.json", "{\"listeners\": [\"0.0.0.0:2593\"], \"settings\": {\"a\": \"1\"}}\n");
+    put("list.json", "[1, 2]\n");
+    put("broken.json", "{\n  \"a\": 1,\n}\n");
+}
+
+#define CMD "'command': ['./srv', '{value}']"
+#define KNOB "'knob': {'name': 'idle', 'values': ['0', '2'], 'argv': {}}"
+#define READY "'ready': {'delay': 0}"
+#define BASE CMD ", " KNOB ", " READY
+#define CONFIG_KNOB(config) "'knob': {'name': 'idle', 'values': ['0', '2'], 'config': " config "}"
+#define WITH_CONFIG(config) "{" CMD ", " CONFIG_KNOB(config) ", " READY "}"
+#define WITH_KNOB(knob) "{" CMD ", 'knob': " knob ", " READY "}"
+#define WITH_FIXED(fixed) "{" BASE ", 'fixed': " fixed "}"
+#define WITH_READY(ready) "{" CMD ", " KNOB ", 'ready': " ready "}"
+#define WITH_HEALTH(health) "{" BASE ", 'metrics': {'health': " health "}}"
+
+/* {dir} stands for the test's directory, {regerror} for the C library's own words. */
+static const struct bad_case {
+    const char *json;
+    const char *error;
+} bad_cases[] = {
+    /* syntax, with jansson's line and column */
+    {"{'command': ['./srv',]}", "profile 'x.json' line 1 column 22: unexpected token near ']'"},
+    {"{\n  'command': ['./srv'],\n  'knob': {\n    'name': 'x',,\n",
+     "profile 'x.json' line 4 column 17: string or '}' expected near ','"},
+    {"", "profile 'x.json' line 1 column 0: '[' or '{' expected near end of file"},
+    {"{" BASE ", 'command': ['./other']}",
+     "profile 'x.json' line 1 column 126: duplicate object key near '\"command\"'"},
+    {"['./srv']", "profile 'x.json': expected a JSON object"},
+    /* unknown keys, with a suggestion when one is close */
+    {"{" BASE ", 'comand': ['./srv']}",
+     "profile 'x.json': unknown key 'comand' (did you mean 'command'?)"},
+    {"{" BASE ", 'zzz': 1}", "profile 'x.json': unknown key 'zzz'"},
+    {WITH_KNOB("{'name': 'idle', 'valuse': ['0'], 'argv': {}}"),
+     "profile 'x.json': knob: unknown key 'valuse' (did you mean 'values'?)"},
+    {WITH_CONFIG("{'fiel': 'cfg.json', 'path': ['settings', 'a']}"),
+     "profile 'x.json': knob.config: unknown key 'fiel' (did you mean 'file'?)"},
+    {"{" BASE ", 'stop': {'grase': 5}}",
+     "profile 'x.json': stop: unknown key 'grase' (did you mean 'grace'?)"},
+    {WITH_HEALTH("[{'key': 'slots', 'lable': 'skipped'}]"),
+     "profile 'x.json': metrics.health[0]: unknown key 'lable' (did you mean 'label'?)"},
+    /* top level */
+    {"{" KNOB ", " READY "}", "profile 'x.json': missing key 'command'"},
+    {"{'command': [], " KNOB ", " READY "}",
+     "profile 'x.json': command: expected a non-empty array of strings"},
+    {"{'command': './srv {value}', " KNOB ", " READY "}",
+     "profile 'x.json': command: expected a non-empty array of strings"},
+    {"{'command': ['./srv', 2], " KNOB ", " READY "}",
+     "profile 'x.json': command[1]: expected a non-empty string"},
+    {"{'name': 7, " BASE "}", "profile 'x.json': name: expected a non-empty string"},
+    {"{" BASE ", 'cwd': 'nowhere'}",
+     "profile 'x.json': cwd: cannot access '{dir}/nowhere': No such file or directory"},
+    {"{" BASE ", 'cwd': 'cfg.json'}", "profile 'x.json': cwd: '{dir}/cfg.json' is not a directory"},
+    {"{" BASE ", 'env': {'OK': 'a', 'NOT OK': 'b'}}",
+     "profile 'x.json': env: invalid variable name 'NOT OK'"},
+    {"{" BASE ", 'env': {'DEPTH': 3}}", "profile 'x.json': env.DEPTH: expected a string"},
+    /* knob */
+    {"{" CMD ", " READY "}", "profile 'x.json': missing key 'knob'"},
+    {WITH_KNOB("['0', '2']"), "profile 'x.json': knob: expected an object"},
+    {WITH_KNOB("{'values': ['0'], 'argv': {}}"), "profile 'x.json': knob: missing key 'name'"},
+    {WITH_KNOB("{'name': 'idle', 'values': [], 'argv': {}}"),
+     "profile 'x.json': knob.values: expected a non-empty array of strings"},
+    {WITH_KNOB("{'name': 'idle', 'values': ['0', ''], 'argv': {}}"),
+     "profile 'x.json': knob.values[1]: expected a non-empty string"},
+    {WITH_KNOB("{'name': 'idle', 'values': ['0', 2], 'argv': {}}"),
+     "profile 'x.json': knob.values[1]: expected a non-empty string"},
+    {WITH_KNOB("{'name': 'idle', 'values': ['0', '2', '0'], 'argv': {}}"),
+     "profile 'x.json': knob.values[2]: duplicate value '0'"},
+    {WITH_KNOB("{'name': 'idle', 'values': ['0', '2'], 'baseline': '3', 'argv': {}}"),
+     "profile 'x.json': knob.baseline: '3' is not one of knob.values"},
+    {WITH_KNOB("{'name': 'idle', 'values': ['0', '2']}"),
+     "profile 'x.json': knob: expected exactly one of 'config', 'argv' or 'env'"},
+    {WITH_KNOB("{'name': 'idle', 'values': ['0', '2'], 'argv': {}, 'env': 'IDLE'}"),
+     "profile 'x.json': knob: expected exactly one of 'config', 'argv' or 'env'"},
+    {"{'command': ['./srv', '--idle'], " KNOB ", " READY "}",
+     "profile 'x.json': knob.argv.placeholder: '{value}' occurs in no element of command"},
+    {WITH_KNOB("{'name': 'idle', 'values': ['0', '2'], 'argv': {'placeholder': '{idle}'}}"),
+     "profile 'x.json': knob.argv.placeholder: '{idle}' occurs in no element of command"},
+    {WITH_KNOB("{'name': 'idle', 'values': ['0', '2'], 'env': '1X'}"),
+     "profile 'x.json': knob.env: invalid variable name '1X'"},
+    /* config setter: the file and the parents along the path must exist */
+    {WITH_CONFIG("{'file': 'nope.json', 'path': ['settings', 'a']}"),
+     "profile 'x.json': knob.config.file: cannot open '{dir}/nope.json': No such file or "
+     "directory"},
+    {WITH_CONFIG("{'file': 'list.json', 'path': ['settings', 'a']}"),
+     "profile 'x.json': knob.config.file: '{dir}/list.json' is not a JSON object"},
+    {WITH_CONFIG("{'file': 'broken.json', 'path': ['a']}"),
+     "profile 'x.json': knob.config.file: '{dir}/broken.json' line 3 column 1: string or '}' "
+     "expected near '}'"},
+    {WITH_CONFIG("{'file': 'cfg.json', 'path': ['settingz', 'a']}"),
+     "profile 'x.json': knob.config.path[0]: missing key 'settingz' in '{dir}/cfg.json'"},
+    {WITH_CONFIG("{'file': 'cfg.json', 'path': ['settings', 'x', 'y']}"),
+     "profile 'x.json': knob.config.path[1]: missing key 'x' in '{dir}/cfg.json'"},
+    {WITH_CONFIG("{'file': 'cfg.json', 'path': ['listeners', 'a']}"),
+     "profile 'x.json': knob.config.path[0]: 'listeners' is not an object in '{dir}/cfg.json'"},
+    {WITH_CONFIG("{'file': 'cfg.json', 'path': []}"),
+     "profile 'x.json': knob.config.path: expected a non-empty array of strings"},
+    {WITH_CONFIG("{'file': 'cfg.json', 'path': ['settings', '']}"),
+     "profile 'x.json': knob.config.path[1]: expected a non-empty string"},
+    {WITH_CONFIG("{'path': ['settings', 'a']}"),
+     "profile 'x.json': knob.config: missing key 'file'"},
+    {WITH_CONFIG("{'file': 'cfg.json', 'path': ['settings', 'a'], 'type': 'int'}"),
+     "profile 'x.json': knob.config.type: expected 'string' or 'number', got 'int'"},
+    {"{" CMD ", 'knob': {'name': 'idle', 'values': ['0', 'fast'], 'config': {'file': "
+     "'cfg.json', 'path': ['settings', 'a'], 'type': 'number'}}, " READY "}",
+     "profile 'x.json': knob.values[1]: 'fast' is not a number (knob.config.type is 'number')"},
+    /* fixed settings */
+    {WITH_FIXED("{'name': 'a'}"), "profile 'x.json': fixed: expected an array of objects"},
+    {WITH_FIXED("['a']"), "profile 'x.json': fixed[0]: expected an object"},
+    {WITH_FIXED("[{'name': 'a', 'env': 'A'}]"), "profile 'x.json': fixed[0]: missing key 'value'"},
+    {WITH_FIXED("[{'name': 'a', 'value': 'x', 'config': {'file': 'cfg.json', 'path': "
+                "['settings', 'a'], 'type': 'number'}}]"),
+     "profile 'x.json': fixed[0].value: 'x' is not a number (fixed[0].config.type is 'number')"},
+    {WITH_FIXED("[{'name': 'threads', 'value': '4', 'argv': {}}]"),
+     "profile 'x.json': fixed[0].argv.placeholder: '{threads}' occurs in no element of command"},
+    {WITH_FIXED("[{'name': 'a', 'value': '1', 'env': 'A'}, {'name': 'a', 'value': '2', "
+                "'env': 'B'}]"),
+     "profile 'x.json': fixed[1].name: duplicate name 'a'"},
+    {WITH_FIXED("[{'name': 'a', 'value': '1', 'argv': {'placeholder': '{value}'}}]"),
+     "profile 'x.json': fixed[0]: sets the same target as knob"},
+    {WITH_FIXED("[{'name': 'a', 'value': '1', 'env': 'A'}, {'name': 'b', 'value': '2', "
+                "'env': 'A'}]"),
+     "profile 'x.json': fixed[1]: sets the same target as fixed[0]"},
+    /* ready */
+    {"{" CMD ", " KNOB "}", "profile 'x.json': missing key 'ready'"},
+    {WITH_READY("{'delay': 1, 'tcp': 'localhost:2593'}"),
+     "profile 'x.json': ready: expected exactly one of 'log', 'tcp' or 'delay'"},
+    {WITH_READY("{'timeout': 5}"),
+     "profile 'x.json': ready: expected exactly one of 'log', 'tcp' or 'delay'"},
+    {WITH_READY("{'log': '('}"),
+     "profile 'x.json': ready.log: invalid regular expression '(': {regerror}"},
+    {WITH_READY("{'tcp': 'localhost'}"),
+     "profile 'x.json': ready.tcp: expected 'host:port' with a port from 1 to 65535, got "
+     "'localhost'"},
+    {WITH_READY("{'tcp': '127.0.0.1:0'}"),
+     "profile 'x.json': ready.tcp: expected 'host:port' with a port from 1 to 65535, got "
+     "'127.0.0.1:0'"},
+    {WITH_READY("{'tcp': ':2593'}"),
+     "profile 'x.json': ready.tcp: expected 'host:port' with a port from 1 to 65535, got "
+     "':2593'"},
+    {WITH_READY("{'log': 'ready', 'timeout': 0}"),
+     "profile 'x.json': ready.timeout: expected a number > 0, got 0"},
+    {WITH_READY("{'delay': -1}"), "profile 'x.json': ready.delay: expected a number >= 0, got -1"},
+    {WITH_READY("{'delay': '5'}"), "profile 'x.json': ready.delay: expected a number >= 0"},
+    /* metrics */
+    {"{" BASE ", 'metrics': {'marker': ''}}",
+     "profile 'x.json': metrics.marker: expected a non-empty string"},
+    {WITH_HEALTH("{'key': 'slots'}"),
+     "profile 'x.json': metrics.health: expected an array of objects"},
+    {WITH_HEALTH("[{'label': 'skipped slots'}]"),
+     "profile 'x.json': metrics.health[0]: missing key 'key'"},
+    {WITH_HEALTH("[{'key': 'slots', 'better': 'up'}]"),
+     "profile 'x.json': metrics.health[0].better: expected 'lower' or 'higher', got 'up'"},
+    {WITH_HEALTH("[{'key': 'slots', 'must_be_zero': 'yes'}]"),
+     "profile 'x.json': metrics.health[0].must_be_zero: expected true or false"},
+    {WITH_HEALTH("[{'key': 'slots'}, {'key': 'slots'}]"),
+     "profile 'x.json': metrics.health[1].key: duplicate key 'slots'"},
+    /* stop and defaults */
+    {"{" BASE ", 'stop': {'signal': 'SIGFOO'}}",
+     "profile 'x.json': stop.signal: unknown signal 'SIGFOO' (expected SIGTERM, SIGINT, SIGHUP, "
+     "SIGQUIT, SIGUSR1, SIGUSR2 or SIGKILL)"},
+    {"{" BASE ", 'stop': {'grace': -5}}",
+     "profile 'x.json': stop.grace: expected a number >= 0, got -5"},
+    {"{" BASE ", 'defaults': {'repeat': 0}}",
+     "profile 'x.json': defaults.repeat: expected an integer >= 1"},
+    {"{" BASE ", 'defaults': {'repeat': 2.5}}",
+     "profile 'x.json': defaults.repeat: expected an integer >= 1"},
+    {"{" BASE ", 'defaults': {'sample': 0}}",
+     "profile 'x.json': defaults.sample: expected a number > 0, got 0"},
+    {"{" BASE ", 'defaults': {'warmup': -1}}",
+     "profile 'x.json': defaults.warmup: expected a number >= 0, got -1"},
+};
+
+static char *regerror_text(void)
+{
+    regex_t re;
+    char buf[256];
+    int rc = regcomp(&re, "(", REG_EXTENDED | REG_NOSUB);
+    ck_assert_int_ne(rc, 0);
+    regerror(rc, &re, buf, sizeof(buf));
+    return xstrdup(buf);
+}
+
+START_TEST(test_bad_profile)
+{
+    const struct bad_case *c = &bad_cases[_i];
+    const char *dir = enter_case_dir();
+    put_config_files();
+    put_profile("x.json", c->json);
+
+    char *why = regerror_text();
+    const char *from[] = {"{dir}", "{regerror}"};
+    const char *to[] = {dir, why};
+    char *want = confedit_subst(c->error, from, to, 2, NULL);
+
+    struct profile p;
+    struct lb_error err = {{0}};
+    ck_assert_int_eq(profile_load("x.json", &p, &err), -1);
+    ck_assert_msg(strcmp(err.msg, want) == 0, "case %d:\n got: %s\nwant: %s", _i, err.msg, want);
+    /* A failed load leaves nothing to release. */
+    ck_assert_ptr_null(p.path);
+    ck_assert_ptr_null(p.text);
+    free(want);
+    free(why);
+}
+END_TEST
+
+START_TEST(test_missing_file)
+{
+    enter_case_dir();
+    struct profile p;
+    struct lb_error err;
+    ck_assert_int_eq(profile_load("nope.json", &p, &err), -1);
+    ck_assert_str_eq(err.msg, "cannot open 'nope.json': No such file or directory");
+}
+END_TEST
+
+START_TEST(test_defaults)
+{
+    const char *dir = enter_case_dir();
+    const char *text =
+        "{\"command\": [\"./srv\", \"{value}\"],\n"
+        " \"knob\": {\"name\": \"idle\", \"values\": [\"4\", \"0\"], \"argv\": {}},\n"
+        " \"ready\": {\"log\": \"^ready$\"}}";
+    put("minimal.json", text);
+    struct profile p;
+    struct lb_error err;
+    ck_assert_msg(profile_load("minimal.json", &p, &err) == 0, "%s", err.msg);
+
+    ck_assert_str_eq(p.path, "minimal.json");
+    ck_assert_str_eq(p.dir, dir);
+    ck_assert_str_eq(p.name, "minimal");
+    ck_assert_ptr_null(p.description);
+    ck_assert_uint_eq(p.command.n, 2);
+    ck_assert_str_eq(p.command.v[1], "{value}");
+    ck_assert_str_eq(p.cwd, dir);
+    ck_assert_uint_eq(p.env.n, 0);
+    ck_assert_str_eq(p.knob.label, "idle");
+    ck_assert_str_eq(p.knob.baseline, "4");
+    ck_assert_int_eq(p.knob.set.kind, SETTER_ARGV);
+    ck_assert_str_eq(p.knob.set.placeholder, "{value}");
+    ck_assert_uint_eq(p.n_fixed, 0);
+    ck_assert_int_eq(p.ready.kind, READY_LOG);
+    ck_assert_str_eq(p.ready.log_pattern, "^ready$");
+    ck_assert_double_eq(p.ready.timeout_s, 60);
+    ck_assert_str_eq(p.marker, "loop: ");
+    ck_assert_uint_eq(p.n_health, 0);
+    ck_assert_int_eq(p.stop_signal, SIGTERM);
+    ck_assert_double_eq(p.stop_grace_s, 10);
+    ck_assert_double_eq(p.warmup_s, 45);
+    ck_assert_double_eq(p.sample_s, 60);
+    ck_assert_int_eq(p.repeat, 3);
+
+    char hash[17];
+    hash_fnv1a64_hex(text, strlen(text), hash);
+    ck_assert_str_eq(p.hash, hash);
+    ck_assert_str_eq(p.text, text);
+    profile_release(&p);
+}
+END_TEST
+
+START_TEST(test_every_key)
+{
+    const char *dir = enter_case_dir();
+    put_config_files();
+    ck_assert_int_eq(mkdir("run", 0755), 0);
+    put_profile("every.json",
+                "{'name': 'srv', 'description': 'all of it', 'command': ['./srv', '-t', '{t}'],"
+                " 'cwd': 'run', 'env': {'A': '1', 'B': ''},"
+                " 'knob': {'name': 'idle', 'label': 'idle (ms)', 'values': ['0', '2.5', '8'],"
+                "   'baseline': '8', 'config': {'file': 'cfg.json', 'path': ['settings', 'idle'],"
+                "   'type': 'number'}},"
+                " 'fixed': [{'name': 't', 'value': '4', 'argv': {}},"
+                "   {'name': 'mode', 'value': 'bench', 'env': 'SRV_MODE'},"
+                "   {'name': 'a', 'value': '1', 'config': {'file': 'cfg.json',"
+                "     'path': ['settings', 'a']}}],"
+                " 'ready': {'tcp': '[::1]:2593', 'timeout': 7.5},"
+                " 'metrics': {'marker': 'stats: ', 'health': [{'key': 'slots', 'label': 'skipped',"
+                "   'must_be_zero': true}, {'key': 'cps', 'better': 'higher'}]},"
+                " 'stop': {'signal': 'INT', 'grace': 0},"
+                " 'defaults': {'warmup': 0, 'sample': 1.5, 'repeat': 5}}");
+    struct profile p;
+    struct lb_error err;
+    ck_assert_msg(profile_load("every.json", &p, &err) == 0, "%s", err.msg);
+
+    char *cwd = path_join(dir, "run"), *cfg = path_join(dir, "cfg.json");
+    ck_assert_str_eq(p.name, "srv");
+    ck_assert_str_eq(p.description, "all of it");
+    ck_assert_str_eq(p.cwd, cwd);
+    ck_assert_uint_eq(p.env.n, 2);
+    ck_assert_str_eq(p.env.v[0], "A=1");
+    ck_assert_str_eq(p.env.v[1], "B=");
+    ck_assert_str_eq(p.knob.label, "idle (ms)");
+    ck_assert_str_eq(p.knob.baseline, "8");
+    ck_assert_uint_eq(p.knob.values.n, 3);
+    ck_assert_int_eq(p.knob.set.kind, SETTER_CONFIG);
+    ck_assert_int_eq(p.knob.set.type, SETTER_NUMBER);
+    ck_assert_str_eq(p.knob.set.file, cfg);
+    ck_assert_uint_eq(p.knob.set.key_depth, 2);
+    ck_assert_str_eq(p.knob.set.key_path[1], "idle");
+    ck_assert_uint_eq(p.n_fixed, 3);
+    ck_assert_str_eq(p.fixed[0].set.placeholder, "{t}");
+    ck_assert_int_eq(p.fixed[1].set.kind, SETTER_ENV);
+    ck_assert_str_eq(p.fixed[1].set.env_name, "SRV_MODE");
+    ck_assert_int_eq(p.fixed[2].set.type, SETTER_STRING);
+    ck_assert_int_eq(p.ready.kind, READY_TCP);
+    ck_assert_str_eq(p.ready.host, "::1");
+    ck_assert_int_eq(p.ready.port, 2593);
+    ck_assert_double_eq(p.ready.timeout_s, 7.5);
+    ck_assert_str_eq(p.marker, "stats: ");
+    ck_assert_uint_eq(p.n_health, 2);
+    ck_assert_str_eq(p.health[0].label, "skipped");
+    ck_assert(p.health[0].must_be_zero);
+    ck_assert_int_eq(p.health[0].better, LOWER_IS_BETTER);
+    ck_assert_str_eq(p.health[1].label, "cps");
+    ck_assert_int_eq(p.health[1].better, HIGHER_IS_BETTER);
+    ck_assert(!p.health[1].must_be_zero);
+    ck_assert_int_eq(p.stop_signal, SIGINT);
+    ck_assert_str_eq(profile_signal_name(p.stop_signal), "SIGINT");
+    ck_assert_double_eq(p.stop_grace_s, 0);
+    ck_assert_double_eq(p.warmup_s, 0);
+    ck_assert_double_eq(p.sample_s, 1.5);
+    ck_assert_int_eq(p.repeat, 5);
+    free(cwd);
+    free(cfg);
+    profile_release(&p);
+}
+END_TEST
+
+START_TEST(test_loopbench_dir)
+{
+    enter_case_dir();
+    put_profile("x.json", "{'command': ['{loopbench_dir}/srv', '{value}'], 'cwd': "
+                          "'{loopbench_dir}', " KNOB ", " READY "}");
+    struct profile p;
+    struct lb_error err;
+    ck_assert_msg(profile_load("x.json", &p, &err) == 0, "%s", err.msg);
+    char *exe_dir = plat_exe_dir(&err);
+    ck_assert_ptr_nonnull(exe_dir);
+    char *srv = path_join(exe_dir, "srv");
+    ck_assert_str_eq(p.command.v[0], srv);
+    ck_assert_str_eq(p.cwd, exe_dir);
+    free(srv);
+    free(exe_dir);
+    profile_release(&p);
+}
+END_TEST
+
+/* The source tree's profiles/ directory. */
+static char *shipped(const char *name)
+{
+    return xasprintf("%s/../../profiles/%s", data, name);
+}
+
+START_TEST(test_refshard_shipped)
+{
+    const char *dir = enter_case_dir();
+    char *json = shipped("refshard.json"), *config = shipped("refshard.config.json");
+    copy(json, "refshard.json");
+    copy(config, "refshard.config.json");
+    struct profile p;
+    struct lb_error err;
+    ck_assert_msg(profile_load("refshard.json", &p, &err) == 0, "%s", err.msg);
+
+    char *exe_dir = plat_exe_dir(&err);
+    char *refshard = path_join(exe_dir, "refshard");
+    char *cfg = path_join(dir, "refshard.config.json");
+    ck_assert_str_eq(p.name, "refshard");
+    ck_assert_str_eq(p.command.v[0], refshard);
+    ck_assert_str_eq(p.knob.name, "server.eventLoopIdleWaitMs");
+    ck_assert_str_eq(p.knob.baseline, "0");
+    ck_assert_int_eq(p.knob.set.kind, SETTER_CONFIG);
+    ck_assert_str_eq(p.knob.set.file, cfg);
+    ck_assert_int_eq(p.ready.kind, READY_LOG);
+    ck_assert_uint_eq(p.n_health, 3);
+    free(json);
+    free(config);
+    free(exe_dir);
+    free(refshard);
+    free(cfg);
+    profile_release(&p);
+}
+END_TEST
+
+START_TEST(test_modernuo_shipped)
+{
+    const char *dir = enter_case_dir();
+    char *json = shipped("modernuo.json");
+    char *config = xasprintf("%s/profiles/modernuo.config.json", data);
+    struct lb_error err;
+    copy(json, "modernuo.json");
+    ck_assert_int_eq(mkdir_p("Distribution/Configuration", 0755, &err), 0);
+    copy(config, "Distribution/Configuration/modernuo.json");
+    struct profile p;
+    ck_assert_msg(profile_load("modernuo.json", &p, &err) == 0, "%s", err.msg);
+
+    char *cwd = path_join(dir, "Distribution");
+    ck_assert_str_eq(p.name, "modernuo");
+    ck_assert_str_eq(p.command.v[0], "./ModernUO");
+    ck_assert_str_eq(p.cwd, cwd);
+    ck_assert_uint_eq(p.knob.values.n, 5);
+    ck_assert_str_eq(p.knob.values.v[4], "8");
+    ck_assert_str_eq(p.knob.baseline, "0");
+    ck_assert_int_eq(p.knob.set.type, SETTER_STRING);
+    ck_assert_str_eq(p.knob.set.key_path[0], "settings");
+    ck_assert_uint_eq(p.n_fixed, 3);
+    ck_assert_str_eq(p.fixed[2].name, "server.loopStatsIntervalSeconds");
+    ck_assert_int_eq(p.ready.kind, READY_TCP);
+    ck_assert_str_eq(p.ready.host, "127.0.0.1");
+    ck_assert_int_eq(p.ready.port, 2593);
+    ck_assert_str_eq(p.marker, "loop: ");
+    free(json);
+    free(config);
+    free(cwd);
+    profile_release(&p);
+}
+END_TEST
+
+/* The first thing a ModernUO operator who put the profile in the wrong place sees. */
+START_TEST(test_modernuo_without_config)
+{
+    const char *dir = enter_case_dir();
+    char *json = shipped("modernuo.json");
+    copy(json, "modernuo.json");
+    ck_assert_int_eq(mkdir("Distribution", 0755), 0);
+    struct profile p;
+    struct lb_error err;
+    ck_assert_int_eq(profile_load("modernuo.json", &p, &err), -1);
+    char *want = xasprintf("profile 'modernuo.json': knob.config.file: cannot open "
+                           "'%s/Distribution/Configuration/modernuo.json': No such file or "
+                           "directory",
+                           dir);
+    ck_assert_str_eq(err.msg, want);
+    free(want);
+    free(json);
+}
+END_TEST
+
+/* The test executables are not beside a build's profiles/ nor installed. */
+START_TEST(test_default_path_missing)
+{
+    struct lb_error err;
+    char *exe_dir = plat_exe_dir(&err);
+    ck_assert_ptr_nonnull(exe_dir);
+    ck_assert_ptr_null(profile_default_path(&err));
+    char *want = xasprintf("cannot find the built-in profile: neither '%s/profiles/refshard.json' "
+                           "nor '%s/../share/loopbench/profiles/refshard.json' exists",
+                           exe_dir, exe_dir);
+    ck_assert_str_eq(err.msg, want);
+    free(want);
+    free(exe_dir);
+}
+END_TEST
+
+static Suite *profile_suite(void)
+{
+    Suite *s = suite_create("profile");
+    TCase *tc = tcase_create("profile");
+    tcase_add_unchecked_fixture(tc, root_make, root_remove);
+    tcase_add_loop_test(tc, test_bad_profile, 0, (int)ARRAY_SIZE(bad_cases));
+    tcase_add_test(tc, test_missing_file);
+    tcase_add_test(tc, test_defaults);
+    tcase_add_test(tc, test_every_key);
+    tcase_add_test(tc, test_loopbench_dir);
+    tcase_add_test(tc, test_refshard_shipped);
+    tcase_add_test(tc, test_modernuo_shipped);
+    tcase_add_test(tc, test_modernuo_without_config);
+    tcase_add_test(tc, test_default_path_missing);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(profile_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
