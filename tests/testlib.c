@@ -2,6 +2,7 @@
 
 #include <check.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,41 @@
 #include <unistd.h>
 
 #include "util.h"
+
+static char root[PATH_MAX];
+static char data[PATH_MAX];
+
+void testlib_root_make(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    ck_assert_int_lt(snprintf(root, sizeof(root), "%s/loopbench-check-XXXXXX",
+                              tmp && *tmp ? tmp : "/tmp"),
+                     (int)sizeof(root));
+    ck_assert_ptr_nonnull(mkdtemp(root));
+    const char *env = getenv("TESTS_DATA");
+    ck_assert_ptr_nonnull(env);
+    ck_assert_ptr_nonnull(realpath(env, data));
+}
+
+void testlib_root_remove(void)
+{
+    testlib_rmtree(root);
+}
+
+const char *testlib_case_dir(void)
+{
+    static char dir[PATH_MAX], real[PATH_MAX];
+    ck_assert_int_lt(snprintf(dir, sizeof(dir), "%s/case-XXXXXX", root), (int)sizeof(dir));
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    ck_assert_int_eq(chdir(dir), 0);
+    ck_assert_ptr_nonnull(realpath(dir, real));
+    return real;
+}
+
+const char *testlib_data(void)
+{
+    return data;
+}
 
 char *testlib_tmpdir(void)
 {

@@ -4,10 +4,21 @@
 
 #include <stddef.h>
 
+/* One directory per test executable, made in the parent before the tests fork and
+ * removed after them (a Check unchecked fixture), so a failing test leaves nothing
+ * behind; TESTS_DATA is made absolute before any test changes directory. */
+void testlib_root_make(void);
+void testlib_root_remove(void);
+/* A fresh directory for one test under the root, made the current one; returns its
+ * real path (static storage, valid until the next call). */
+const char *testlib_case_dir(void);
+/* The tests' data directory (tests/data), absolute. */
+const char *testlib_data(void);
+
 /* A fresh temporary directory (new string); testlib_rmtree removes it and its content. */
 char *testlib_tmpdir(void);
 void testlib_rmtree(const char *path);
-/* Write a file with the given text (and mode); aborts the test on failure. */
+/* Write a file with the given text and mode; fails the test on error. */
 void testlib_write(const char *path, const char *text, unsigned mode);
 /* Read a whole file (new string). */
 char *testlib_read(const char *path);

@@ -2,7 +2,6 @@
  * byte for byte, every run starts from the operator's original, and argv and the
  * environment get the values where the profile says. */
 #include <check.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,49 +11,8 @@
 
 #include "confedit.h"
 #include "profile.h"
+#include "testlib.h"
 #include "util.h"
-
-/* Made in the parent process before the tests fork and removed after them, so that a
- * failing test leaves nothing behind. */
-static char root[PATH_MAX];
-/* TESTS_DATA made absolute before the tests change directory. */
-static char data[PATH_MAX];
-
-static void root_make(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    ck_assert_int_lt(
-        snprintf(root, sizeof(root), "%s/check-confedit-XXXXXX", tmp && *tmp ? tmp : "/tmp"),
-        (int)sizeof(root));
-    ck_assert_ptr_nonnull(mkdtemp(root));
-    const char *env = getenv("TESTS_DATA");
-    ck_assert_ptr_nonnull(env);
-    ck_assert_ptr_nonnull(realpath(env, data));
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void root_remove(void)
-{
-    nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* A fresh directory for one test, made the current one; returns its real path. */
-static const char *enter_case_dir(void)
-{
-    static char dir[PATH_MAX], real[PATH_MAX];
-    ck_assert_int_lt(snprintf(dir, sizeof(dir), "%s/case-XXXXXX", root), (int)sizeof(dir));
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    ck_assert_int_eq(chdir(dir), 0);
-    ck_assert_ptr_nonnull(realpath(dir, real));
-    return real;
-}
 
 static void put(const char *path, const char *text, unsigned mode)
 {
@@ -249,7 +207,7 @@ static char *applied(const char *value)
 
 START_TEST(test_round_trip_byte_identical)
 {
-    enter_case_dir();
+    testlib_case_dir();
     put("cfg.json", odd_config, 0640);
     struct profile p;
     struct confedit ce;
@@ -274,7 +232,7 @@ END_TEST
 /* ModernUO rewrites its config at start-up; the operator must still get theirs back. */
 START_TEST(test_restore_after_target_rewrote)
 {
-    enter_case_dir();
+    testlib_case_dir();
     put("cfg.json", odd_config, 0640);
     struct profile p;
     struct confedit ce;
@@ -295,7 +253,7 @@ END_TEST
 
 START_TEST(test_apply_starts_from_original)
 {
-    enter_case_dir();
+    testlib_case_dir();
     put("cfg.json", odd_config, 0640);
     struct profile p;
     struct confedit ce;
@@ -318,7 +276,7 @@ END_TEST
 
 START_TEST(test_restore_leaves_identical_file_alone)
 {
-    enter_case_dir();
+    testlib_case_dir();
     put("cfg.json", odd_config, 0640);
     struct profile p;
     struct confedit ce;
@@ -346,7 +304,7 @@ END_TEST
 /* One file that cannot be restored must not keep the others from being restored. */
 START_TEST(test_restore_keeps_going)
 {
-    const char *dir = enter_case_dir();
+    const char *dir = testlib_case_dir();
     put("a.json", "{\"a\": 1}", 0644);
     put("b.json", "{\"b\": 1}", 0644);
     struct profile p;
@@ -379,7 +337,7 @@ END_TEST
 /* An operator's config that is a symlink stays one, pointing where it pointed. */
 START_TEST(test_symlinked_config_stays_a_link)
 {
-    enter_case_dir();
+    testlib_case_dir();
     ck_assert_int_eq(mkdir("real", 0755), 0);
     put("real/cfg.json", odd_config, 0640);
     ck_assert_int_eq(symlink("real/cfg.json", "cfg.json"), 0);
@@ -406,7 +364,7 @@ END_TEST
 
 START_TEST(test_begin_needs_the_file)
 {
-    const char *dir = enter_case_dir();
+    const char *dir = testlib_case_dir();
     put("cfg.json", odd_config, 0640);
     struct profile p;
     struct confedit ce;
@@ -425,7 +383,7 @@ END_TEST
 /* The operator's file changed between load and run: the error names it. */
 START_TEST(test_apply_error_names_file)
 {
-    const char *dir = enter_case_dir();
+    const char *dir = testlib_case_dir();
     put("cfg.json", odd_config, 0640);
     struct profile p;
     struct confedit ce;
@@ -448,10 +406,10 @@ END_TEST
 /* The shipped ModernUO profile applied to a config of the reference's shape. */
 START_TEST(test_modernuo_applied)
 {
-    enter_case_dir();
-    char *src = xasprintf("%s/../../profiles/modernuo.json", data);
-    char *cfg_src = xasprintf("%s/profiles/modernuo.config.json", data);
-    char *golden_path = xasprintf("%s/profiles/modernuo.config.applied-4.json", data);
+    testlib_case_dir();
+    char *src = xasprintf("%s/../../profiles/modernuo.json", testlib_data());
+    char *cfg_src = xasprintf("%s/profiles/modernuo.config.json", testlib_data());
+    char *golden_path = xasprintf("%s/profiles/modernuo.config.applied-4.json", testlib_data());
     char *profile_text, *original, *golden;
     size_t original_len, golden_len;
     struct lb_error err;
@@ -482,7 +440,7 @@ END_TEST
 
 START_TEST(test_argv)
 {
-    enter_case_dir();
+    testlib_case_dir();
     struct profile p;
     struct strv argv;
     struct lb_error err;
@@ -511,7 +469,7 @@ END_TEST
 
 START_TEST(test_envp)
 {
-    enter_case_dir();
+    testlib_case_dir();
     struct profile p;
     struct strv envp;
     load("{\"command\": [\"./srv\"], \"env\": {\"B\": \"3\", \"C\": \"4\"},"
@@ -535,7 +493,7 @@ END_TEST
 
 START_TEST(test_envp_empty)
 {
-    enter_case_dir();
+    testlib_case_dir();
     struct profile p;
     struct strv envp;
     load("{\"command\": [\"./srv\", \"{value}\"],"
@@ -564,7 +522,7 @@ static Suite *confedit_suite(void)
     suite_add_tcase(s, json);
 
     TCase *files = tcase_create("files");
-    tcase_add_unchecked_fixture(files, root_make, root_remove);
+    tcase_add_unchecked_fixture(files, testlib_root_make, testlib_root_remove);
     tcase_add_test(files, test_round_trip_byte_identical);
     tcase_add_test(files, test_restore_after_target_rewrote);
     tcase_add_test(files, test_apply_starts_from_original);

@@ -2,7 +2,6 @@
  * exact line, defaults are filled in, and the two shipped profiles load. */
 #include <check.h>
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <regex.h>
 #include <signal.h>
@@ -15,49 +14,8 @@
 #include "confedit.h"
 #include "platform/platform.h"
 #include "profile.h"
+#include "testlib.h"
 #include "util.h"
-
-/* Made in the parent process before the tests fork and removed after them, so that a
- * failing test leaves nothing behind. */
-static char root[PATH_MAX];
-/* TESTS_DATA made absolute before the tests change directory. */
-static char data[PATH_MAX];
-
-static void root_make(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    ck_assert_int_lt(
-        snprintf(root, sizeof(root), "%s/check-profile-XXXXXX", tmp && *tmp ? tmp : "/tmp"),
-        (int)sizeof(root));
-    ck_assert_ptr_nonnull(mkdtemp(root));
-    const char *env = getenv("TESTS_DATA");
-    ck_assert_ptr_nonnull(env);
-    ck_assert_ptr_nonnull(realpath(env, data));
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
-static void root_remove(void)
-{
-    nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* A fresh directory for one test, made the current one; returns its real path. */
-static const char *enter_case_dir(void)
-{
-    static char dir[PATH_MAX], real[PATH_MAX];
-    ck_assert_int_lt(snprintf(dir, sizeof(dir), "%s/case-XXXXXX", root), (int)sizeof(dir));
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    ck_assert_int_eq(chdir(dir), 0);
-    ck_assert_ptr_nonnull(realpath(dir, real));
-    return real;
-}
 
 static void put(const char *path, const char *text)
 {
@@ -274,7 +232,7 @@ static char *regerror_text(void)
 START_TEST(test_bad_profile)
 {
     const struct bad_case *c = &bad_cases[_i];
-    const char *dir = enter_case_dir();
+    const char *dir = testlib_case_dir();
     put_config_files();
     put_profile("x.json", c->json);
 
@@ -297,7 +255,7 @@ END_TEST
 
 START_TEST(test_missing_file)
 {
-    enter_case_dir();
+    testlib_case_dir();
     struct profile p;
     struct lb_error err;
     ck_assert_int_eq(profile_load("nope.json", &p, &err), -1);
@@ -307,7 +265,7 @@ END_TEST
 
 START_TEST(test_defaults)
 {
-    const char *dir = enter_case_dir();
+    const char *dir = testlib_case_dir();
     const char *text =
         "{\"command\": [\"./srv\", \"{value}\"],\n"
         " \"knob\": {\"name\": \"idle\", \"values\": [\"4\", \"0\"], \"argv\": {}},\n"
@@ -351,7 +309,7 @@ END_TEST
 
 START_TEST(test_every_key)
 {
-    const char *dir = enter_case_dir();
+    const char *dir = testlib_case_dir();
     put_config_files();
     ck_assert_int_eq(mkdir("run", 0755), 0);
     put_profile("every.json",
@@ -419,7 +377,7 @@ END_TEST
 
 START_TEST(test_loopbench_dir)
 {
-    enter_case_dir();
+    testlib_case_dir();
     put_profile("x.json", "{'command': ['{loopbench_dir}/srv', '{value}'], 'cwd': "
                           "'{loopbench_dir}', " KNOB ", " READY "}");
     struct profile p;
@@ -439,12 +397,12 @@ END_TEST
 /* The source tree's profiles/ directory. */
 static char *shipped(const char *name)
 {
-    return xasprintf("%s/../../profiles/%s", data, name);
+    return xasprintf("%s/../../profiles/%s", testlib_data(), name);
 }
 
 START_TEST(test_refshard_shipped)
 {
-    const char *dir = enter_case_dir();
+    const char *dir = testlib_case_dir();
     char *json = shipped("refshard.json"), *config = shipped("refshard.config.json");
     copy(json, "refshard.json");
     copy(config, "refshard.config.json");
@@ -474,9 +432,9 @@ END_TEST
 
 START_TEST(test_modernuo_shipped)
 {
-    const char *dir = enter_case_dir();
+    const char *dir = testlib_case_dir();
     char *json = shipped("modernuo.json");
-    char *config = xasprintf("%s/profiles/modernuo.config.json", data);
+    char *config = xasprintf("%s/profiles/modernuo.config.json", testlib_data());
     struct lb_error err;
     copy(json, "modernuo.json");
     ck_assert_int_eq(mkdir_p("Distribution/Configuration", 0755, &err), 0);
@@ -509,7 +467,7 @@ END_TEST
 /* The first thing a ModernUO operator who put the profile in the wrong place sees. */
 START_TEST(test_modernuo_without_config)
 {
-    const char *dir = enter_case_dir();
+    const char *dir = testlib_case_dir();
     char *json = shipped("modernuo.json");
     copy(json, "modernuo.json");
     ck_assert_int_eq(mkdir("Distribution", 0755), 0);
@@ -546,7 +504,7 @@ static Suite *profile_suite(void)
 {
     Suite *s = suite_create("profile");
     TCase *tc = tcase_create("profile");
-    tcase_add_unchecked_fixture(tc, root_make, root_remove);
+    tcase_add_unchecked_fixture(tc, testlib_root_make, testlib_root_remove);
     tcase_add_loop_test(tc, test_bad_profile, 0, (int)ARRAY_SIZE(bad_cases));
     tcase_add_test(tc, test_missing_file);
     tcase_add_test(tc, test_defaults);
