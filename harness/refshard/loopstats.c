@@ -17,8 +17,8 @@ void loopstats_format(char *buf, size_t len, const struct loopstats_totals *from
     double ratio = iterations > 0 ? (double)sleeps * 100 / (double)iterations : 0;
 
     snprintf(buf, len,
-             "loop: cpu=%.1f%% cps=%.0f missed8ms=%" PRIu64 " missed16ms=%" PRIu64
-             " sched=%" PRIu64 " slots=%" PRIu64 "/%" PRIu64 " tickLagPeak=%" PRId64 "ms"
+             "loop: cpu=%.1f%% cps=%.0f missed8ms=%" PRIu64 " missed16ms=%" PRIu64 " sched=%" PRIu64
+             " slots=%" PRIu64 "/%" PRIu64 " tickLagPeak=%" PRId64 "ms"
              " sleeps=%" PRIu64 "/%" PRIu64 " (%.1f%%) wakes=%" PRIu64 " elided=%" PRIu64
              " backoffs=%" PRIu64 "%s idleWait=%dms",
              cpu, cps, b->missed8 - a->missed8, b->missed16 - a->missed16, b->sched - a->sched,

@@ -24,22 +24,20 @@ struct setting {
     size_t offset; /* of the field in struct settings */
 };
 
-#define LONG_SETTING(key, def, min, max, field)                                                  \
-    {key, def, SETTING_LONG, min, max, offsetof(struct settings, field)}
+#define FIELD(f) offsetof(struct settings, f)
 
 static const struct setting table[] = {
-    LONG_SETTING("server.eventLoopIdleWaitMs", "2", 0, 1000, idle_wait_ms),
-    LONG_SETTING("server.loopStatsIntervalSeconds", "0", 0, 86400, stats_interval_s),
-    LONG_SETTING("server.lateWakeThreshold", "1", 0, LONG_MAX, late_wake_threshold),
-    LONG_SETTING("server.lateWakePercent", "10", 0, 100, late_wake_percent),
-    {"server.autoDetectIdleWait", "True", SETTING_BOOL, 0, 1,
-     offsetof(struct settings, auto_detect_idle_wait)},
-    LONG_SETTING("refshard.timers", "200", 0, 1000000, timers),
-    LONG_SETTING("refshard.timerMinMs", "100", 1, 86400000, timer_min_ms),
-    LONG_SETTING("refshard.timerMaxMs", "5000", 1, 86400000, timer_max_ms),
-    LONG_SETTING("refshard.workPerTickUs", "0", 0, 1000000, work_per_tick_us),
-    LONG_SETTING("refshard.workPerTimerUs", "0", 0, 1000000, work_per_timer_us),
-    LONG_SETTING("refshard.postsPerSecond", "10", 0, 100000, posts_per_second),
+    {"server.eventLoopIdleWaitMs", "2", SETTING_LONG, 0, 1000, FIELD(idle_wait_ms)},
+    {"server.loopStatsIntervalSeconds", "0", SETTING_LONG, 0, 86400, FIELD(stats_interval_s)},
+    {"server.lateWakeThreshold", "1", SETTING_LONG, 0, LONG_MAX, FIELD(late_wake_threshold)},
+    {"server.lateWakePercent", "10", SETTING_LONG, 0, 100, FIELD(late_wake_percent)},
+    {"server.autoDetectIdleWait", "True", SETTING_BOOL, 0, 1, FIELD(auto_detect_idle_wait)},
+    {"refshard.timers", "200", SETTING_LONG, 0, 1000000, FIELD(timers)},
+    {"refshard.timerMinMs", "100", SETTING_LONG, 1, 86400000, FIELD(timer_min_ms)},
+    {"refshard.timerMaxMs", "5000", SETTING_LONG, 1, 86400000, FIELD(timer_max_ms)},
+    {"refshard.workPerTickUs", "0", SETTING_LONG, 0, 1000000, FIELD(work_per_tick_us)},
+    {"refshard.workPerTimerUs", "0", SETTING_LONG, 0, 1000000, FIELD(work_per_timer_us)},
+    {"refshard.postsPerSecond", "10", SETTING_LONG, 0, 100000, FIELD(posts_per_second)},
 };
 
 /* Decimal digits with an optional sign, nothing around them. */
@@ -67,8 +65,10 @@ static int parse_setting(const struct setting *st, const char *text, struct sett
         else if (strcasecmp(text, "false") == 0)
             *field = false;
         else
-            return rs_fail(err, "invalid boolean '%s' for '%s' in '%s' (expected \"True\" or "
-                                "\"False\")", text, st->key, path);
+            return rs_fail(err,
+                           "invalid boolean '%s' for '%s' in '%s' (expected \"True\" or "
+                           "\"False\")",
+                           text, st->key, path);
         return 0;
     }
     long v;
@@ -102,15 +102,18 @@ static int load_settings(json_t *root, struct settings *s, const char *path, uns
             v = json_object_get(obj, st->key);
         }
         if (!json_is_string(v))
-            return rs_fail(err, "invalid value for '%s' in '%s' (expected a string such as "
-                                "\"%s\")", st->key, path, st->def);
+            return rs_fail(err,
+                           "invalid value for '%s' in '%s' (expected a string such as "
+                           "\"%s\")",
+                           st->key, path, st->def);
         if (parse_setting(st, json_string_value(v), s, path, err) < 0)
             return -1;
     }
     if (s->timer_max_ms < s->timer_min_ms)
-        return rs_fail(err, "value %ld too small for 'refshard.timerMaxMs' in '%s' (expected at "
-                            "least refshard.timerMinMs, %ld)", s->timer_max_ms, path,
-                       s->timer_min_ms);
+        return rs_fail(err,
+                       "value %ld too small for 'refshard.timerMaxMs' in '%s' (expected at "
+                       "least refshard.timerMinMs, %ld)",
+                       s->timer_max_ms, path, s->timer_min_ms);
     return 0;
 }
 
@@ -120,15 +123,14 @@ static int parse_listener(const char *text, struct settings_listener *l, const c
 {
     const char *colon = strrchr(text, ':');
     long port;
-    if (!colon || (size_t)(colon - text) >= sizeof(l->host) ||
-        parse_long(colon + 1, &port) < 0 || port < 0 || port > 65535)
+    if (!colon || (size_t)(colon - text) >= sizeof(l->host) || parse_long(colon + 1, &port) < 0 ||
+        port < 0 || port > 65535)
         return rs_fail(err, "invalid listener '%s' in '%s' (expected \"host:port\")", text, path);
     memcpy(l->host, text, (size_t)(colon - text));
     l->host[colon - text] = '\0';
     struct in_addr addr;
     if (inet_pton(AF_INET, l->host, &addr) != 1)
-        return rs_fail(err, "invalid listener '%s' in '%s' (expected an IPv4 address)", text,
-                       path);
+        return rs_fail(err, "invalid listener '%s' in '%s' (expected an IPv4 address)", text, path);
     l->port = (uint16_t)port;
     return 0;
 }
@@ -144,14 +146,14 @@ static int load_listeners(json_t *root, struct settings *s, const char *path, un
     }
     if (!json_is_array(arr) || json_array_size(arr) == 0 ||
         json_array_size(arr) > SETTINGS_LISTENERS_MAX)
-        return rs_fail(err, "invalid 'listeners' in '%s' (expected an array of 1 to %d "
-                            "\"host:port\" strings)", path, SETTINGS_LISTENERS_MAX);
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v) {
+        return rs_fail(err,
+                       "invalid 'listeners' in '%s' (expected an array of 1 to %d "
+                       "\"host:port\" strings)",
+                       path, SETTINGS_LISTENERS_MAX);
+    for (size_t i = 0; i < json_array_size(arr); i++) {
+        json_t *v = json_array_get(arr, i);
         if (!json_is_string(v))
-            return rs_fail(err, "invalid listener in '%s' (expected a \"host:port\" string)",
-                           path);
+            return rs_fail(err, "invalid listener in '%s' (expected a \"host:port\" string)", path);
         if (parse_listener(json_string_value(v), &s->listeners[i], path, err) < 0)
             return -1;
     }
@@ -228,8 +230,8 @@ int settings_load(struct settings *s, const char *path, unsigned *added, struct 
     json_t *root = json_loadf(f, 0, &jerr);
     fclose(f);
     if (!root)
-        return rs_fail(err, "invalid JSON in config '%s' line %d column %d: %s", path,
-                       jerr.line, jerr.column, jerr.text);
+        return rs_fail(err, "invalid JSON in config '%s' line %d column %d: %s", path, jerr.line,
+                       jerr.column, jerr.text);
 
     int rc = -1;
     if (!json_is_object(root)) {

@@ -21,17 +21,17 @@ struct settings_listener {
 };
 
 struct settings {
-    long idle_wait_ms;         /* server.eventLoopIdleWaitMs */
-    long stats_interval_s;     /* server.loopStatsIntervalSeconds */
-    long late_wake_threshold;  /* server.lateWakeThreshold */
-    long late_wake_percent;    /* server.lateWakePercent */
+    long idle_wait_ms;          /* server.eventLoopIdleWaitMs */
+    long stats_interval_s;      /* server.loopStatsIntervalSeconds */
+    long late_wake_threshold;   /* server.lateWakeThreshold */
+    long late_wake_percent;     /* server.lateWakePercent */
     bool auto_detect_idle_wait; /* server.autoDetectIdleWait */
-    long timers;               /* refshard.timers */
-    long timer_min_ms;         /* refshard.timerMinMs */
-    long timer_max_ms;         /* refshard.timerMaxMs */
-    long work_per_tick_us;     /* refshard.workPerTickUs */
-    long work_per_timer_us;    /* refshard.workPerTimerUs */
-    long posts_per_second;     /* refshard.postsPerSecond */
+    long timers;                /* refshard.timers */
+    long timer_min_ms;          /* refshard.timerMinMs */
+    long timer_max_ms;          /* refshard.timerMaxMs */
+    long work_per_tick_us;      /* refshard.workPerTickUs */
+    long work_per_timer_us;     /* refshard.workPerTimerUs */
+    long posts_per_second;      /* refshard.postsPerSecond */
     struct settings_listener listeners[SETTINGS_LISTENERS_MAX];
     unsigned n_listeners;
 };

@@ -35,8 +35,7 @@ int waitset_open(struct waitset **out, struct rs_error *err);
 void waitset_close(struct waitset *ws);
 /* Watch fd for the readiness in `interest` (WAITSET_IN, WAITSET_OUT); events carry tag. */
 int waitset_add(struct waitset *ws, int fd, unsigned interest, void *tag, struct rs_error *err);
-int waitset_modify(struct waitset *ws, int fd, unsigned interest, void *tag,
-                   struct rs_error *err);
+int waitset_modify(struct waitset *ws, int fd, unsigned interest, void *tag, struct rs_error *err);
 /* Stop watching fd (before closing it). */
 void waitset_remove(struct waitset *ws, int fd);
 /* Wait up to timeout_ms (0: just look) and fill up to max events; returns how many, or -1. */

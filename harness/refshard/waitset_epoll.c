@@ -43,7 +43,9 @@ int waitset_open(struct waitset **out, struct rs_error *err)
     ws->wakefd = ws->sigfd = -1;
 
     /* Blocked signals are delivered through the signalfd only; threads started later inherit
-     * the mask, so none of them can take the signal instead. */
+     * the mask, so none of them can take the signal instead. An ignored signal would be
+     * discarded before it could be read (a shell starts background jobs with SIGINT
+     * ignored), so once blocked both get their default back: they always mean stop. */
     sigset_t mask;
     sigemptyset(&mask);
     sigaddset(&mask, SIGTERM);
@@ -59,8 +61,14 @@ int waitset_open(struct waitset **out, struct rs_error *err)
         rs_fail_errno(err, errno, "cannot create the wake eventfd");
         goto fail;
     }
-    if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0 ||
-        (ws->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+    if (sigprocmask(SIG_BLOCK, &mask, NULL) < 0) {
+        rs_fail_errno(err, errno, "cannot block SIGTERM and SIGINT");
+        goto fail;
+    }
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    ws->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (ws->sigfd < 0) {
         rs_fail_errno(err, errno, "cannot create the signalfd");
         goto fail;
     }
@@ -92,8 +100,7 @@ int waitset_add(struct waitset *ws, int fd, unsigned interest, void *tag, struct
     return ctl(ws, EPOLL_CTL_ADD, fd, interest, tag, err);
 }
 
-int waitset_modify(struct waitset *ws, int fd, unsigned interest, void *tag,
-                   struct rs_error *err)
+int waitset_modify(struct waitset *ws, int fd, unsigned interest, void *tag, struct rs_error *err)
 {
     return ctl(ws, EPOLL_CTL_MOD, fd, interest, tag, err);
 }

@@ -49,4 +49,9 @@ expect_usage_error "validate: no profile" validate
 expect_usage_error "validate: unknown option" validate --frob
 expect_usage_error "validate: missing file" validate "$TMP/none.json"
 
+# validate on the shipped reference profile (the build's copy, whose config exists).
+check "validate accepts the built-in profile" "$LOOPBENCH" validate "$BUILD_ROOT/profiles/refshard.json"
+check "validate --json prints the profile as JSON" bash -c \
+  "'$LOOPBENCH' validate --json '$BUILD_ROOT/profiles/refshard.json' | jq -e '.name == \"refshard\"' >/dev/null"
+
 [ "$fails" -eq 0 ]
