@@ -105,7 +105,7 @@ static int run_main(int argc, char **argv)
     long l;
     double d;
     int c;
-    while ((c = getopt_long(argc, argv, "+:s:n:w:t:o:q", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":s:n:w:t:o:q", longopts, NULL)) != -1) {
         switch (c) {
         case 's':
             if (split_settings(optarg, &o.settings) < 0) {

@@ -85,10 +85,8 @@ static int check_stdout(int status)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) {
-        print_help(stderr);
-        return LB_EXIT_USAGE;
-    }
+    if (argc < 2)
+        return msg_usage_error(NULL, "expected a command: run, sample, validate or help");
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
         print_help(stdout);

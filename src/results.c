@@ -386,6 +386,17 @@ static char *format_range(const struct stats_summary *s, int decimals, const cha
                      s->max);
 }
 
+/* The unit a health key's figures are shown in, from how its lines were parsed. */
+static const char *health_unit(const struct campaign *c, const char *key)
+{
+    for (size_t i = 0; i < c->n_runs; i++) {
+        const struct scrape_agg *a = scrape_run_find(&c->runs[i].scrape, key);
+        if (a)
+            return a->type == SCRAPE_DURATION_MS ? " ms" : a->type == SCRAPE_PERCENT ? "%" : "";
+    }
+    return "";
+}
+
 void results_print_table(const struct campaign *c, FILE *out)
 {
     const struct profile *p = &c->profile;
@@ -418,12 +429,12 @@ void results_print_table(const struct campaign *c, FILE *out)
                                       : xasprintf("%.1fx", ratio));
         table_set(&t, row, col++, format_range(&s.wakes, 0, ""));
         for (size_t k = 0; k < p->n_health && col < TABLE_MAX_COLS; k++) {
-            char *cell = format_range(&s.health[k], 1, "");
-            if (isfinite(s.health_total[k])) {
-                char *with_total = xasprintf("%s /%.0f", cell, s.health_total[k]);
-                free(cell);
-                cell = with_total;
-            }
+            /* A ratio's median denominator follows its median: "0.5/250 (0.0-1.0)". */
+            char *unit = isfinite(s.health_total[k])
+                             ? xasprintf("/%.0f", s.health_total[k])
+                             : xstrdup(health_unit(c, p->health[k].key));
+            char *cell = format_range(&s.health[k], 1, unit);
+            free(unit);
             table_set(&t, row, col++, cell);
         }
         setting_summary_release(&s);

@@ -457,7 +457,7 @@ static enum step warm_and_sample(struct campaign *c, struct plat_target *t, stru
     r->points = xcalloc(so.points_cap, sizeof(*r->points));
     so.points = r->points;
 
-    struct scrape_window_filter filter;
+    struct scrape_window_filter filter = {.written_in_window = true};
     filter.off_start = file_size(rp->stdout_log);
     uint64_t err_off_start = file_size(rp->stderr_log);
     progress_phase(p, index, label, "sample", c->sample_s);

@@ -325,6 +325,8 @@ static bool in_window(const struct scrape_window_filter *f, const struct scrape_
         return true;
     if (!l->has_time)
         return off >= f->off_start && off < f->off_end;
+    if (f->written_in_window && off < f->off_start)
+        return false;
     int t = l->seconds_of_day;
     if (f->tod_start <= f->tod_end)
         return t >= f->tod_start && t <= f->tod_end;

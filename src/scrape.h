@@ -66,10 +66,14 @@ void scrape_line_release(struct scrape_line *l);
 /* Which lines of a log belong to the sample window. A line with a timestamp counts when
  * the stamp (local time of day, 1 s resolution) lies in [tod_start, tod_end], wrapping
  * past midnight; a line without one counts when it starts at a byte offset in
- * [off_start, off_end). A NULL filter lets every line count. */
+ * [off_start, off_end). A NULL filter lets every line count.
+ * With written_in_window, a stamped line must also start at or after off_start: when
+ * loopbench watched the log grow, a line written before the window began cannot count
+ * just because its stamp falls in the window's first second. */
 struct scrape_window_filter {
     int tod_start, tod_end;
     uint64_t off_start, off_end;
+    bool written_in_window;
 };
 
 /* Per key, aggregated over the windows (marker lines) of one run. */

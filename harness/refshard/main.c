@@ -28,14 +28,16 @@ enum exit_code {
 };
 
 static const char usage[] =
-    "usage: refshard --config FILE\n"
+    "usage: refshard [--config FILE]\n"
     "\n"
     "loopbench's reference event-loop server: an idle world of timers on an 8 ms wheel with\n"
     "ModernUO's idle sleeping, late-wake backoff and loop: health lines, plus a line echo\n"
     "service on its TCP listeners. FILE is a ModernUO-shaped JSON config; missing settings\n"
     "are added to it with their defaults. Logs go to stdout; SIGTERM or SIGINT stops it.\n"
     "\n"
-    "  --config FILE   the configuration file (rewritten when settings are missing)\n"
+    "  --config FILE   the configuration file (rewritten when settings are missing);\n"
+    "                  default Configuration/modernuo.json, as a ModernUO shard started\n"
+    "                  from its Distribution/ directory reads it\n"
     "  --help          print this help and exit\n"
     "\n"
     "Settings (under \"settings\", every value a JSON string) and defaults:\n"
@@ -66,8 +68,9 @@ static int parse_args(int argc, char **argv, const char **config, struct rs_erro
         else
             return rs_fail(err, "unknown argument '%s' (try 'refshard --help')", argv[i]);
     }
+    /* ModernUO's own layout, so refshard can stand in for a shard under its profile. */
     if (!*config)
-        return rs_fail(err, "missing --config FILE (try 'refshard --help')");
+        *config = "Configuration/modernuo.json";
     return 0;
 }
 

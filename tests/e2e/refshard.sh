@@ -144,7 +144,7 @@ refused() {
 }
 
 help=$("$REFSHARD" --help) || help=
-check "--help prints the usage" [ "${help%%$'\n'*}" = "usage: refshard --config FILE" ]
+check "--help prints the usage" [ "${help%%$'\n'*}" = "usage: refshard [--config FILE]" ]
 
 # --- idle wait 0: the loop spins ---
 boot spin 0

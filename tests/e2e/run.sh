@@ -19,8 +19,9 @@ cat "$TMP/ab.txt"
 res=$out/results.json
 check "four runs, interleaved 0 2 0 2" \
   [ "$(jq -r '[.runs[].setting] | join(" ")' "$res")" = "0 2 0 2" ]
-check "schema names" jq -e '.schema == "loopbench/results/1" and (.profile|type) == "object"
-  and (.host|type) == "object" and (.runs|length) == 4 and (.summary|length) == 2' "$res"
+check "results.json validates against the documented schema" \
+  jq -e -f "$SOURCE_ROOT/tests/data/results-schema.jq" "$res"
+check "four runs and two summary entries" jq -e '(.runs|length) == 4 and (.summary|length) == 2' "$res"
 check "every run has the fixed keys" jq -e 'all(.runs[]; has("setting") and has("repeat")
   and .status == "ok" and (.started_at|type) == "string" and (.cpu_seconds|type) == "number"
   and (.wall_seconds|type) == "number" and (.cpu_percent|type) == "number"

@@ -690,6 +690,32 @@ START_TEST(test_file_crlf_and_no_final_newline)
 }
 END_TEST
 
+/* The window began mid-second: the line stamped in that second but written before the
+ * window started belongs to the warm-up, the one written after it to the window. */
+START_TEST(test_file_written_in_window)
+{
+    static const char before[] = "[10:00:00 INF] loop: tickLagPeak=30ms\n";
+    static const char log[] = "[10:00:00 INF] loop: tickLagPeak=30ms\n"
+                              "[10:00:00 INF] loop: tickLagPeak=4ms\n"
+                              "[10:00:02 INF] loop: tickLagPeak=6ms\n";
+    char *path = tmp_write("written.log", log, sizeof(log) - 1);
+    struct scrape_window_filter f = {.tod_start = TOD(10, 0, 0), .tod_end = TOD(10, 0, 2),
+                                     .off_start = sizeof(before) - 1, .off_end = sizeof(log) - 1,
+                                     .written_in_window = true};
+    struct scrape_run run = {0};
+    scrape_ok(path, &f, &run);
+    ck_assert_uint_eq(run.n_windows, 2);
+    ck_assert_double_eq(agg(&run, "tickLagPeak")->max, 6);
+    scrape_run_release(&run);
+    f.written_in_window = false; /* by the stamps alone, all three count */
+    memset(&run, 0, sizeof(run));
+    scrape_ok(path, &f, &run);
+    ck_assert_uint_eq(run.n_windows, 3);
+    scrape_run_release(&run);
+    free(path);
+}
+END_TEST
+
 START_TEST(test_file_empty_and_missing)
 {
     char *path = tmp_write("empty.log", "", 0);
@@ -837,6 +863,7 @@ static Suite *scrape_suite(void)
     tcase_add_test(tc, test_file_twice_adds);
     tcase_add_test(tc, test_file_type_change_left_out);
     tcase_add_test(tc, test_file_crlf_and_no_final_newline);
+    tcase_add_test(tc, test_file_written_in_window);
     tcase_add_test(tc, test_file_empty_and_missing);
     tcase_add_test(tc, test_file_megabyte_line);
     tcase_add_test(tc, test_file_streams_many_lines);
