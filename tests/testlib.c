@@ -85,3 +85,12 @@ char *testlib_read(const char *path)
     ck_assert_msg(read_file(path, &data, NULL, &err) == 0, "%s", err.msg);
     return data;
 }
+
+int testlib_run(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -15,6 +15,10 @@ const char *testlib_case_dir(void);
 /* The tests' data directory (tests/data), absolute. */
 const char *testlib_data(void);
 
+/* Run every test of s (Check forks each); the exit status for main(). */
+struct Suite;
+int testlib_run(struct Suite *s);
+
 /* A fresh temporary directory (new string); testlib_rmtree removes it and its content. */
 char *testlib_tmpdir(void);
 void testlib_rmtree(const char *path);

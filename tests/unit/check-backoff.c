@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "backoff.h"
+#include "testlib.h"
 
 /* An idle loop sleeps about 500 times a second at a 2 ms idle wait. */
 #define SLEEPS 500
@@ -235,9 +236,5 @@ static Suite *backoff_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(backoff_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return testlib_run(backoff_suite());
 }

@@ -541,9 +541,5 @@ static Suite *confedit_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(confedit_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return testlib_run(confedit_suite());
 }

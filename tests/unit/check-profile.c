@@ -520,9 +520,5 @@ static Suite *profile_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(profile_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return testlib_run(profile_suite());
 }

@@ -178,9 +178,5 @@ int main(void)
     tcase_add_test(tc, failed_runs_are_listed_but_not_summarised);
     tcase_add_test(tc, written_file_parses_and_table_marks_baseline);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return testlib_run(s);
 }

@@ -11,6 +11,7 @@
 
 #include "scrape.h"
 #include "util.h"
+#include "testlib.h"
 
 #define MARKER "loop: "
 #define REF_LINE                                                                                   \
@@ -874,9 +875,5 @@ static Suite *scrape_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(scrape_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return testlib_run(scrape_suite());
 }

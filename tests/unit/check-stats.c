@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "stats.h"
+#include "testlib.h"
 
 START_TEST(odd_count)
 {
@@ -56,9 +57,5 @@ int main(void)
     tcase_add_test(tc, even_count_and_order_kept);
     tcase_add_test(tc, nan_skipped_and_empty);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return testlib_run(s);
 }

@@ -125,9 +125,5 @@ int main(void)
     tcase_add_test(tc, fnv1a64_matches_reference_vectors);
     tcase_add_test(tc, utc_formats);
     suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return testlib_run(s);
 }

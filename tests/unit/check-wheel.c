@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "wheel.h"
+#include "testlib.h"
 
 /* One pass from a wheel whose last turn was at 0. */
 struct slice_case {
@@ -230,9 +231,5 @@ static Suite *wheel_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(wheel_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return testlib_run(wheel_suite());
 }
