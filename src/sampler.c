@@ -1,1 +1,142 @@
-/* placeholder: replaced by its module */
+/* The sample window (sampler.h).
+ *
+ * Each edge reads the monotonic clock and then, at once, the CPU source: the two
+ * figures of an edge belong to the same instant, so the window's CPU % is exact up to
+ * the source's resolution whatever happened in between. Between the edges the loop
+ * sleeps until each interval's absolute deadline (no drift), then takes a series
+ * point; it allocates and logs nothing. */
+#include "sampler.h"
+
+#include <string.h>
+
+#include "util.h"
+
+/* One reading of everything a series point is made of. */
+struct reading {
+    uint64_t mono_ns;
+    uint64_t cpu_ns;
+    struct plat_tree_stats tree;
+    struct plat_host_cpu host;
+};
+
+size_t sampler_points_needed(uint64_t window_ns, uint64_t interval_ns)
+{
+    if (interval_ns == 0)
+        return 0;
+    return (size_t)((window_ns + interval_ns - 1) / interval_ns);
+}
+
+/* The clock, then at once the CPU source (and the tree's other figures, read after
+ * the CPU), then the host's steal. */
+static int read_now(struct plat_target *t, struct reading *rd, struct lb_error *err)
+{
+    rd->mono_ns = mono_ns();
+    if (plat_target_read(t, &rd->cpu_ns, &rd->tree, err) < 0 || plat_host_cpu(&rd->host, err) < 0)
+        return -1;
+    return 0;
+}
+
+static uint64_t delta(uint64_t to, uint64_t from)
+{
+    /* Switch counts are summed over live threads: one that exits takes its count
+     * along, and the sum may drop. */
+    return to > from ? to - from : 0;
+}
+
+static double steal_percent(const struct plat_host_cpu *from, const struct plat_host_cpu *to)
+{
+    uint64_t total = delta(to->total_ns, from->total_ns);
+    return total ? (double)delta(to->steal_ns, from->steal_ns) * 100.0 / (double)total : 0;
+}
+
+static double per_s(uint64_t count, double dt_s)
+{
+    return dt_s > 0 ? (double)count / dt_s : 0;
+}
+
+/* A series point over (prev, cur], if there is room and time has passed. */
+static void point_add(const struct sampler_opts *o, struct sample_result *r,
+                      const struct reading *prev, const struct reading *cur, uint64_t start_ns)
+{
+    if (cur->tree.rss_bytes > r->rss_peak_bytes)
+        r->rss_peak_bytes = cur->tree.rss_bytes;
+    if (r->n_points >= o->points_cap || cur->mono_ns <= prev->mono_ns)
+        return;
+    struct series_point *pt = &o->points[r->n_points++];
+    double dt_s = (double)(cur->mono_ns - prev->mono_ns) / 1e9;
+    pt->t_s = (double)(cur->mono_ns - start_ns) / 1e9;
+    pt->cpu_percent = per_s(delta(cur->cpu_ns, prev->cpu_ns), dt_s) / 1e7;
+    pt->rss_bytes = cur->tree.rss_bytes;
+    pt->voluntary_per_s = per_s(delta(cur->tree.voluntary_ctxsw, prev->tree.voluntary_ctxsw), dt_s);
+    pt->involuntary_per_s =
+        per_s(delta(cur->tree.involuntary_ctxsw, prev->tree.involuntary_ctxsw), dt_s);
+    pt->steal_percent = steal_percent(&prev->host, &cur->host);
+}
+
+static void result_fill(struct sample_result *r, const struct reading *start,
+                        const struct reading *end)
+{
+    r->end_wall_ns = wall_ns();
+    r->cpu_ns = delta(end->cpu_ns, start->cpu_ns);
+    r->wall_ns = end->mono_ns - start->mono_ns;
+    r->cpu_percent = r->wall_ns ? (double)r->cpu_ns * 100.0 / (double)r->wall_ns : 0;
+    r->unreliable = r->cpu_ns < SAMPLER_RESOLUTION_GUARD * r->resolution_ns;
+    r->voluntary_ctxsw = delta(end->tree.voluntary_ctxsw, start->tree.voluntary_ctxsw);
+    r->involuntary_ctxsw = delta(end->tree.involuntary_ctxsw, start->tree.involuntary_ctxsw);
+    r->steal_percent = steal_percent(&start->host, &end->host);
+}
+
+int sampler_run(struct plat_target *t, const struct sampler_opts *o, struct sample_result *r,
+                struct lb_error *err)
+{
+    memset(r, 0, sizeof(*r));
+    r->resolution_ns = plat_target_cpu_resolution_ns(t);
+    struct reading start, prev, cur;
+    r->start_wall_ns = wall_ns();
+    if (read_now(t, &start, err) < 0)
+        return -1;
+    r->rss_peak_bytes = start.tree.rss_bytes;
+    prev = start;
+    uint64_t end = start.mono_ns + o->window_ns;
+    uint64_t step = o->interval_ns ? o->interval_ns : o->window_ns;
+    uint64_t next = start.mono_ns + step < end ? start.mono_ns + step : end;
+    enum sample_end how = SAMPLE_DONE;
+    for (;;) {
+        enum plat_event ev = plat_wait_until(next);
+        if (ev == PLAT_EVENT_INTERRUPT) {
+            how = SAMPLE_INTERRUPTED;
+            break;
+        }
+        if (ev == PLAT_EVENT_CHILD) {
+            if (plat_target_exited(t, &r->wstatus) == 1) {
+                how = SAMPLE_TARGET_EXITED;
+                break;
+            }
+            continue;
+        }
+        if (read_now(t, &cur, err) < 0)
+            return -1;
+        point_add(o, r, &prev, &cur, start.mono_ns);
+        prev = cur;
+        /* An attached process sends no SIGCHLD: its exit is looked for at each point. */
+        if (plat_target_exited(t, &r->wstatus) == 1)
+            how = SAMPLE_TARGET_EXITED;
+        if (o->on_tick) {
+            double done = (double)(cur.mono_ns - start.mono_ns) / (double)o->window_ns;
+            o->on_tick(o->tick_ctx, done < 1 ? done : 1);
+        }
+        if (next >= end || how != SAMPLE_DONE) {
+            result_fill(r, &start, &cur);
+            r->end = how;
+            return 0;
+        }
+        next = next + step < end ? next + step : end;
+    }
+    /* Cut short: the window ends here, with a last, partial point. */
+    if (read_now(t, &cur, err) < 0)
+        return -1;
+    point_add(o, r, &prev, &cur, start.mono_ns);
+    result_fill(r, &start, &cur);
+    r->end = how;
+    return 0;
+}

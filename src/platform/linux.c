@@ -1,11 +1,49 @@
-/* Linux back-end of the platform contract (platform.h). */
+/* Linux back-end of the platform contract (platform.h).
+ *
+ * CPU sources. perf-task-clock is one software counter opened by loopbench on the
+ * child before it execs, with inherit=1: the kernel gives every thread and descendant
+ * its own copy and folds it back into ours when it exits, so one read() is the whole
+ * tree, fresh to the nanosecond, exited members included. process-tree-clocks is the
+ * fallback (no perf_event_open, or an attached process): the process CPU clock of each
+ * live member, plus what members reaped from their children (cutime, cstime), plus
+ * what loopbench reaped itself (wait4 rusage). A clock read from outside lags a
+ * running thread by up to one scheduler tick, which is that source's resolution.
+ *
+ * The tree is walked again at each read through /proc/PID/task/TID/children (or, on
+ * kernels without it, one scan of /proc), into fixed arrays: the read is the hot path
+ * of a measurement and allocates nothing. */
 #include "platform/platform.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
+
+#define TREE_MAX 4096  /* processes in one target's tree */
+#define TIDS_MAX 16384 /* threads in one target's tree */
+#define SCAN_MAX 32768 /* processes on the host, for the /proc scan */
+#define LEADERS_MAX 64 /* spawned targets alive at once */
+#define TEXT_MAX 4096  /* one /proc text file (stat, statm, status) */
+#define DENTS_MAX 8192 /* one getdents64 batch */
+#define KILL_WAIT_NS (5 * NS_PER_SEC)
+#define KILL_POLL_NS (50 * 1000000ULL)
+#define ASSUMED_HZ 250
 
 const char *plat_name(void)
 {
@@ -22,4 +60,1207 @@ char *plat_exe_dir(struct lb_error *err)
     }
     buf[n] = '\0';
     return path_dirname(buf);
+}
+
+/* ---- CPU source names ------------------------------------------------------------- */
+
+const char *cpu_source_name(enum cpu_source_kind kind)
+{
+    switch (kind) {
+    case CPU_SOURCE_AUTO:
+        return "auto";
+    case CPU_SOURCE_PERF:
+        return "perf-task-clock";
+    case CPU_SOURCE_TREE:
+        return "process-tree-clocks";
+    }
+    return "unknown";
+}
+
+int cpu_source_parse(const char *s, enum cpu_source_kind *out)
+{
+    static const struct {
+        const char *name;
+        enum cpu_source_kind kind;
+    } names[] = {
+        {"auto", CPU_SOURCE_AUTO},
+        {"perf", CPU_SOURCE_PERF},
+        {"tree", CPU_SOURCE_TREE},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+        if (strcmp(s, names[i].name) == 0) {
+            *out = names[i].kind;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* ---- /proc readers ---------------------------------------------------------------- */
+
+/* The fields of /proc/PID/stat that loopbench uses, by their proc(5) numbers. */
+struct proc_stat {
+    char state;                   /* (3) */
+    pid_t ppid;                   /* (4) */
+    pid_t pgid;                   /* (5) */
+    unsigned long long cutime;    /* (16) clock ticks of reaped children, user */
+    unsigned long long cstime;    /* (17) ... and system */
+    unsigned long long starttime; /* (22) clock ticks after boot */
+};
+
+/* Parse /proc/PID/stat text. comm (2) may hold spaces and parentheses, so the fields
+ * are counted from the last ')'. */
+static int stat_parse(const char *text, struct proc_stat *st)
+{
+    const char *p = strrchr(text, ')');
+    if (!p || p[1] != ' ' || !p[2])
+        return -1;
+    st->state = p[2];
+    p += 3;
+    unsigned long long v[20]; /* fields 4..23 */
+    for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+        char *end;
+        errno = 0;
+        v[i] = strtoull(p, &end, 10);
+        if (end == p || errno)
+            return -1;
+        p = end;
+    }
+    st->ppid = (pid_t)v[0];
+    st->pgid = (pid_t)v[1];
+    st->cutime = v[12];
+    st->cstime = v[13];
+    st->starttime = v[18];
+    return 0;
+}
+
+/* Read a small /proc file into buf (NUL-terminated; what does not fit is left out).
+ * Returns the length, -1 with errno set on failure; ENOENT or ESRCH mean the process is
+ * gone. */
+static ssize_t proc_read(const char *path, char *buf, size_t cap)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    /* These files are rendered whole at the first read, which hands over all of it
+     * when it fits: a short read is the end, without another call to say so. */
+    ssize_t r;
+    do
+        r = read(fd, buf, cap - 1);
+    while (r < 0 && errno == EINTR);
+    int e = errno;
+    close(fd);
+    if (r < 0) {
+        errno = e;
+        return -1;
+    }
+    buf[r] = '\0';
+    return r;
+}
+
+static bool gone(int e)
+{
+    return e == ENOENT || e == ESRCH;
+}
+
+/* 0: read; 1: the process is gone; -1: another failure (err filled). */
+static int stat_read(pid_t pid, char *buf, size_t cap, struct proc_stat *st, struct lb_error *err)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    if (proc_read(path, buf, cap) < 0)
+        return gone(errno) ? 1 : lb_fail_errno(err, errno, "cannot read '%s'", path);
+    if (stat_parse(buf, st) < 0)
+        return lb_fail(err, "cannot parse '%s'", path);
+    return 0;
+}
+
+/* A numeric name of a /proc directory entry, else 0. */
+static pid_t dent_pid(const char *name)
+{
+    long v = 0;
+    if (*name < '1' || *name > '9')
+        return 0;
+    for (; *name; name++) {
+        if (*name < '0' || *name > '9' || v > INT_MAX / 10)
+            return 0;
+        v = v * 10 + (*name - '0');
+    }
+    return v <= INT_MAX ? (pid_t)v : 0;
+}
+
+/* ---- Targets and their trees ------------------------------------------------------ */
+
+struct member {
+    pid_t pid;
+    pid_t pgid;
+    pid_t ppid;
+    size_t tid_first, n_tids; /* its threads in tids[], as the walk listed them */
+};
+
+struct scan_entry {
+    pid_t pid;
+    pid_t ppid;
+};
+
+struct plat_target {
+    pid_t pid;
+    bool spawned;
+    bool reaped; /* spawned leader: waited for; attached: seen gone */
+    bool stopped;
+    int wstatus;
+    unsigned long long starttime; /* attached: tells a reused pid from ours */
+    enum cpu_source_kind source;
+    int perf_fd;
+    uint64_t resolution_ns;
+    uint64_t reaped_ns; /* CPU of tree members that loopbench reaped (wait4 rusage) */
+    uint64_t last_cpu_ns;
+    struct member members[TREE_MAX];
+    size_t n_members;
+    pid_t kids[TREE_MAX];
+    pid_t tids[TIDS_MAX];
+    size_t n_tids;
+    bool scanning;           /* this walk uses the /proc scan */
+    struct scan_entry *scan; /* its table, made when needed */
+    size_t n_scan;
+    char text[TEXT_MAX];
+    _Alignas(8) char dents[DENTS_MAX];
+};
+
+/* Which way trees are walked: -1 not probed yet, 1 children files, 0 /proc scan. */
+static int children_files = -1;
+static bool force_full_scan;
+
+void plat_force_full_scan(bool on)
+{
+    force_full_scan = on;
+}
+
+static bool use_children_files(void)
+{
+    if (children_files < 0) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)getpid(), (int)getpid());
+        children_files = access(path, R_OK) == 0;
+    }
+    return children_files && !force_full_scan;
+}
+
+/* Leaders of the spawned targets now alive, so that an orphan that loopbench adopted
+ * is given to the target it came from. */
+static pid_t leaders[LEADERS_MAX];
+static size_t n_leaders;
+
+static bool is_leader(pid_t pid)
+{
+    for (size_t i = 0; i < n_leaders; i++)
+        if (leaders[i] == pid)
+            return true;
+    return false;
+}
+
+/* An orphan keeps the process group of the tree it left unless it made its own (a
+ * daemon's setsid); one in no known group goes to every target. */
+static bool orphan_belongs(const struct plat_target *t, pid_t pgid)
+{
+    return pgid == t->pid || !is_leader(pgid);
+}
+
+static uint64_t ticks_to_ns(unsigned long long ticks)
+{
+    static long hz;
+    if (!hz)
+        hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+    return (uint64_t)ticks * (NS_PER_SEC / (uint64_t)hz);
+}
+
+static uint64_t rusage_ns(const struct rusage *ru)
+{
+    return ((uint64_t)ru->ru_utime.tv_sec + (uint64_t)ru->ru_stime.tv_sec) * NS_PER_SEC +
+           ((uint64_t)ru->ru_utime.tv_usec + (uint64_t)ru->ru_stime.tv_usec) * 1000;
+}
+
+/* Reap a child of loopbench if it has exited: its whole usage, its own reaped children
+ * included, moves from the live tree into reaped_ns. Returns 1 if reaped. */
+static int reap(struct plat_target *t, pid_t pid, int *wstatus)
+{
+    struct rusage ru;
+    int status;
+    pid_t r;
+    do
+        r = wait4(pid, &status, WNOHANG, &ru);
+    while (r < 0 && errno == EINTR);
+    if (r != pid)
+        return 0;
+    t->reaped_ns += rusage_ns(&ru);
+    if (wstatus)
+        *wstatus = status;
+    return 1;
+}
+
+static void leader_reap(struct plat_target *t)
+{
+    if (t->spawned && !t->reaped && reap(t, t->pid, &t->wstatus))
+        t->reaped = true;
+}
+
+static bool member_known(const struct plat_target *t, pid_t pid)
+{
+    for (size_t i = 0; i < t->n_members; i++)
+        if (t->members[i].pid == pid)
+            return true;
+    return false;
+}
+
+static int member_add(struct plat_target *t, pid_t pid, struct lb_error *err)
+{
+    if (member_known(t, pid))
+        return 0;
+    if (t->n_members == TREE_MAX)
+        return lb_fail(err, "the process tree of pid %d has more than %d processes", (int)t->pid,
+                       TREE_MAX);
+    t->members[t->n_members++] = (struct member){.pid = pid};
+    return 0;
+}
+
+/* The children of one thread, from its children file, into t->kids. */
+static void thread_children(struct plat_target *t, pid_t pid, pid_t tid, size_t *n)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return; /* the thread or process has gone: its children re-parent */
+    /* Parsed in chunks: a pid cut at a chunk's end is carried over. */
+    char buf[512];
+    long cur = 0;
+    bool in_num = false;
+    for (;;) {
+        ssize_t r = read(fd, buf, sizeof(buf));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        for (ssize_t i = 0; i < r; i++) {
+            if (buf[i] >= '0' && buf[i] <= '9') {
+                cur = cur * 10 + (buf[i] - '0');
+                in_num = true;
+            } else if (in_num) {
+                if (*n < TREE_MAX)
+                    t->kids[(*n)++] = (pid_t)cur;
+                cur = 0;
+                in_num = false;
+            }
+        }
+    }
+    if (in_num && *n < TREE_MAX)
+        t->kids[(*n)++] = (pid_t)cur;
+    close(fd);
+}
+
+static void status_switches(const char *text, uint64_t *vol, uint64_t *invol)
+{
+    const char *p = strstr(text, "\nvoluntary_ctxt_switches:");
+    if (p)
+        *vol += strtoull(p + strlen("\nvoluntary_ctxt_switches:"), NULL, 10);
+    p = strstr(text, "\nnonvoluntary_ctxt_switches:");
+    if (p)
+        *invol += strtoull(p + strlen("\nnonvoluntary_ctxt_switches:"), NULL, 10);
+}
+
+/* List the threads of process pid: record them as m's (when not NULL) and collect
+ * their children into t->kids (when n_kids is not NULL). */
+static void process_threads(struct plat_target *t, pid_t pid, struct member *m, size_t *n_kids)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+    /* getdents64 into a fixed buffer: opendir would allocate. */
+    int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return;
+    if (m) {
+        m->tid_first = t->n_tids;
+        m->n_tids = 0;
+    }
+    for (;;) {
+        ssize_t n = getdents64(dfd, t->dents, sizeof(t->dents));
+        if (n <= 0)
+            break;
+        for (ssize_t off = 0; off < n;) {
+            const struct dirent64 *d = (const struct dirent64 *)(t->dents + off);
+            off += d->d_reclen;
+            pid_t tid = dent_pid(d->d_name);
+            if (!tid)
+                continue;
+            if (m && t->n_tids < TIDS_MAX) {
+                t->tids[t->n_tids++] = tid;
+                m->n_tids++;
+            }
+            if (n_kids)
+                thread_children(t, pid, tid, n_kids);
+        }
+    }
+    close(dfd);
+}
+
+/* Every process on the host with its parent, for kernels without children files. */
+static int scan_all(struct plat_target *t, struct lb_error *err)
+{
+    int dfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        return lb_fail_errno(err, errno, "cannot open '/proc'");
+    t->n_scan = 0;
+    for (;;) {
+        ssize_t n = getdents64(dfd, t->dents, sizeof(t->dents));
+        if (n <= 0)
+            break;
+        for (ssize_t off = 0; off < n && t->n_scan < SCAN_MAX;) {
+            const struct dirent64 *d = (const struct dirent64 *)(t->dents + off);
+            off += d->d_reclen;
+            pid_t pid = dent_pid(d->d_name);
+            struct proc_stat st;
+            if (pid && stat_read(pid, t->text, sizeof(t->text), &st, NULL) == 0)
+                t->scan[t->n_scan++] = (struct scan_entry){pid, st.ppid};
+        }
+    }
+    close(dfd);
+    return 0;
+}
+
+/* The children of pid into t->kids, by either way of walking; the threads the walk
+ * lists on the way are recorded as m's (when not NULL). */
+static size_t children_of(struct plat_target *t, pid_t pid, struct member *m)
+{
+    size_t n = 0;
+    if (!t->scanning) {
+        process_threads(t, pid, m, &n);
+        return n;
+    }
+    if (m)
+        process_threads(t, pid, m, NULL);
+    for (size_t i = 0; i < t->n_scan && n < TREE_MAX; i++)
+        if (t->scan[i].ppid == pid)
+            t->kids[n++] = t->scan[i].pid;
+    return n;
+}
+
+/* The roots of the tree: the leader until it is reaped, and, for a spawned target, the
+ * orphans of the tree that loopbench adopted as a subreaper. */
+static int roots_add(struct plat_target *t, struct lb_error *err)
+{
+    t->n_members = 0;
+    if (!t->reaped && member_add(t, t->pid, err) < 0)
+        return -1;
+    if (!t->spawned)
+        return 0;
+    size_t n = children_of(t, getpid(), NULL);
+    for (size_t i = 0; i < n; i++) {
+        pid_t kid = t->kids[i];
+        struct proc_stat st;
+        if (kid == t->pid || is_leader(kid) ||
+            stat_read(kid, t->text, sizeof(t->text), &st, NULL) != 0 || !orphan_belongs(t, st.pgid))
+            continue;
+        if (member_add(t, kid, err) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Visit members[i]: add its CPU to *cpu_ns (when not NULL) and its children to the
+ * members. A member found gone is dropped (pid 0); an adopted orphan found dead is
+ * reaped on the way. */
+static int member_visit(struct plat_target *t, size_t i, uint64_t *cpu_ns, struct lb_error *err)
+{
+    struct member *m = &t->members[i];
+    struct proc_stat st;
+    int r = stat_read(m->pid, t->text, sizeof(t->text), &st, err);
+    if (r < 0)
+        return -1;
+    if (r == 0 && st.ppid == getpid() && st.state == 'Z' && m->pid != t->pid &&
+        reap(t, m->pid, NULL))
+        r = 1;
+    /* An attached pid that now names another process is gone. */
+    if (r == 0 && !t->spawned && m->pid == t->pid && st.starttime != t->starttime)
+        r = 1;
+    if (r == 1) {
+        m->pid = 0;
+        return 0;
+    }
+    m->ppid = st.ppid;
+    m->pgid = st.pgid;
+    if (cpu_ns) {
+        clockid_t cid;
+        struct timespec ts;
+        /* A member reaped since its stat was read has no clock any more: its time is in
+         * its parent's cutime now, read or not yet read, a race the clamp in
+         * plat_target_cpu_ns absorbs. */
+        if (clock_getcpuclockid(m->pid, &cid) == 0 && clock_gettime(cid, &ts) == 0)
+            *cpu_ns += (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
+        *cpu_ns += ticks_to_ns(st.cutime + st.cstime);
+    }
+    size_t n = children_of(t, m->pid, m);
+    for (size_t k = 0; k < n; k++)
+        if (member_add(t, t->kids[k], err) < 0)
+            return -1;
+    return 0;
+}
+
+/* Walk the live tree from its roots, breadth first, summing its members' CPU into
+ * *cpu_ns when not NULL; members[] holds the tree afterwards (with holes where a member
+ * was found gone). */
+static int tree_walk(struct plat_target *t, uint64_t *cpu_ns, struct lb_error *err)
+{
+    if (cpu_ns)
+        *cpu_ns = 0;
+    t->scanning = !use_children_files();
+    if (t->scanning) {
+        if (!t->scan) /* made by target_new, unless the way changed since */
+            t->scan = xcalloc(SCAN_MAX, sizeof(*t->scan));
+        if (scan_all(t, err) < 0)
+            return -1;
+    }
+    t->n_tids = 0;
+    if (roots_add(t, err) < 0)
+        return -1;
+    for (size_t i = 0; i < t->n_members; i++)
+        if (member_visit(t, i, cpu_ns, err) < 0)
+            return -1;
+    return 0;
+}
+
+static size_t live_members(const struct plat_target *t)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < t->n_members; i++)
+        n += t->members[i].pid != 0;
+    return n;
+}
+
+/* Memory and context switches of the members and threads the last walk found: a pass
+ * of its own, so that the walk's CPU reads stay close together. */
+static void tree_stats(struct plat_target *t, struct plat_tree_stats *out)
+{
+    memset(out, 0, sizeof(*out));
+    long page = sysconf(_SC_PAGESIZE);
+    for (size_t i = 0; i < t->n_members; i++) {
+        pid_t pid = t->members[i].pid;
+        if (!pid)
+            continue;
+        out->nprocs++;
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/statm", (int)pid);
+        unsigned long long size, resident;
+        if (proc_read(path, t->text, sizeof(t->text)) >= 0 &&
+            sscanf(t->text, "%llu %llu", &size, &resident) == 2)
+            out->rss_bytes += resident * (uint64_t)page;
+        const struct member *m = &t->members[i];
+        for (size_t k = m->tid_first; k < m->tid_first + m->n_tids; k++) {
+            snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, (int)t->tids[k]);
+            if (proc_read(path, t->text, sizeof(t->text)) >= 0)
+                status_switches(t->text, &out->voluntary_ctxsw, &out->involuntary_ctxsw);
+        }
+    }
+}
+
+/* ---- Spawning --------------------------------------------------------------------- */
+
+static uint64_t tick_ns(void)
+{
+    /* The coarse clocks advance once per jiffy, so their resolution is the kernel's
+     * tick (1/CONFIG_HZ), which is how late a clock read from outside can be. */
+    struct timespec ts;
+    if (clock_getres(CLOCK_MONOTONIC_COARSE, &ts) == 0 && ts.tv_sec == 0 && ts.tv_nsec >= 1000000 &&
+        ts.tv_nsec <= 10000000)
+        return (uint64_t)ts.tv_nsec;
+    return NS_PER_SEC / ASSUMED_HZ;
+}
+
+static int perf_open(pid_t pid)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof(a));
+    a.size = sizeof(a);
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    /* Counting starts at the exec, not before, and follows every thread and child. */
+    a.disabled = 1;
+    a.enable_on_exec = 1;
+    a.inherit = 1;
+    /* The task clock counts time on CPU whatever the mode; excluding the kernel only
+     * affects sampling, and it is what perf_event_paranoid 2 lets a user open. */
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    return (int)syscall(SYS_perf_event_open, &a, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static bool perf_unavailable(int e)
+{
+    return e == EACCES || e == EPERM || e == ENOSYS || e == ENOENT;
+}
+
+/* What the child reports through the error pipe before it dies. */
+enum child_stage { STAGE_STREAMS, STAGE_CWD, STAGE_EXEC };
+
+struct child_failure {
+    int stage;
+    int errnum;
+};
+
+static const char *env_path(char *const *envp)
+{
+    for (size_t i = 0; envp && envp[i]; i++)
+        if (strncmp(envp[i], "PATH=", 5) == 0)
+            return envp[i] + 5;
+    return "/usr/local/bin:/usr/bin:/bin";
+}
+
+/* Run in the child: exec argv[0], looked up in envp's PATH when it has no slash (the
+ * libc's execvpe would look in loopbench's own PATH). Returns only on failure, with the
+ * errno that describes it best, as execvp does. */
+static int child_exec(char *const *argv, char *const *envp)
+{
+    const char *file = argv[0];
+    if (strchr(file, '/')) {
+        execve(file, argv, envp);
+        return errno;
+    }
+    size_t flen = strlen(file);
+    int found = ENOENT;
+    for (const char *dir = env_path(envp); dir;) {
+        const char *colon = strchr(dir, ':');
+        size_t dlen = colon ? (size_t)(colon - dir) : strlen(dir);
+        char path[PATH_MAX];
+        if (dlen + 1 + flen + 1 <= sizeof(path)) {
+            /* An empty PATH entry is the current directory. */
+            size_t n = 0;
+            if (dlen) {
+                memcpy(path, dir, dlen);
+                n = dlen;
+                path[n++] = '/';
+            }
+            memcpy(path + n, file, flen + 1);
+            execve(path, argv, envp);
+            if (errno == EACCES)
+                found = EACCES;
+            else if (errno != ENOENT && errno != ENOTDIR)
+                return errno;
+        }
+        dir = colon ? colon + 1 : NULL;
+    }
+    return found;
+}
+
+/* The child between fork and exec: only async-signal-safe calls. */
+static void child_run(const struct plat_spawn_opts *o, int null_fd, int out_fd, int err_fd,
+                      int go_fd, int report_fd)
+{
+    struct child_failure f = {STAGE_STREAMS, 0};
+    setpgid(0, 0);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof(dfl));
+    dfl.sa_handler = SIG_DFL;
+    for (int s = 1; s < NSIG; s++)
+        sigaction(s, &dfl, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    /* Wait for the parent's go: the perf counter must be opened on this process before
+     * the exec, and while it still exists whatever fails below. */
+    char go;
+    ssize_t r;
+    do
+        r = read(go_fd, &go, 1);
+    while (r < 0 && errno == EINTR);
+    if (r != 1)
+        _exit(127);
+    if (dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) {
+        f.errnum = errno;
+        goto fail;
+    }
+    if (o->cwd && chdir(o->cwd) < 0) {
+        f = (struct child_failure){STAGE_CWD, errno};
+        goto fail;
+    }
+    f = (struct child_failure){STAGE_EXEC, child_exec(o->argv, o->envp)};
+fail:
+    /* Should even the report fail, the exit status is all the parent gets. */
+    if (write(report_fd, &f, sizeof(f)) != (ssize_t)sizeof(f))
+        _exit(126);
+    _exit(127);
+}
+
+/* Move a new descriptor above the standard ones: were loopbench started with one of
+ * them closed, the child's dup2 onto 0, 1 or 2 would clobber it. */
+static int fd_high(int fd)
+{
+    if (fd < 0 || fd > 2)
+        return fd;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return high;
+}
+
+static int open_output(const char *path, struct lb_error *err)
+{
+    const char *p = path ? path : "/dev/null";
+    int fd = fd_high(open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (fd < 0)
+        lb_fail_errno(err, errno, "cannot create '%s'", p);
+    return fd;
+}
+
+static void leader_register(pid_t pid)
+{
+    /* Only while a target of its own exists is loopbench a subreaper: orphans of the
+     * tree (a double fork) re-parent to it instead of to init, so they are still found,
+     * accounted and killed. */
+    if (n_leaders == 0)
+        prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+    leaders[n_leaders++] = pid;
+}
+
+static void leader_unregister(pid_t pid)
+{
+    for (size_t i = 0; i < n_leaders; i++) {
+        if (leaders[i] == pid) {
+            leaders[i] = leaders[--n_leaders];
+            break;
+        }
+    }
+    if (n_leaders == 0)
+        prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+}
+
+static void close_all(int *fds, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+static struct plat_target *target_new(pid_t pid, bool spawned)
+{
+    struct plat_target *t = xcalloc(1, sizeof(*t));
+    t->pid = pid;
+    t->spawned = spawned;
+    t->perf_fd = -1;
+    t->source = CPU_SOURCE_TREE;
+    t->resolution_ns = tick_ns();
+    if (!use_children_files())
+        t->scan = xcalloc(SCAN_MAX, sizeof(*t->scan));
+    return t;
+}
+
+/* Open the perf counter on the waiting child, or decide on the fallback. */
+static int choose_source(struct plat_target *t, enum cpu_source_kind want, struct lb_error *err)
+{
+    if (want == CPU_SOURCE_TREE)
+        return 0;
+    t->perf_fd = perf_open(t->pid);
+    if (t->perf_fd >= 0) {
+        t->source = CPU_SOURCE_PERF;
+        /* The counter is in ns and a read is fresh: the kernel brings a thread running
+         * elsewhere up to date before answering. 1 us stands for the read itself. */
+        t->resolution_ns = 1000;
+        return 0;
+    }
+    if (want == CPU_SOURCE_AUTO && perf_unavailable(errno))
+        return 0;
+    return lb_fail_errno(err, errno, "cannot open a perf task-clock counter on pid %d",
+                         (int)t->pid);
+}
+
+int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out, struct lb_error *err)
+{
+    if (!opts->argv || !opts->argv[0])
+        return lb_fail(err, "cannot start a target: no command given");
+    if (n_leaders == LEADERS_MAX)
+        return lb_fail(err, "cannot start '%s': %d targets are running already", opts->argv[0],
+                       LEADERS_MAX);
+    /* Stopping waits on SIGCHLD, which needs the signalfd. */
+    if (plat_events_init(err) < 0)
+        return -1;
+    /* fds: null, out, err, go[2], report[2] */
+    int fds[7] = {-1, -1, -1, -1, -1, -1, -1};
+    fds[0] = fd_high(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (fds[0] < 0) {
+        lb_fail_errno(err, errno, "cannot open '/dev/null'");
+        goto fail;
+    }
+    if ((fds[1] = open_output(opts->stdout_path, err)) < 0)
+        goto fail;
+    /* One file for both: one offset, so the lines interleave instead of overwriting. */
+    if (opts->stderr_path && opts->stdout_path && strcmp(opts->stderr_path, opts->stdout_path) == 0)
+        fds[2] = fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
+    else if ((fds[2] = open_output(opts->stderr_path, err)) < 0)
+        goto fail;
+    if (fds[2] < 0 || pipe2(fds + 3, O_CLOEXEC) < 0 || pipe2(fds + 5, O_CLOEXEC) < 0) {
+        lb_fail_errno(err, errno, "cannot start '%s'", opts->argv[0]);
+        goto fail;
+    }
+    for (size_t i = 3; i < ARRAY_SIZE(fds); i++)
+        fds[i] = fd_high(fds[i]);
+    pid_t pid = fork();
+    if (pid < 0) {
+        lb_fail_errno(err, errno, "cannot start '%s'", opts->argv[0]);
+        goto fail;
+    }
+    if (pid == 0)
+        child_run(opts, fds[0], fds[1], fds[2], fds[3], fds[6]);
+    /* The child cannot fork before the go, so registering now is in time. */
+    leader_register(pid);
+    /* Both sides set the group, so it exists whichever runs first. */
+    setpgid(pid, pid);
+    close(fds[3]);
+    close(fds[6]);
+    fds[3] = fds[6] = -1;
+
+    struct plat_target *t = target_new(pid, true);
+    if (choose_source(t, opts->cpu, err) < 0)
+        goto child_failed;
+    ssize_t r;
+    do
+        r = write(fds[4], "g", 1);
+    while (r < 0 && errno == EINTR);
+    close(fds[4]);
+    fds[4] = -1;
+
+    /* The report pipe is closed by a successful exec (CLOEXEC): EOF means it ran. */
+    struct child_failure f;
+    do
+        r = read(fds[5], &f, sizeof(f));
+    while (r < 0 && errno == EINTR);
+    if (r == (ssize_t)sizeof(f)) {
+        if (f.stage == STAGE_EXEC)
+            lb_fail_errno(err, f.errnum, "cannot run '%s'", opts->argv[0]);
+        else if (f.stage == STAGE_CWD)
+            lb_fail_errno(err, f.errnum, "cannot change to directory '%s'", opts->cwd);
+        else
+            lb_fail_errno(err, f.errnum, "cannot redirect the output of '%s'", opts->argv[0]);
+        goto child_failed;
+    }
+    close_all(fds, ARRAY_SIZE(fds));
+    *out = t;
+    return 0;
+child_failed:
+    /* Closing the go pipe unsent makes a child still waiting for it exit. */
+    close_all(fds, ARRAY_SIZE(fds));
+    waitpid(pid, NULL, 0);
+    leader_unregister(pid);
+    t->reaped = t->stopped = true;
+    plat_target_free(t);
+    return -1;
+fail:
+    close_all(fds, ARRAY_SIZE(fds));
+    return -1;
+}
+
+int plat_attach(pid_t pid, struct plat_target **out, struct lb_error *err)
+{
+    char text[TEXT_MAX];
+    struct proc_stat st;
+    if (pid <= 0)
+        return lb_fail(err, "no process with pid %d", (int)pid);
+    int r = stat_read(pid, text, sizeof(text), &st, err);
+    if (r < 0)
+        return -1;
+    if (r == 1 || st.state == 'Z' || st.state == 'X')
+        return lb_fail(err, "no process with pid %d", (int)pid);
+    struct plat_target *t = target_new(pid, false);
+    t->starttime = st.starttime;
+    *out = t;
+    return 0;
+}
+
+pid_t plat_target_pid(const struct plat_target *t)
+{
+    return t->pid;
+}
+
+enum cpu_source_kind plat_target_cpu_source(const struct plat_target *t)
+{
+    return t->source;
+}
+
+uint64_t plat_target_cpu_resolution_ns(const struct plat_target *t)
+{
+    return t->resolution_ns;
+}
+
+/* For the tree clocks, the walk leaves the members in t->members. */
+int plat_target_cpu_ns(struct plat_target *t, uint64_t *cpu_ns, struct lb_error *err)
+{
+    if (t->source == CPU_SOURCE_PERF) {
+        uint64_t v;
+        if (read(t->perf_fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+            return lb_fail_errno(err, errno, "cannot read the perf counter of pid %d", (int)t->pid);
+        *cpu_ns = v;
+        return 0;
+    }
+    uint64_t v;
+    if (tree_walk(t, &v, err) < 0)
+        return -1;
+    /* A member reaped between two reads moves from its clock to its parent's cutime,
+     * which /proc gives in 10 ms steps, and may be missed for one read: the total is
+     * held where it was rather than let go backwards. */
+    v += t->reaped_ns;
+    if (v < t->last_cpu_ns)
+        v = t->last_cpu_ns;
+    t->last_cpu_ns = v;
+    *cpu_ns = v;
+    return 0;
+}
+
+int plat_target_read(struct plat_target *t, uint64_t *cpu_ns, struct plat_tree_stats *stats,
+                     struct lb_error *err)
+{
+    if (plat_target_cpu_ns(t, cpu_ns, err) < 0)
+        return -1;
+    /* The tree clocks have just walked the tree; the perf counter needed no walk. */
+    if (t->source == CPU_SOURCE_PERF && tree_walk(t, NULL, err) < 0)
+        return -1;
+    tree_stats(t, stats);
+    return 0;
+}
+
+int plat_target_tree_stats(struct plat_target *t, struct plat_tree_stats *out, struct lb_error *err)
+{
+    if (tree_walk(t, NULL, err) < 0)
+        return -1;
+    tree_stats(t, out);
+    return 0;
+}
+
+int plat_target_exited(struct plat_target *t, int *wstatus)
+{
+    if (t->spawned) {
+        leader_reap(t);
+    } else if (!t->reaped) {
+        struct proc_stat st;
+        int r = stat_read(t->pid, t->text, sizeof(t->text), &st, NULL);
+        if (r < 0)
+            return -1;
+        if (r == 1 || st.state == 'Z' || st.state == 'X' || st.starttime != t->starttime)
+            t->reaped = true;
+    }
+    if (!t->reaped)
+        return 0;
+    if (wstatus)
+        *wstatus = t->spawned ? t->wstatus : 0;
+    return 1;
+}
+
+/* ---- Stopping --------------------------------------------------------------------- */
+
+/* Reap what can be reaped and walk the tree again: is any member left? */
+static int tree_left(struct plat_target *t, struct lb_error *err)
+{
+    leader_reap(t);
+    if (tree_walk(t, NULL, err) < 0)
+        return -1;
+    return live_members(t) > 0;
+}
+
+/* The group first (one call reaches a member the walk has not seen yet), then each
+ * member outside it: adopted orphans and whoever made a group of its own. */
+static void tree_signal(struct plat_target *t, int sig)
+{
+    bool group = !t->reaped;
+    for (size_t i = 0; i < t->n_members && !group; i++)
+        group = t->members[i].pid && t->members[i].pgid == t->pid;
+    /* Once the leader is reaped, the group id is only ours while a member holds it. */
+    if (group)
+        kill(-t->pid, sig);
+    for (size_t i = 0; i < t->n_members; i++)
+        if (t->members[i].pid && t->members[i].pgid != t->pid)
+            kill(t->members[i].pid, sig);
+}
+
+int plat_target_stop(struct plat_target *t, int sig, uint64_t grace_ns, bool *killed,
+                     struct lb_error *err)
+{
+    *killed = false;
+    if (!t->spawned)
+        return lb_fail(err, "cannot stop pid %d: loopbench did not start it", (int)t->pid);
+    if (t->stopped)
+        return 0;
+    int sigints = plat_sigint_count();
+    int left = tree_left(t, err);
+    if (left > 0 && grace_ns > 0) {
+        tree_signal(t, sig);
+        uint64_t deadline = mono_ns() + grace_ns;
+        /* Every exit that can empty the tree is one of loopbench's children (the leader,
+         * or a member re-parented to it), so waiting on SIGCHLD misses none. */
+        while ((left = tree_left(t, err)) > 0 && mono_ns() < deadline) {
+            enum plat_event ev = plat_wait_until(deadline);
+            if (ev == PLAT_EVENT_INTERRUPT && plat_sigint_count() > sigints)
+                break;
+        }
+    }
+    uint64_t deadline = mono_ns() + KILL_WAIT_NS;
+    while (left > 0) {
+        *killed = true;
+        tree_signal(t, SIGKILL);
+        uint64_t now = mono_ns();
+        if (now >= deadline)
+            return lb_fail(err, "processes of pid %d survived SIGKILL for %llu s: %zu left",
+                           (int)t->pid, (unsigned long long)(KILL_WAIT_NS / NS_PER_SEC),
+                           live_members(t));
+        /* Polled too: a member whose parent is still dying exits without telling us. */
+        plat_wait_until(now + KILL_POLL_NS);
+        left = tree_left(t, err);
+    }
+    if (left < 0)
+        return -1;
+    t->stopped = true;
+    leader_unregister(t->pid);
+    return 0;
+}
+
+void plat_target_free(struct plat_target *t)
+{
+    if (!t)
+        return;
+    if (t->spawned && !t->stopped) {
+        bool killed;
+        plat_target_stop(t, SIGKILL, 0, &killed, NULL);
+        if (!t->stopped)
+            leader_unregister(t->pid);
+    }
+    if (t->perf_fd >= 0)
+        close(t->perf_fd);
+    free(t->scan);
+    free(t);
+}
+
+/* ---- Waiting ---------------------------------------------------------------------- */
+
+static int signal_fd = -1;
+static int last_signal;
+static int sigint_count;
+
+int plat_events_init(struct lb_error *err)
+{
+    if (signal_fd >= 0)
+        return 0;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGCHLD);
+    /* Blocked, the signals wait in the signalfd until plat_wait_until reads them: none
+     * is lost between two waits and none interrupts a read. */
+    int e = pthread_sigmask(SIG_BLOCK, &set, NULL);
+    if (e)
+        return lb_fail_errno(err, e, "cannot block signals");
+    signal_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (signal_fd < 0)
+        return lb_fail_errno(err, errno, "cannot create a signalfd");
+    return 0;
+}
+
+/* Read the pending signals: -1 if none, else the event they make. */
+static int signals_drain(void)
+{
+    int ev = -1;
+    struct signalfd_siginfo si[8];
+    ssize_t n;
+    while ((n = read(signal_fd, si, sizeof(si))) > 0) {
+        for (size_t i = 0; i < (size_t)n / sizeof(si[0]); i++) {
+            int sig = (int)si[i].ssi_signo;
+            if (sig == SIGCHLD) {
+                if (ev < 0)
+                    ev = PLAT_EVENT_CHILD;
+                continue;
+            }
+            last_signal = sig;
+            sigint_count += sig == SIGINT;
+            ev = PLAT_EVENT_INTERRUPT;
+        }
+    }
+    return ev;
+}
+
+enum plat_event plat_wait_until(uint64_t deadline_mono_ns)
+{
+    if (signal_fd < 0) { /* no events before plat_events_init: a plain sleep */
+        struct timespec ts = {(time_t)(deadline_mono_ns / NS_PER_SEC),
+                              (long)(deadline_mono_ns % NS_PER_SEC)};
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+            ;
+        return PLAT_EVENT_TIMEOUT;
+    }
+    for (;;) {
+        int ev = signals_drain();
+        if (ev >= 0)
+            return (enum plat_event)ev;
+        uint64_t now = mono_ns();
+        if (now >= deadline_mono_ns)
+            return PLAT_EVENT_TIMEOUT;
+        uint64_t left = deadline_mono_ns - now;
+        struct timespec ts = {(time_t)(left / NS_PER_SEC), (long)(left % NS_PER_SEC)};
+        struct pollfd p = {.fd = signal_fd, .events = POLLIN};
+        int r = ppoll(&p, 1, &ts, NULL);
+        if (r == 0)
+            return PLAT_EVENT_TIMEOUT;
+        if (r < 0 && errno != EINTR)
+            return PLAT_EVENT_TIMEOUT;
+    }
+}
+
+int plat_last_signal(void)
+{
+    return last_signal;
+}
+
+int plat_sigint_count(void)
+{
+    return sigint_count;
+}
+
+/* ---- Host ------------------------------------------------------------------------- */
+
+int plat_host_cpu(struct plat_host_cpu *out, struct lb_error *err)
+{
+    char buf[1024];
+    /* The first line is all we need, though the kernel renders the whole file. */
+    int fd = open("/proc/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return lb_fail_errno(err, errno, "cannot open '/proc/stat'");
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n < 0)
+        return lb_fail_errno(err, errno, "cannot read '/proc/stat'");
+    buf[n] = '\0';
+    /* cpu  user nice system idle iowait irq softirq steal guest guest_nice: guest time
+     * is already inside user and nice, so the total stops at steal. */
+    unsigned long long v[8];
+    if (sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+               &v[4], &v[5], &v[6], &v[7]) != 8)
+        return lb_fail(err, "cannot parse the cpu line of '/proc/stat'");
+    unsigned long long total = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+        total += v[i];
+    out->steal_ns = ticks_to_ns(v[7]);
+    out->total_ns = ticks_to_ns(total);
+    return 0;
+}
+
+/* The first line of a small file, without its newline (new string), or NULL. */
+static char *first_line(const char *path)
+{
+    char buf[256];
+    if (proc_read(path, buf, sizeof(buf)) <= 0)
+        return NULL;
+    buf[strcspn(buf, "\n")] = '\0';
+    return buf[0] ? xstrdup(buf) : NULL;
+}
+
+/* The value of "key : value" in /proc/cpuinfo-shaped text (new string), or NULL. */
+static char *keyed_value(const char *text, const char *key)
+{
+    size_t klen = strlen(key);
+    for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (strncmp(p, key, klen) != 0 || (p[klen] != ' ' && p[klen] != '\t' && p[klen] != ':'))
+            continue;
+        const char *colon = strchr(p, ':');
+        const char *eol = strchr(p, '\n');
+        if (!colon || (eol && colon > eol))
+            continue;
+        colon++;
+        while (*colon == ' ' || *colon == '\t')
+            colon++;
+        return xstrndup(colon, eol ? (size_t)(eol - colon) : strlen(colon));
+    }
+    return NULL;
+}
+
+/* "kvm", "xen, docker", ...: the hypervisor and the container, where cheap to tell. */
+static char *virtualization(void)
+{
+    char *hv = first_line("/sys/hypervisor/type");
+    if (!hv) {
+        char *cpuinfo;
+        size_t len;
+        if (read_file("/proc/cpuinfo", &cpuinfo, &len, NULL) == 0) {
+            char *flags = keyed_value(cpuinfo, "flags");
+            if (flags && strstr(flags, " hypervisor"))
+                hv = first_line("/sys/class/dmi/id/sys_vendor");
+            if (flags && strstr(flags, " hypervisor") && !hv)
+                hv = xstrdup("hypervisor");
+            free(flags);
+            free(cpuinfo);
+        }
+    }
+    const char *ct = NULL;
+    char *cgroup;
+    size_t len;
+    if (access("/.dockerenv", F_OK) == 0) {
+        ct = "docker";
+    } else if (read_file("/proc/1/cgroup", &cgroup, &len, NULL) == 0) {
+        if (strstr(cgroup, "kubepods"))
+            ct = "kubernetes";
+        else if (strstr(cgroup, "docker"))
+            ct = "docker";
+        else if (strstr(cgroup, "lxc"))
+            ct = "lxc";
+        free(cgroup);
+    }
+    if (!ct)
+        return hv;
+    char *v = hv ? xasprintf("%s, %s", hv, ct) : xstrdup(ct);
+    free(hv);
+    return v;
+}
+
+int plat_host_facts(struct plat_host_facts *out, struct lb_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    struct utsname u;
+    if (uname(&u) < 0)
+        return lb_fail_errno(err, errno, "cannot read the system's name (uname)");
+    out->hostname = xstrdup(u.nodename);
+    out->os = xstrdup(u.sysname);
+    out->kernel = xstrdup(u.release);
+    out->arch = xstrdup(u.machine);
+    char *text;
+    size_t len;
+    if (read_file("/proc/cpuinfo", &text, &len, NULL) == 0) {
+        out->cpu_model = keyed_value(text, "model name");
+        if (!out->cpu_model) /* arm64 names no model; its vendor line is the best */
+            out->cpu_model = keyed_value(text, "Hardware");
+        free(text);
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    out->logical_cpus = cpus > 0 ? (int)cpus : 0;
+    if (read_file("/proc/meminfo", &text, &len, NULL) == 0) {
+        char *kib = keyed_value(text, "MemTotal");
+        if (kib)
+            out->mem_total_bytes = strtoull(kib, NULL, 10) * 1024;
+        free(kib);
+        free(text);
+    }
+    if (getloadavg(out->loadavg, 3) < 0)
+        out->loadavg[0] = out->loadavg[1] = out->loadavg[2] = -1;
+    out->clocksource =
+        first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    out->governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+    out->virtualization = virtualization();
+    return 0;
+}
+
+void plat_host_facts_release(struct plat_host_facts *f)
+{
+    free(f->hostname);
+    free(f->os);
+    free(f->kernel);
+    free(f->arch);
+    free(f->cpu_model);
+    free(f->clocksource);
+    free(f->governor);
+    free(f->virtualization);
+    memset(f, 0, sizeof(*f));
 }

@@ -73,6 +73,11 @@ struct plat_tree_stats {
 int plat_target_tree_stats(struct plat_target *t, struct plat_tree_stats *out,
                            struct lb_error *err);
 
+/* Both of the above at one instant, in one walk of the tree: the CPU first, then the
+ * other figures of the processes that walk found. What the sampler takes at each point. */
+int plat_target_read(struct plat_target *t, uint64_t *cpu_ns, struct plat_tree_stats *stats,
+                     struct lb_error *err);
+
 /* Has the leader exited? Returns 1 (and its wait status) once it has, 0 while it runs,
  * -1 on error. For an attached process, exit status is unknown and reported as 0. */
 int plat_target_exited(struct plat_target *t, int *wstatus);
@@ -85,6 +90,10 @@ int plat_target_stop(struct plat_target *t, int sig, uint64_t grace_ns, bool *ki
 
 /* Free the handle (a spawned tree must have been stopped first). */
 void plat_target_free(struct plat_target *t);
+
+/* Tests only: find tree members by scanning every process, as on hosts without a
+ * cheaper way (Linux without /proc/PID/task/TID/children). No-op where there is one. */
+void plat_force_full_scan(bool on);
 
 /* ---- Waiting ---------------------------------------------------------------------- */
 

@@ -80,7 +80,8 @@ ok "the series has one point per interval"
 # Text output.
 lb sample --pid "$burner" --seconds 1
 [ "$status" -eq 0 ] || fail "sample (text) exited $status: $(cat "$tmp/err")"
-grep -q "^pid $burner: .*% of one core over 1\.0" "$tmp/out" || fail "text output: $(cat "$tmp/out")"
+grep -q "^pid $burner: .*% of one core over 1\.0" "$tmp/out" ||
+    fail "text output: $(cat "$tmp/out")"
 grep -q "process-tree-clocks" "$tmp/out" || fail "text output names no source: $(cat "$tmp/out")"
 ok "text output gives the share, the source and the series"
 
@@ -93,7 +94,8 @@ log="$tmp/server.log"
 } >"$log"
 (
     for _ in 1 2 3 4 5 6 7 8; do
-        printf '[%s INF] loop: cpu=0.8%% slots=1/1875 tickLagPeak=11ms cps=412\n' "$(date +%H:%M:%S)"
+        printf '[%s INF] loop: cpu=0.8%% slots=1/1875 tickLagPeak=11ms cps=412\n' \
+            "$(date +%H:%M:%S)"
         sleep 0.25
     done
 ) >>"$log" &
@@ -103,7 +105,7 @@ lb sample --pid "$burner" --seconds 1.5 --log "$log" --json
 jq -e '.metrics.cps.n >= 3 and .metrics.cps.max == 412 and .metrics.cps.min == 412
        and .metrics.slots.type == "ratio" and .log.marker_lines >= 3' "$tmp/out" >/dev/null ||
     fail "--log metrics are off: $(jq -c '{log, metrics}' "$tmp/out")"
-ok "--log aggregates the $(jq .log.marker_lines "$tmp/out") marker lines written during the window only"
+ok "--log aggregates the $(jq .log.marker_lines "$tmp/out") marker lines of the window only"
 
 # A process that is gone: at the start, and during the window.
 sh -c 'exit 0' &
