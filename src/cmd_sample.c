@@ -126,20 +126,6 @@ static int parse_args(int argc, char **argv, struct sample_args *a)
     return LB_EXIT_OK;
 }
 
-static uint64_t file_size(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
-}
-
-static int local_seconds_of_day(uint64_t wall)
-{
-    time_t t = (time_t)(wall / NS_PER_SEC);
-    struct tm tm;
-    localtime_r(&t, &tm);
-    return tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec;
-}
-
 static double self_cpu_now(void)
 {
     struct timespec ts;
@@ -290,7 +276,7 @@ static int measure(const struct sample_args *a, struct plat_target *t)
     so.points = points;
     struct scrape_window_filter filter = {0};
     if (a->log)
-        filter.off_start = file_size(a->log);
+        scrape_window_mark_start(&filter, a->log);
     struct scrape_run scrape;
     memset(&scrape, 0, sizeof(scrape));
     struct sample_result r;
@@ -316,9 +302,7 @@ static int measure(const struct sample_args *a, struct plat_target *t)
         goto out;
     }
     if (a->log) {
-        filter.off_end = file_size(a->log);
-        filter.tod_start = local_seconds_of_day(r.start_wall_ns);
-        filter.tod_end = local_seconds_of_day(r.end_wall_ns);
+        scrape_window_mark_end(&filter, a->log, r.start_wall_ns, r.end_wall_ns);
         if (scrape_file(a->log, a->marker, &filter, &scrape, &err) < 0) {
             msg_error("%s", err.msg);
             status = LB_EXIT_FAILURE;

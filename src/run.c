@@ -11,9 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "confedit.h"
@@ -271,20 +269,6 @@ static void record_tail(struct run_record *r, const char *stdout_path, const cha
     free(errs);
 }
 
-static uint64_t file_size(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
-}
-
-static int local_seconds_of_day(uint64_t wall)
-{
-    time_t t = (time_t)(wall / NS_PER_SEC);
-    struct tm tm;
-    localtime_r(&t, &tm);
-    return tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec;
-}
-
 /* The target left on its own: record how, for the run's failure line. */
 static enum step target_gone(struct run_record *r, const char *phase)
 {
@@ -457,21 +441,19 @@ static enum step warm_and_sample(struct campaign *c, struct plat_target *t, stru
     r->points = xcalloc(so.points_cap, sizeof(*r->points));
     so.points = r->points;
 
-    struct scrape_window_filter filter = {.written_in_window = true};
-    filter.off_start = file_size(rp->stdout_log);
-    uint64_t err_off_start = file_size(rp->stderr_log);
+    struct scrape_window_filter out_window = {0}, err_window = {0};
+    scrape_window_mark_start(&out_window, rp->stdout_log);
+    scrape_window_mark_start(&err_window, rp->stderr_log);
     progress_phase(p, index, label, "sample", c->sample_s);
     if (sampler_run(t, &so, &r->sample, err) < 0)
         return STEP_ERROR;
     r->sampled = true;
-    filter.tod_start = local_seconds_of_day(r->sample.start_wall_ns);
-    filter.tod_end = local_seconds_of_day(r->sample.end_wall_ns);
-    filter.off_end = file_size(rp->stdout_log);
-    if (scrape_file(rp->stdout_log, c->profile.marker, &filter, &r->scrape, err) < 0)
-        return STEP_ERROR;
-    filter.off_start = err_off_start;
-    filter.off_end = file_size(rp->stderr_log);
-    if (scrape_file(rp->stderr_log, c->profile.marker, &filter, &r->scrape, err) < 0)
+    scrape_window_mark_end(&out_window, rp->stdout_log, r->sample.start_wall_ns,
+                           r->sample.end_wall_ns);
+    scrape_window_mark_end(&err_window, rp->stderr_log, r->sample.start_wall_ns,
+                           r->sample.end_wall_ns);
+    if (scrape_file(rp->stdout_log, c->profile.marker, &out_window, &r->scrape, err) < 0 ||
+        scrape_file(rp->stderr_log, c->profile.marker, &err_window, &r->scrape, err) < 0)
         return STEP_ERROR;
 
     switch (r->sample.end) {

@@ -11,6 +11,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -316,6 +318,34 @@ void scrape_line_release(struct scrape_line *l)
     free(l->values);
     l->values = NULL;
     l->n_values = 0;
+}
+
+static uint64_t log_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
+static int local_seconds_of_day(uint64_t wall_ns)
+{
+    time_t t = (time_t)(wall_ns / 1000000000ULL);
+    struct tm tm;
+    localtime_r(&t, &tm);
+    return tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec;
+}
+
+void scrape_window_mark_start(struct scrape_window_filter *f, const char *log)
+{
+    f->off_start = log_size(log);
+}
+
+void scrape_window_mark_end(struct scrape_window_filter *f, const char *log,
+                            uint64_t start_wall_ns, uint64_t end_wall_ns)
+{
+    f->off_end = log_size(log);
+    f->tod_start = local_seconds_of_day(start_wall_ns);
+    f->tod_end = local_seconds_of_day(end_wall_ns);
+    f->written_in_window = true;
 }
 
 static bool in_window(const struct scrape_window_filter *f, const struct scrape_line *l,

@@ -76,6 +76,13 @@ struct scrape_window_filter {
     bool written_in_window;
 };
 
+/* Bracket a sample window on a log that is being written: mark_start records where the
+ * log ends when the window opens; mark_end records where it ends when the window closes
+ * and the window's wall-clock edges as local times of day, and sets written_in_window. */
+void scrape_window_mark_start(struct scrape_window_filter *f, const char *log);
+void scrape_window_mark_end(struct scrape_window_filter *f, const char *log,
+                            uint64_t start_wall_ns, uint64_t end_wall_ns);
+
 /* Per key, aggregated over the windows (marker lines) of one run. */
 struct scrape_agg {
     char key[SCRAPE_KEY_MAX];

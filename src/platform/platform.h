@@ -47,7 +47,8 @@ struct plat_target;
 
 /* Start argv in a new process group with stdin from the null device. While any
  * spawned target exists, loopbench is a child subreaper so that descendants which
- * double-fork are still found, accounted and killed. */
+ * double-fork are still found, accounted and killed. Calls plat_events_init() first:
+ * stopping the target waits on SIGCHLD events. */
 int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out,
                struct lb_error *err);
 /* Attach to a running process (and its descendants) that loopbench did not start. */
