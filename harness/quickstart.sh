@@ -84,6 +84,17 @@ test_job() {
   say "running the unit tests (clang build)"
   meson test -C build-clang --suite unit --print-errorlogs || rc=1
   count_results build-clang
+  # AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests and the campaign paths.
+  configure build-asan -Db_sanitize=address,undefined -Db_lundef=false
+  say "building with AddressSanitizer and UndefinedBehaviorSanitizer"
+  ninja -C build-asan
+  export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  say "running the unit tests (sanitizer build)"
+  meson test -C build-asan --suite unit --print-errorlogs || rc=1
+  count_results build-asan
+  say "running the cli, run and sample end-to-end tests (sanitizer build)"
+  meson test -C build-asan cli run sample --print-errorlogs || rc=1
+  count_results build-asan
   if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
   else

@@ -6,21 +6,9 @@
 # median within 0.05 points. For comparison, what `ps -o time=` read before and after
 # the same window would have said (one-second resolution). Prints figures; fails only
 # if something crashed. Needs LOOPBENCH and BURNER (set by meson) and jq.
-set -euo pipefail
-
-: "${LOOPBENCH:?set LOOPBENCH to the loopbench binary}"
-: "${BURNER:?set BURNER to the burner binary}"
+source "$(dirname "$0")/lib.sh"
 WINDOW=5
 RUNS=5
-
-tmp=$(mktemp -d)
-burner=
-cleanup() {
-    [ -z "$burner" ] || kill -9 "$burner" 2>/dev/null || true
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
 
 # ps prints CPU time as [[DD-]HH:]MM:SS.
 ps_seconds() {
@@ -32,10 +20,6 @@ ps_seconds() {
         print s }'
 }
 
-median() {
-    sort -g | awk '{ v[NR] = $1 }
-        END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 for share in 0.25 0.05; do
     "$BURNER" --share "$share" --seconds 600 >/dev/null &

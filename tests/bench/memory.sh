@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: loopbench's peak RSS during a campaign (target: under 8 MiB).
 # Prints figures; fails only if the campaign itself fails.
-set -euo pipefail
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/loopbench-bench-XXXXXX")
-trap 'pkill -9 -f "$TMP" 2>/dev/null || true; rm -rf "$TMP"' EXIT
+source "$(dirname "$0")/lib.sh"
+TMP=$tmp
 mkdir -p "$TMP/ref"
 cp "$SOURCE_ROOT/profiles/refshard.json" "$SOURCE_ROOT/profiles/refshard.config.json" "$TMP/ref/"
 cp "$REFSHARD" "$TMP/ref/refshard"

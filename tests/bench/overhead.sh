@@ -6,26 +6,9 @@
 # under 0.05%). Its whole-process CPU (start-up and output included) and peak RSS are
 # shown beside. Prints figures; fails only if something crashed. Needs LOOPBENCH and
 # BURNER (set by meson) and jq.
-set -euo pipefail
-
-: "${LOOPBENCH:?set LOOPBENCH to the loopbench binary}"
-: "${BURNER:?set BURNER to the burner binary}"
+source "$(dirname "$0")/lib.sh"
 WINDOW=10
 RUNS=3
-
-tmp=$(mktemp -d)
-burner=
-cleanup() {
-    [ -z "$burner" ] || kill -9 "$burner" 2>/dev/null || true
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-median() {
-    sort -g | awk '{ v[NR] = $1 }
-        END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 
 "$BURNER" --share 0.25 --seconds 600 >/dev/null &
 burner=$!

@@ -35,3 +35,4 @@ no_process_from() { ! pgrep -f "$1" >/dev/null 2>&1; }
 # float comparisons with awk: lt A B, gt A B
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
+between() { gt "$1" "$2" && lt "$1" "$3"; } # between X LOW HIGH, exclusive
