@@ -31,6 +31,8 @@ static void format_duration(double s, char *out, size_t len)
 void progress_phase(struct progress *p, size_t run, const char *label, const char *phase,
                     double phase_s)
 {
+    if (run != p->run || p->run_start_ns == 0)
+        p->run_start_ns = mono_ns();
     p->run = run;
     snprintf(p->label, sizeof(p->label), "%s", label);
     p->phase = phase;
@@ -68,9 +70,12 @@ void progress_tick(void *ctx, double done)
     double left = p->phase_s > 0 ? p->phase_s - elapsed : 0;
     char left_s[32], eta_s[32];
     format_duration(left, left_s, sizeof(left_s));
-    /* ETA: what is left of this phase plus the runs still to come at their expected
-     * length (a rough figure: the stop and scrape of this run are not counted). */
-    double eta = (double)(p->n_runs - p->run - 1) * p->run_s + left;
+    /* ETA: this run and the ones to come at their expected length, less what this run
+     * has taken so far; never less than what is left of the phase. */
+    double in_run = (double)(mono_ns() - p->run_start_ns) / 1e9;
+    double eta = (double)(p->n_runs - p->run) * p->run_s - in_run;
+    if (eta < left)
+        eta = left;
     format_duration(eta, eta_s, sizeof(eta_s));
     const char *on = p->color ? "\033[1m" : "", *off = p->color ? "\033[0m" : "";
     fprintf(stderr, "\r\033[K%s[%zu/%zu]%s %s  %-8s [%s] %s left  ETA %s", on, p->run + 1,

@@ -17,6 +17,7 @@ struct progress {
     size_t n_runs;
     double run_s;           /* expected seconds per run, for the ETA */
     size_t run;             /* 0-based index of the current run */
+    uint64_t run_start_ns;  /* when the current run began */
     char label[128];        /* "idle wait (ms) = 2, #1" */
     const char *phase;
     double phase_s;
