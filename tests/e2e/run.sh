@@ -73,6 +73,18 @@ cat >"$TMP/env.json" <<JSON
 JSON
 two_shares env
 
+# --- orders: grouped keeps a setting's repeats together; random is replayable by seed --
+order_of() { jq -r '[.runs[].setting] | join(" ")' "$1/results.json"; }
+"$LOOPBENCH" run "$TMP/argv.json" -n 2 -w 0 -t 0.3 --order grouped -o "$TMP/grouped" -q >/dev/null
+check "--order grouped runs 0.10 0.10 0.40 0.40" [ "$(order_of "$TMP/grouped")" = "0.10 0.10 0.40 0.40" ]
+"$LOOPBENCH" run "$TMP/argv.json" -n 3 -w 0 -t 0.3 --order random --seed 7 -o "$TMP/random1" -q >/dev/null
+"$LOOPBENCH" run "$TMP/argv.json" -n 3 -w 0 -t 0.3 --order random --seed 7 -o "$TMP/random2" -q >/dev/null
+check "--order random with one seed gives one order ($(order_of "$TMP/random1"))" \
+  [ "$(order_of "$TMP/random1")" = "$(order_of "$TMP/random2")" ]
+check "  ... every round holds each setting once, and the seed is recorded" jq -e '
+  ([.runs[].setting] as $s | [range(0; 3) | $s[2 * . : 2 * . + 2] | sort] | all(. == ["0.10", "0.40"]))
+  and .campaign.seed == 7 and .campaign.order == "random"' "$TMP/random1/results.json"
+
 # --- 3. a shell wrapper reads the same CPU as the target launched directly ----------
 for source in perf tree; do
   cat >"$TMP/direct.json" <<JSON
