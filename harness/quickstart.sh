@@ -13,7 +13,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 say() { printf '==> %s\n' "$*"; }
 
 # Debian packages: the build, the libraries, the tests' tools.
-PACKAGES=(gcc clang pkg-config meson ninja-build libjansson-dev libcurl4-openssl-dev check jq)
+PACKAGES=(gcc clang pkg-config meson ninja-build libjansson-dev libcurl4-openssl-dev check jq gnuplot-nox)
 
 install_missing() {
   local missing=()

@@ -18,6 +18,9 @@ struct command {
 extern const struct command command_run;
 extern const struct command command_sample;
 extern const struct command command_validate;
+extern const struct command command_compare;
+extern const struct command command_report;
+extern const struct command command_probe;
 
 /* For getopt_long loops: report the option at fault (after getopt returned '?' or ':')
  * as one line plus a usage hint; returns LB_EXIT_USAGE. Call with opterr = 0. */

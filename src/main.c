@@ -15,6 +15,9 @@ static const struct command *const commands[] = {
     &command_run,
     &command_sample,
     &command_validate,
+    &command_compare,
+    &command_report,
+    &command_probe,
 };
 
 static const struct command *find_command(const char *name)
@@ -86,7 +89,7 @@ static int check_stdout(int status)
 int main(int argc, char **argv)
 {
     if (argc < 2)
-        return msg_usage_error(NULL, "expected a command: run, sample, validate or help");
+        return msg_usage_error(NULL, "expected a command");
     const char *name = argv[1];
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
         print_help(stdout);

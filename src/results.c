@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "config.h"
+#include "noise.h"
 #include "stats.h"
 #include "util.h"
 
@@ -42,7 +43,7 @@ static const char *signal_name(int sig)
 
 static json_t *host_json(const struct plat_host_facts *h)
 {
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:[f,f,f], s:o, s:o, s:o}",
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:[f,f,f], s:o, s:I, s:o, s:o}",
                      "hostname", json_str_or_null(h->hostname),
                      "os", json_str_or_null(h->os),
                      "kernel", json_str_or_null(h->kernel),
@@ -52,6 +53,7 @@ static json_t *host_json(const struct plat_host_facts *h)
                      "mem_total_bytes", (json_int_t)h->mem_total_bytes,
                      "loadavg", h->loadavg[0], h->loadavg[1], h->loadavg[2],
                      "clocksource", json_str_or_null(h->clocksource),
+                     "clock_resolution_ns", (json_int_t)h->clock_resolution_ns,
                      "governor", json_str_or_null(h->governor),
                      "virtualization", json_str_or_null(h->virtualization));
 }
@@ -107,7 +109,8 @@ static json_t *exit_json(const struct run_record *r)
     return o;
 }
 
-static json_t *run_json(const struct campaign *c, const struct run_record *r)
+static json_t *run_json(const struct campaign *c, const struct run_record *r,
+                        const struct noise_run *nr)
 {
     char *stdout_log = path_join(r->dir, "stdout.log");
     char *stderr_log = path_join(r->dir, "stderr.log");
@@ -139,6 +142,11 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r)
                          "window_start", json_utc(s->start_wall_ns),
                          "window_end", json_utc(s->end_wall_ns),
                          "windows", (json_int_t)r->scrape.n_windows));
+        json_object_update_new(
+            o, json_pack("{s:f, s:f, s:{s:b, s:b, s:b}}", "others_cpu_percent",
+                         s->others_cpu_percent, "loopbench_cpu_seconds",
+                         (double)s->self_cpu_ns / 1e9, "noise", "steal", nr->steal,
+                         "other_processes", nr->others, "outlier", nr->outlier));
         json_object_set_new(o, "metrics", metrics_json(&r->scrape));
     } else {
         json_object_set_new(o, "cpu_seconds", json_null());
@@ -309,15 +317,21 @@ static json_t *self_json(void)
 
 json_t *results_to_json(const struct campaign *c)
 {
+    struct noise noise;
+    noise_assess(c, &noise);
     json_t *runs = json_array();
     for (size_t i = 0; i < c->n_runs; i++)
         if (c->runs[i].status != RUN_PENDING)
-            json_array_append_new(runs, run_json(c, &c->runs[i]));
-    return json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:o}", "schema", RESULTS_SCHEMA,
+            json_array_append_new(runs, run_json(c, &c->runs[i], &noise.runs[i]));
+    json_t *warnings = json_array();
+    for (size_t i = 0; i < noise.warnings.n; i++)
+        json_array_append_new(warnings, json_string(noise.warnings.v[i]));
+    noise_release(&noise);
+    return json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "schema", RESULTS_SCHEMA,
                      "loopbench", self_json(), "command_line", c->command_line,
                      "profile", profile_json(&c->profile), "host", host_json(&c->host),
                      "campaign", campaign_json(c), "runs", runs,
-                     "summary", results_summary_json(c));
+                     "summary", results_summary_json(c), "warnings", warnings);
 }
 
 int results_write(const struct campaign *c, struct lb_error *err)
@@ -456,5 +470,10 @@ void results_print_table(const struct campaign *c, FILE *out)
             break;
         }
     }
+    struct noise noise;
+    noise_assess(c, &noise);
+    for (size_t i = 0; i < noise.warnings.n; i++)
+        fprintf(out, "warning: %s\n", noise.warnings.v[i]);
+    noise_release(&noise);
     fprintf(out, "results: %s/results.json\n", c->out_dir);
 }

@@ -8,6 +8,7 @@
 #include "sampler.h"
 
 #include <string.h>
+#include <time.h>
 
 #include "util.h"
 
@@ -17,6 +18,7 @@ struct reading {
     uint64_t cpu_ns;
     struct plat_tree_stats tree;
     struct plat_host_cpu host;
+    uint64_t self_cpu_ns; /* loopbench's own process CPU clock */
 };
 
 size_t sampler_points_needed(uint64_t window_ns, uint64_t interval_ns)
@@ -27,12 +29,16 @@ size_t sampler_points_needed(uint64_t window_ns, uint64_t interval_ns)
 }
 
 /* The clock, then at once the CPU source (and the tree's other figures, read after
- * the CPU), then the host's steal. */
+ * the CPU), then the host's steal and busy time, then loopbench's own CPU: whatever
+ * the host's busy time holds besides those two is someone else's. */
 static int read_now(struct plat_target *t, struct reading *rd, struct lb_error *err)
 {
     rd->mono_ns = mono_ns();
     if (plat_target_read(t, &rd->cpu_ns, &rd->tree, err) < 0 || plat_host_cpu(&rd->host, err) < 0)
         return -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    rd->self_cpu_ns = (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
     return 0;
 }
 
@@ -84,6 +90,11 @@ static void result_fill(struct sample_result *r, const struct reading *start,
     r->voluntary_ctxsw = delta(end->tree.voluntary_ctxsw, start->tree.voluntary_ctxsw);
     r->involuntary_ctxsw = delta(end->tree.involuntary_ctxsw, start->tree.involuntary_ctxsw);
     r->steal_percent = steal_percent(&start->host, &end->host);
+    r->self_cpu_ns = delta(end->self_cpu_ns, start->self_cpu_ns);
+    uint64_t busy = delta(end->host.busy_ns, start->host.busy_ns);
+    uint64_t ours = r->cpu_ns + r->self_cpu_ns;
+    r->others_cpu_percent =
+        r->wall_ns ? (double)delta(busy, ours) * 100.0 / (double)r->wall_ns : 0;
 }
 
 int sampler_run(struct plat_target *t, const struct sampler_opts *o, struct sample_result *r,

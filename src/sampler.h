@@ -46,6 +46,10 @@ struct sample_result {
     uint64_t involuntary_ctxsw;
     uint64_t rss_peak_bytes;
     double steal_percent;        /* host steal over the window */
+    /* What else ran on the host over the window, in % of one core: its busy time less
+     * the target's CPU and loopbench's own (to the kernel's tick, 10 ms per CPU). */
+    double others_cpu_percent;
+    uint64_t self_cpu_ns;        /* loopbench's own CPU over the window */
     size_t n_points;             /* series points written */
 };
 

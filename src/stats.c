@@ -67,3 +67,359 @@ void stats_summarize(const double *x, size_t n, struct stats_summary *out)
     out->mad = median_sorted(v, m);
     free(v);
 }
+
+/* ---- distributions ------------------------------------------------------------------ */
+
+/* The continued fraction of I_x(a, b) by the modified Lentz method; converges fast
+ * for x < (a + 1) / (a + b + 2), the caller uses the symmetry otherwise. */
+static double betacf(double a, double b, double x)
+{
+    const double tiny = 1e-300;
+    double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
+    if (fabs(d) < tiny)
+        d = tiny;
+    d = 1.0 / d;
+    double h = d;
+    for (int m = 1; m <= 1000; m++) {
+        double m2 = 2.0 * m;
+        /* even step */
+        double num = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
+        d = 1.0 + num * d;
+        c = 1.0 + num / c;
+        if (fabs(d) < tiny)
+            d = tiny;
+        if (fabs(c) < tiny)
+            c = tiny;
+        d = 1.0 / d;
+        h *= d * c;
+        /* odd step */
+        num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
+        d = 1.0 + num * d;
+        c = 1.0 + num / c;
+        if (fabs(d) < tiny)
+            d = tiny;
+        if (fabs(c) < tiny)
+            c = tiny;
+        d = 1.0 / d;
+        double del = d * c;
+        h *= del;
+        if (fabs(del - 1.0) < 1e-15)
+            break;
+    }
+    return h;
+}
+
+double stats_betainc(double a, double b, double x)
+{
+    if (isnan(x) || a <= 0 || b <= 0)
+        return NAN;
+    if (x <= 0)
+        return 0.0;
+    if (x >= 1)
+        return 1.0;
+    double lbeta = lgamma(a + b) - lgamma(a) - lgamma(b);
+    double front = exp(lbeta + a * log(x) + b * log1p(-x));
+    if (x < (a + 1.0) / (a + b + 2.0))
+        return front * betacf(a, b, x) / a;
+    return 1.0 - front * betacf(b, a, 1.0 - x) / b;
+}
+
+double stats_t_cdf(double t, double df)
+{
+    if (isnan(t) || df <= 0)
+        return NAN;
+    if (isinf(t))
+        return t > 0 ? 1.0 : 0.0;
+    /* P(|T| > |t|) = I_{df/(df+t^2)}(df/2, 1/2) */
+    double tail = 0.5 * stats_betainc(df / 2.0, 0.5, df / (df + t * t));
+    return t > 0 ? 1.0 - tail : tail;
+}
+
+double stats_t_quantile(double p, double df)
+{
+    if (!(p > 0 && p < 1) || df <= 0)
+        return NAN;
+    /* Bisection on the CDF: monotone, and a quantile is asked for a few times per
+     * report, so simplicity beats speed. Widen the bracket first (df = 1 has heavy tails). */
+    double lo = -1.0, hi = 1.0;
+    while (stats_t_cdf(lo, df) > p)
+        lo *= 2.0;
+    while (stats_t_cdf(hi, df) < p)
+        hi *= 2.0;
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * (1.0 + fabs(lo)); i++) {
+        double mid = (lo + hi) / 2.0;
+        if (stats_t_cdf(mid, df) < p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2.0;
+}
+
+/* ---- tests ------------------------------------------------------------------------ */
+
+static void test_none(struct stats_test *out)
+{
+    out->enough = false;
+    out->exact = false;
+    out->statistic = out->df = out->p = out->diff = out->se = NAN;
+}
+
+/* The logarithms of the positive values of x (new array, caller frees). */
+static double *logs_positive(const double *x, size_t n, size_t *m)
+{
+    double *v = xmalloc((n ? n : 1) * sizeof(*v));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] > 0 && isfinite(x[i]))
+            v[k++] = log(x[i]);
+    *m = k;
+    return v;
+}
+
+/* t statistic, df and two-sided p of a difference d with standard error se. A zero
+ * standard error (identical runs) gives p = 1 for no difference, 0 otherwise. */
+static void t_finish(struct stats_test *out, double d, double se, double df)
+{
+    out->enough = true;
+    out->diff = d;
+    out->se = se;
+    out->df = df;
+    if (se > 0) {
+        out->statistic = d / se;
+        out->p = 2.0 * stats_t_cdf(-fabs(out->statistic), df);
+    } else {
+        out->statistic = d == 0 ? 0.0 : copysign(INFINITY, d);
+        out->p = d == 0 ? 1.0 : 0.0;
+    }
+}
+
+/* Welch's test on the prepared samples x[0..m) and y[0..n). */
+static void welch(const double *x, size_t m, const double *y, size_t n, struct stats_test *out)
+{
+    test_none(out);
+    if (m < 2 || n < 2)
+        return;
+    struct stats_summary sx, sy;
+    stats_summarize(x, m, &sx);
+    stats_summarize(y, n, &sy);
+    double vx = sx.sd * sx.sd / (double)m, vy = sy.sd * sy.sd / (double)n;
+    double se = sqrt(vx + vy);
+    /* Welch-Satterthwaite; with both variances 0 the df is moot (t_finish) */
+    double df = se > 0 ? (vx + vy) * (vx + vy) /
+                             (vx * vx / (double)(m - 1) + vy * vy / (double)(n - 1))
+                       : (double)(m + n - 2);
+    t_finish(out, sy.mean - sx.mean, se, df);
+}
+
+void stats_welch_log(const double *a, size_t na, const double *b, size_t nb,
+                     struct stats_test *out)
+{
+    size_t ma, mb;
+    double *la = logs_positive(a, na, &ma), *lb = logs_positive(b, nb, &mb);
+    welch(la, ma, lb, mb, out);
+    free(la);
+    free(lb);
+}
+
+void stats_welch(const double *a, size_t na, const double *b, size_t nb, struct stats_test *out)
+{
+    size_t ma, mb;
+    double *va = sorted_finite(a, na, &ma), *vb = sorted_finite(b, nb, &mb);
+    welch(va, ma, vb, mb, out);
+    free(va);
+    free(vb);
+}
+
+/* Number of arrangements of m values of one sample and n of the other giving each
+ * U from 0 to m*n, by the recurrence c(u; m, n) = c(u - n; m - 1, n) + c(u; m, n - 1)
+ * (Mann and Whitney 1947). New array of m*n+1 counts, caller frees. */
+static double *mwu_counts(size_t m, size_t n)
+{
+    /* c[j][u] for the current m, j = 0..n, rows of length m*n+1 */
+    size_t w = m * n + 1;
+    double *prev = xcalloc((n + 1) * w, sizeof(double));
+    double *cur = xcalloc((n + 1) * w, sizeof(double));
+    for (size_t j = 0; j <= n; j++)
+        prev[j * w] = 1.0; /* m = 0: U = 0 only */
+    for (size_t i = 1; i <= m; i++) {
+        for (size_t j = 0; j <= n; j++)
+            for (size_t u = 0; u < w; u++) {
+                double v = 0;
+                if (j == 0)
+                    v = u == 0; /* n = 0: U = 0 only */
+                else
+                    v = (u >= j ? prev[j * w + u - j] : 0.0) + cur[(j - 1) * w + u];
+                cur[j * w + u] = v;
+            }
+        double *t = prev;
+        prev = cur;
+        cur = t;
+    }
+    double *counts = xmalloc(w * sizeof(double));
+    for (size_t u = 0; u < w; u++)
+        counts[u] = prev[n * w + u];
+    free(prev);
+    free(cur);
+    return counts;
+}
+
+struct ranked {
+    double v;
+    int side;
+};
+
+static int cmp_ranked(const void *x, const void *y)
+{
+    return cmp_double(&((const struct ranked *)x)->v, &((const struct ranked *)y)->v);
+}
+
+void stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+                        struct stats_test *out)
+{
+    test_none(out);
+    struct ranked *all = xmalloc((na + nb + 1) * sizeof(*all));
+    size_t m = 0, n = 0, N = 0;
+    for (size_t i = 0; i < na; i++)
+        if (!isnan(a[i])) {
+            all[N++] = (struct ranked){a[i], 0};
+            m++;
+        }
+    for (size_t i = 0; i < nb; i++)
+        if (!isnan(b[i])) {
+            all[N++] = (struct ranked){b[i], 1};
+            n++;
+        }
+    if (m < STATS_MWU_MIN || n < STATS_MWU_MIN) {
+        free(all);
+        return;
+    }
+    qsort(all, N, sizeof(*all), cmp_ranked);
+    /* midranks; sum of a's ranks, and sum of t^3 - t over tie groups */
+    double ra = 0, ties = 0;
+    for (size_t i = 0; i < N;) {
+        size_t j = i;
+        while (j < N && all[j].v == all[i].v)
+            j++;
+        double rank = ((double)i + 1.0 + (double)j) / 2.0, t = (double)(j - i);
+        for (size_t k = i; k < j; k++)
+            if (all[k].side == 0)
+                ra += rank;
+        ties += t * t * t - t;
+        i = j;
+    }
+    free(all);
+    double dm = (double)m, dn = (double)n, u = ra - dm * (dm + 1.0) / 2.0;
+    out->enough = true;
+    out->statistic = u;
+    if (ties == 0 && m < 50 && n < 50) {
+        double *c = mwu_counts(m, n);
+        double total = 0, below = 0, above = 0;
+        size_t ui = (size_t)u;
+        for (size_t k = 0; k <= m * n; k++) {
+            total += c[k];
+            if (k <= ui)
+                below += c[k];
+            if (k >= ui)
+                above += c[k];
+        }
+        free(c);
+        out->exact = true;
+        out->p = fmin(1.0, 2.0 * fmin(below, above) / total);
+        return;
+    }
+    double mu = dm * dn / 2.0, N_ = dm + dn;
+    double var = dm * dn / 12.0 * ((N_ + 1.0) - ties / (N_ * (N_ - 1.0)));
+    if (var <= 0) { /* every value equal */
+        out->p = 1.0;
+        return;
+    }
+    double z = (fabs(u - mu) - 0.5) / sqrt(var);
+    out->p = z <= 0 ? 1.0 : fmin(1.0, erfc(z / sqrt(2.0)));
+}
+
+/* ---- intervals ---------------------------------------------------------------------- */
+
+/* splitmix64: a small generator whose whole state is the seed, so a bootstrap is
+ * reproducible from the seed alone on every platform (rand() is not). */
+static uint64_t splitmix64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+/* Median of a resample with replacement of the sorted v[0..m), using tmp[0..m). */
+static double resample_median(const double *v, size_t m, double *tmp, uint64_t *rng)
+{
+    for (size_t i = 0; i < m; i++)
+        tmp[i] = v[splitmix64(rng) % m];
+    qsort(tmp, m, sizeof(*tmp), cmp_double);
+    return median_sorted(tmp, m);
+}
+
+/* The q-quantile of the sorted v[0..m), interpolated between order statistics. */
+static double quantile_sorted(const double *v, size_t m, double q)
+{
+    double pos = q * (double)(m - 1);
+    size_t i = (size_t)pos;
+    if (i + 1 >= m)
+        return v[m - 1];
+    return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
+}
+
+void stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,
+                    unsigned iterations, uint64_t seed, struct stats_ratio *out)
+{
+    size_t ma, mb;
+    double *va = sorted_finite(a, na, &ma), *vb = sorted_finite(b, nb, &mb);
+    out->ratio = out->lo = out->hi = NAN;
+    double med_a = median_sorted(va, ma), med_b = median_sorted(vb, mb);
+    if (ma && mb && med_a != 0 && iterations > 0) {
+        out->ratio = med_b / med_a;
+        double *tmp = xmalloc((ma > mb ? ma : mb) * sizeof(double));
+        double *r = xmalloc(iterations * sizeof(double));
+        size_t k = 0;
+        uint64_t rng = seed;
+        for (unsigned it = 0; it < iterations; it++) {
+            double ra = resample_median(va, ma, tmp, &rng);
+            double rb = resample_median(vb, mb, tmp, &rng);
+            if (ra != 0)
+                r[k++] = rb / ra;
+        }
+        if (k) {
+            qsort(r, k, sizeof(*r), cmp_double);
+            out->lo = quantile_sorted(r, k, (1.0 - level) / 2.0);
+            out->hi = quantile_sorted(r, k, 1.0 - (1.0 - level) / 2.0);
+        }
+        free(tmp);
+        free(r);
+    }
+    free(va);
+    free(vb);
+}
+
+void stats_paired_log(const double *a, const double *b, size_t n, double level,
+                      struct stats_paired *out)
+{
+    double *d = xmalloc((n ? n : 1) * sizeof(double));
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] > 0 && b[i] > 0 && isfinite(a[i]) && isfinite(b[i]))
+            d[k++] = log(b[i] / a[i]);
+    test_none(&out->test);
+    out->pairs = k;
+    out->ratio = out->lo = out->hi = NAN;
+    if (k >= 2) {
+        struct stats_summary s;
+        stats_summarize(d, k, &s);
+        double se = s.sd / sqrt((double)k), df = (double)(k - 1);
+        t_finish(&out->test, s.mean, se, df);
+        double half = stats_t_quantile(1.0 - (1.0 - level) / 2.0, df) * se;
+        out->ratio = exp(s.mean);
+        out->lo = exp(s.mean - half);
+        out->hi = exp(s.mean + half);
+    }
+    free(d);
+}

@@ -1,8 +1,11 @@
-/* Descriptive statistics over the few runs a server campaign affords. */
+/* Descriptive statistics over the few runs a server campaign affords, and the tests
+ * that say whether two settings differ. */
 #ifndef LOOPBENCH_STATS_H
 #define LOOPBENCH_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct stats_summary {
     size_t n;
@@ -16,5 +19,68 @@ void stats_summarize(const double *x, size_t n, struct stats_summary *out);
 
 /* Median of x[0..n) (NaN skipped); NaN when empty. */
 double stats_median(const double *x, size_t n);
+
+/* ---- comparing two settings ------------------------------------------------------- */
+
+/* The regularized incomplete beta function I_x(a, b), a, b > 0, 0 <= x <= 1. */
+double stats_betainc(double a, double b, double x);
+/* Student's t distribution with df degrees of freedom (df > 0): P(T <= t). */
+double stats_t_cdf(double t, double df);
+/* The t such that P(T <= t) = p, 0 < p < 1. */
+double stats_t_quantile(double p, double df);
+
+/* A two-sided test's outcome. When `enough` is false the samples were too few for
+ * the test to mean anything and the other fields are NaN: say so, print no p. */
+struct stats_test {
+    bool enough;
+    bool exact;       /* Mann-Whitney: exact distribution (else normal approximation) */
+    double statistic; /* Welch: t of log(b) - log(a); Mann-Whitney: U of sample a */
+    double df;        /* Welch: Welch-Satterthwaite degrees of freedom */
+    double p;         /* two-sided */
+    double diff;      /* Welch: mean log(b) - mean log(a), exp() of it is the ratio */
+    double se;        /* Welch: its standard error */
+};
+
+/* Welch's t-test on the logarithms of a[0..na) and b[0..nb) (CPU is a ratio scale, so
+ * log makes a ratio a shift). Values that are NaN or not > 0 are skipped; each side
+ * needs 2 values. */
+void stats_welch_log(const double *a, size_t na, const double *b, size_t nb,
+                     struct stats_test *out);
+/* The same on the values themselves (NaN skipped), for metrics that can be 0. */
+void stats_welch(const double *a, size_t na, const double *b, size_t nb, struct stats_test *out);
+
+/* Two-sided Mann-Whitney U test. Needs at least STATS_MWU_MIN values on each side:
+ * with 3 vs 3 the smallest possible p is 0.1, so below that it could never decide.
+ * Exact when there are no ties and both sides are under 50 values (as R's
+ * wilcox.test); otherwise the normal approximation with tie and continuity
+ * correction. */
+#define STATS_MWU_MIN 4
+void stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+                        struct stats_test *out);
+
+/* Ratio median(b) / median(a) with a percentile bootstrap confidence interval at
+ * `level` (e.g. 0.95): `iterations` resamples of each side with replacement, drawn
+ * from a generator seeded with `seed`, so the same input always gives the same
+ * interval. NaN figures when a side is empty or a median is 0. */
+struct stats_ratio {
+    double ratio, lo, hi;
+};
+#define STATS_BOOTSTRAP_ITERATIONS 10000
+#define STATS_BOOTSTRAP_SEED 20261202u
+void stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,
+                    unsigned iterations, uint64_t seed, struct stats_ratio *out);
+
+/* Paired analysis of interleaved campaigns: pairs (a[i], b[i]) measured in the same
+ * round, so drift of the host between rounds cancels in b[i] / a[i]. A one-sample t
+ * test of the log ratios against 0 (needs 2 complete pairs; pairs with a NaN or
+ * non-positive value are skipped); ratio is their geometric mean, lo-hi its
+ * confidence interval at `level`. */
+struct stats_paired {
+    struct stats_test test; /* df = pairs - 1 */
+    size_t pairs;
+    double ratio, lo, hi;
+};
+void stats_paired_log(const double *a, const double *b, size_t n, double level,
+                      struct stats_paired *out);
 
 #endif

@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -1145,6 +1147,7 @@ int plat_host_cpu(struct plat_host_cpu *out, struct lb_error *err)
     for (size_t i = 0; i < ARRAY_SIZE(v); i++)
         total += v[i];
     out->steal_ns = ticks_to_ns(v[7]);
+    out->busy_ns = ticks_to_ns(total - v[3] - v[4] - v[7]);
     out->total_ns = ticks_to_ns(total);
     return 0;
 }
@@ -1247,6 +1250,9 @@ int plat_host_facts(struct plat_host_facts *out, struct lb_error *err)
         out->loadavg[0] = out->loadavg[1] = out->loadavg[2] = -1;
     out->clocksource =
         first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+    struct timespec res;
+    if (clock_getres(CLOCK_MONOTONIC, &res) == 0)
+        out->clock_resolution_ns = (uint64_t)res.tv_sec * NS_PER_SEC + (uint64_t)res.tv_nsec;
     out->governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
     out->virtualization = virtualization();
     return 0;
@@ -1263,4 +1269,98 @@ void plat_host_facts_release(struct plat_host_facts *f)
     free(f->governor);
     free(f->virtualization);
     memset(f, 0, sizeof(*f));
+}
+
+/* ---- Probing the host ------------------------------------------------------------- */
+
+const char *plat_wait_name(enum plat_wait_kind kind)
+{
+    return kind == PLAT_WAIT_POLLER ? "epoll_wait" : "nanosleep";
+}
+
+struct plat_waiter {
+    enum plat_wait_kind kind;
+    int epfd;
+    int wakefd; /* in the set as a loop's wake signal is, and never signalled */
+};
+
+int plat_waiter_open(enum plat_wait_kind kind, struct plat_waiter **out, struct lb_error *err)
+{
+    struct plat_waiter *w = xcalloc(1, sizeof(*w));
+    w->kind = kind;
+    w->epfd = w->wakefd = -1;
+    if (kind == PLAT_WAIT_POLLER) {
+        w->epfd = epoll_create1(EPOLL_CLOEXEC);
+        w->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        struct epoll_event ev = {.events = EPOLLIN};
+        if (w->epfd < 0 || w->wakefd < 0 ||
+            epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->wakefd, &ev) < 0) {
+            lb_fail_errno(err, errno, "cannot make an epoll wait set");
+            plat_waiter_free(w);
+            return -1;
+        }
+    }
+    *out = w;
+    return 0;
+}
+
+int plat_waiter_wait(struct plat_waiter *w, unsigned ms, uint64_t *elapsed_ns, struct lb_error *err)
+{
+    uint64_t t0 = mono_ns();
+    if (w->kind == PLAT_WAIT_POLLER) {
+        struct epoll_event ev;
+        /* A signal cuts the wait short: measured as it is, a wait returned early. */
+        if (epoll_wait(w->epfd, &ev, 1, (int)ms) < 0 && errno != EINTR)
+            return lb_fail_errno(err, errno, "epoll_wait failed");
+    } else {
+        struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+        if (nanosleep(&ts, NULL) < 0 && errno != EINTR)
+            return lb_fail_errno(err, errno, "nanosleep failed");
+    }
+    *elapsed_ns = mono_ns() - t0;
+    return 0;
+}
+
+void plat_waiter_free(struct plat_waiter *w)
+{
+    if (!w)
+        return;
+    if (w->epfd >= 0)
+        close(w->epfd);
+    if (w->wakefd >= 0)
+        close(w->wakefd);
+    free(w);
+}
+
+int plat_hogs_start(pid_t *pids, unsigned n, struct lb_error *err)
+{
+    pid_t parent = getpid();
+    for (unsigned i = 0; i < n; i++) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            int e = errno;
+            plat_hogs_stop(pids, i);
+            return lb_fail_errno(err, e, "cannot start a busy process");
+        }
+        if (pid == 0) {
+            /* Dies with loopbench, whatever kills it; and if that already happened,
+             * does not start spinning as an orphan. */
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != parent)
+                _exit(0);
+            for (volatile unsigned long spin = 0;; spin++)
+                ;
+        }
+        pids[i] = pid;
+    }
+    return 0;
+}
+
+void plat_hogs_stop(const pid_t *pids, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        kill(pids[i], SIGKILL);
+    for (unsigned i = 0; i < n; i++)
+        while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+            ;
 }

@@ -127,6 +127,7 @@ struct plat_host_facts {
     uint64_t mem_total_bytes;
     double loadavg[3];
     char *clocksource;   /* /sys/devices/system/clocksource/clocksource0/current_clocksource */
+    uint64_t clock_resolution_ns; /* of the monotonic clock (clock_getres); 0 if unknown */
     char *governor;      /* cpufreq governor of cpu0, where readable */
     char *virtualization;/* hypervisor or container, if detectable */
 };
@@ -135,8 +136,33 @@ void plat_host_facts_release(struct plat_host_facts *f);
 
 struct plat_host_cpu {
     uint64_t steal_ns;  /* cumulative steal time of the host */
+    uint64_t busy_ns;   /* cumulative time all CPUs ran anything (not idle, iowait, steal) */
     uint64_t total_ns;  /* cumulative time of all CPUs, all states */
 };
+/* Allocation-free: the sampler reads it at every point. */
 int plat_host_cpu(struct plat_host_cpu *out, struct lb_error *err);
+
+/* ---- Probing the host (loopbench probe) ------------------------------------------- */
+
+/* The primitives an event loop idles in. */
+enum plat_wait_kind {
+    PLAT_WAIT_POLLER = 0, /* the loop's readiness wait with a timeout (epoll_wait) */
+    PLAT_WAIT_SLEEP,      /* a plain relative sleep (nanosleep), for comparison */
+};
+/* "epoll_wait", "nanosleep", ... (static). */
+const char *plat_wait_name(enum plat_wait_kind kind);
+
+/* A wait set with nothing ever ready in it, so every wait runs to its timeout. */
+struct plat_waiter;
+int plat_waiter_open(enum plat_wait_kind kind, struct plat_waiter **out, struct lb_error *err);
+/* Idle for ms milliseconds through the primitive; *elapsed_ns is how long it took. */
+int plat_waiter_wait(struct plat_waiter *w, unsigned ms, uint64_t *elapsed_ns,
+                     struct lb_error *err);
+void plat_waiter_free(struct plat_waiter *w);
+
+/* Competing load: n children of loopbench that spin on a CPU each until plat_hogs_stop
+ * kills and reaps them; they also die with loopbench. pids has room for n. */
+int plat_hogs_start(pid_t *pids, unsigned n, struct lb_error *err);
+void plat_hogs_stop(const pid_t *pids, unsigned n);
 
 #endif

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 check "--help lists the commands" grep -Eq '^  run .*campaign' "$TMP/help"
 check "  ... sample and validate too" bash -c "grep -q '^  sample ' '$TMP/help' && grep -q '^  validate ' '$TMP/help'"
 check "--version prints the project version" bash -c "'$LOOPBENCH' --version | grep -Eq '^loopbench [0-9]+\.[0-9]+\.[0-9]+ \(linux\)$'"
-for cmd in run sample validate; do
+for cmd in run sample validate probe report compare; do
   check "help $cmd prints its usage" bash -c "'$LOOPBENCH' help $cmd | grep -q '^usage: loopbench $cmd'"
   check "$cmd --help prints its usage" bash -c "'$LOOPBENCH' $cmd --help | grep -q '^usage: loopbench $cmd'"
 done
@@ -49,6 +49,14 @@ expect_usage_error "sample: unknown option" sample --frob
 expect_usage_error "validate: no profile" validate
 expect_usage_error "validate: unknown option" validate --frob
 expect_usage_error "validate: missing file" validate "$TMP/none.json"
+
+expect_usage_error "probe: bad seconds" probe --seconds 0
+expect_usage_error "probe: unknown option" probe --frob
+expect_usage_error "report: no directory" report
+expect_usage_error "report: bad format" report -f xml "$TMP"
+expect_usage_error "compare: one input" compare "$TMP"
+expect_usage_error "compare: bad alpha" compare --alpha 2 "$TMP" "$TMP"
+expect_usage_error "compare: unreadable input" compare "$TMP/none" "$TMP/none"
 
 # validate on the shipped reference profile (the build's copy, whose config exists).
 check "validate accepts the built-in profile" "$LOOPBENCH" validate "$BUILD_ROOT/profiles/refshard.json"

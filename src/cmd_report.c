@@ -1,0 +1,203 @@
+/* loopbench report: Markdown, CSV or JSON from one or more result directories. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "compare.h"
+#include "plot.h"
+#include "report.h"
+#include "util.h"
+
+static const char usage[] =
+    "usage: loopbench report DIR... [options]\n"
+    "\n"
+    "Write a campaign's results as a report: a headline computed from the data, the\n"
+    "per-setting table (CPU and the profile's health keys, median and range over runs,\n"
+    "ratios to the baseline with confidence intervals and significance tests) and a\n"
+    "method footnote. Several directories (the same campaign on several hosts) give one\n"
+    "table with a column group per host. The report is printed and written to\n"
+    "DIR/report.EXT (with several directories: ./report.EXT). The Markdown links plots\n"
+    "drawn by gnuplot (SVG and PNG, with their .gp script and .dat files) in plots/ beside\n"
+    "the report (one subdirectory per host).\n"
+    "\n"
+    "  -f, --format md|csv|json   Markdown (default), CSV (a row per run and per\n"
+    "                             setting) or JSON (the summary with its statistics)\n"
+    "      --title T              the Markdown's title (default: profile and knob)\n"
+    "  -o, --out FILE             write the report to FILE instead\n"
+    "      --plots DIR            put the plots in DIR (linked as given)\n"
+    "      --no-plots             no plots\n"
+    "  -h, --help                 show this help\n"
+    "\n"
+    "exit status: 0 written (also when gnuplot is not installed: a note says so), 1 the\n"
+    "report or a plot could not be written, 2 bad usage or unreadable results.\n";
+
+enum format { FORMAT_MD, FORMAT_CSV, FORMAT_JSON };
+
+/* Draw each campaign's plots under plots_dir (a subdirectory per host when several)
+ * and list the images for the Markdown, linked under `link` (new strings into
+ * images). Returns 0, or -1 after saying why. */
+static int draw_plots(const struct loaded_results *r, size_t n, const char *plots_dir,
+                      const char *link, struct strv *images)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *sub = xasprintf("host-%zu", i + 1);
+        char *dir = n > 1 ? path_join(plots_dir, sub) : xstrdup(plots_dir);
+        char *to = n > 1 ? path_join(link, sub) : xstrdup(link);
+        struct plot_outcome po;
+        struct lb_error err;
+        int rc = plot_campaign(&r[i], dir, &po, &err);
+        if (rc < 0)
+            msg_error("%s", err.msg);
+        else if (po.gnuplot_missing)
+            msg_warn("gnuplot is not installed: no images, but the data and plots.gp are in "
+                     "'%s' (install gnuplot and run `gnuplot plots.gp` there)", dir);
+        for (size_t j = 0; rc == 0 && po.rendered && j < 2 * PLOT_IMAGES; j += 2) {
+            if (!po.drawn[j / 2])
+                continue;
+            strv_push_owned(images, n > 1 ? xasprintf("%s: %s", r[i].host, plot_images[j])
+                                          : xstrdup(plot_images[j]));
+            strv_push_owned(images, path_join(to, plot_images[j + 1]));
+        }
+        free(sub);
+        free(dir);
+        free(to);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* The report as text (new string, caller frees). */
+static char *render(enum format f, const struct loaded_results *r, size_t n,
+                    const struct report_opts *o, size_t *len)
+{
+    char *text = NULL;
+    FILE *mem = open_memstream(&text, len);
+    if (!mem) {
+        fputs("loopbench: out of memory\n", stderr);
+        abort();
+    }
+    if (f == FORMAT_MD) {
+        report_markdown(r, n, o, mem);
+    } else if (f == FORMAT_CSV) {
+        report_csv(r, n, mem);
+    } else {
+        json_t *doc = report_json(r, n);
+        json_dumpf(doc, mem, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+        fputc('\n', mem);
+        json_decref(doc);
+    }
+    fclose(mem);
+    return text;
+}
+
+static int report_main(int argc, char **argv)
+{
+    enum { OPT_TITLE = 256, OPT_PLOTS, OPT_NO_PLOTS };
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'},
+        {"title", required_argument, NULL, OPT_TITLE},
+        {"out", required_argument, NULL, 'o'},
+        {"plots", required_argument, NULL, OPT_PLOTS},
+        {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
+        {NULL, 0, NULL, 0},
+    };
+    static const char *const exts[] = {[FORMAT_MD] = "md", [FORMAT_CSV] = "csv",
+                                       [FORMAT_JSON] = "json"};
+    struct report_opts o = {0};
+    enum format f = FORMAT_MD;
+    const char *out_path = NULL, *plots_dir = NULL;
+    bool plots = true;
+    struct strv images = {0};
+    int c;
+    while ((c = getopt_long(argc, argv, ":f:o:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (strcmp(optarg, "md") == 0)
+                f = FORMAT_MD;
+            else if (strcmp(optarg, "csv") == 0)
+                f = FORMAT_CSV;
+            else if (strcmp(optarg, "json") == 0)
+                f = FORMAT_JSON;
+            else
+                return msg_usage_error("report", "report: --format '%s': expected md, csv or "
+                                                 "json", optarg);
+            break;
+        case OPT_TITLE:
+            o.title = optarg;
+            break;
+        case 'o':
+            out_path = optarg;
+            break;
+        case OPT_PLOTS:
+            plots_dir = optarg;
+            break;
+        case OPT_NO_PLOTS:
+            plots = false;
+            break;
+        default:
+            return cli_bad_option("report", argc, argv);
+        }
+    }
+    size_t n = (size_t)(argc - optind);
+    if (n == 0)
+        return msg_usage_error("report", "report: expected at least one result directory");
+    struct loaded_results *r = xcalloc(n, sizeof(*r));
+    struct lb_error err;
+    int status = LB_EXIT_USAGE;
+    size_t loaded = 0;
+    for (; loaded < n; loaded++)
+        if (results_load(argv[optind + (int)loaded], &r[loaded], &err) < 0) {
+            msg_error("%s", err.msg);
+            loaded++; /* released below */
+            goto out;
+        }
+    /* One table needs one profile and knob across hosts. */
+    for (size_t i = 1; i < n; i++)
+        if (compare_compatible(&r[0], &r[i], &err) < 0) {
+            msg_error("%s", err.msg);
+            goto out;
+        }
+    char *name = xasprintf("report.%s", exts[f]);
+    char *dir = n == 1 ? path_dirname(r[0].path) : xstrdup(".");
+    char *path = out_path ? xstrdup(out_path) : path_join(dir, name);
+    /* Plots go beside the report, so its relative links work wherever it is moved with
+     * them. */
+    char *report_dir = path_dirname(path), *default_plots = path_join(report_dir, "plots");
+    status = LB_EXIT_OK;
+    if (plots && f == FORMAT_MD &&
+        draw_plots(r, n, plots_dir ? plots_dir : default_plots, plots_dir ? plots_dir : "plots",
+                   &images) < 0)
+        status = LB_EXIT_FAILURE;
+    o.images = (const char *const *)images.v;
+    size_t len;
+    char *text = render(f, r, n, &o, &len);
+    fwrite(text, 1, len, stdout);
+    if (write_file_atomic(path, text, len, 0644, &err) < 0) {
+        msg_error("%s", err.msg);
+        status = LB_EXIT_FAILURE;
+    } else {
+        msg_info("report written to '%s'", path);
+    }
+    free(path);
+    free(dir);
+    free(name);
+    free(text);
+    free(report_dir);
+    free(default_plots);
+out:
+    strv_release(&images);
+    for (size_t i = 0; i < loaded; i++)
+        results_loaded_release(&r[i]);
+    free(r);
+    return status;
+}
+
+const struct command command_report = {
+    .name = "report",
+    .summary = "write a campaign's results as Markdown, CSV or JSON",
+    .usage = usage,
+    .run = report_main,
+};

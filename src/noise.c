@@ -1,0 +1,91 @@
+/* Noise warnings (noise.h). */
+#include "noise.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+
+static bool sampled(const struct run_record *r)
+{
+    return r->status == RUN_OK && r->sampled;
+}
+
+/* Flag and warn about the runs of setting si whose CPU is more than NOISE_OUTLIER_MADS
+ * from the median. cpu has room for every run. */
+static void outliers(const struct campaign *c, size_t si, double *cpu, struct noise *n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < c->n_runs; i++)
+        if (c->runs[i].setting_index == si && sampled(&c->runs[i]))
+            cpu[m++] = c->runs[i].sample.cpu_percent;
+    struct stats_summary s;
+    stats_summarize(cpu, m, &s);
+    /* Fewer runs, or all alike, and every deviation is the MAD or nothing. */
+    if (m < NOISE_OUTLIER_MIN_RUNS || !(s.mad > 0))
+        return;
+    for (size_t i = 0; i < c->n_runs; i++) {
+        const struct run_record *r = &c->runs[i];
+        if (r->setting_index != si || !sampled(r) ||
+            fabs(r->sample.cpu_percent - s.median) <= NOISE_OUTLIER_MADS * s.mad)
+            continue;
+        n->runs[i].outlier = true;
+        strv_push_owned(&n->warnings,
+                        xasprintf("run %s #%ld: CPU %.3g%% is more than %g median absolute "
+                                  "deviations from its setting's median %.3g%% (an outlier)",
+                                  c->values.v[si], r->repeat, r->sample.cpu_percent,
+                                  NOISE_OUTLIER_MADS, s.median));
+    }
+}
+
+void noise_assess(const struct campaign *c, struct noise *n)
+{
+    memset(n, 0, sizeof(*n));
+    n->runs = xcalloc(c->n_runs ? c->n_runs : 1, sizeof(*n->runs));
+    const struct plat_host_facts *h = &c->host;
+    if (h->logical_cpus > 0 && h->loadavg[0] > h->logical_cpus)
+        strv_push_owned(&n->warnings,
+                        xasprintf("load average %.2f before the campaign was above the %d "
+                                  "CPUs: other work was competing for them",
+                                  h->loadavg[0], h->logical_cpus));
+    size_t n_sampled = 0, n_steal = 0, n_others = 0;
+    double steal_max = 0, others_max = 0;
+    for (size_t i = 0; i < c->n_runs; i++) {
+        const struct run_record *r = &c->runs[i];
+        if (!sampled(r))
+            continue;
+        n_sampled++;
+        if (r->sample.steal_percent > NOISE_STEAL_PERCENT) {
+            n->runs[i].steal = true;
+            n_steal++;
+            steal_max = fmax(steal_max, r->sample.steal_percent);
+        }
+        if (r->sample.others_cpu_percent > NOISE_OTHERS_PERCENT) {
+            n->runs[i].others = true;
+            n_others++;
+            others_max = fmax(others_max, r->sample.others_cpu_percent);
+        }
+    }
+    if (n_steal)
+        strv_push_owned(&n->warnings,
+                        xasprintf("steal was above %g%% in %zu of %zu runs (up to %.1f%%): the "
+                                  "hypervisor took CPU time from the host",
+                                  NOISE_STEAL_PERCENT, n_steal, n_sampled, steal_max));
+    if (n_others)
+        strv_push_owned(&n->warnings,
+                        xasprintf("other processes used more than %g%% of a core in %zu of %zu "
+                                  "runs (up to %.0f%%): the host was not quiet",
+                                  NOISE_OTHERS_PERCENT, n_others, n_sampled, others_max));
+    double *cpu = xcalloc(c->n_runs ? c->n_runs : 1, sizeof(double));
+    for (size_t si = 0; si < c->values.n; si++)
+        outliers(c, si, cpu, n);
+    free(cpu);
+}
+
+void noise_release(struct noise *n)
+{
+    strv_release(&n->warnings);
+    free(n->runs);
+    memset(n, 0, sizeof(*n));
+}

@@ -1,0 +1,284 @@
+#include "plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "stats.h"
+#include "util.h"
+
+const char *const plot_images[] = {
+    "CPU per setting", "cpu.svg",
+    "CPU over time, every run", "cpu-time.svg",
+    "Trade-off: CPU against a health key", "tradeoff.svg",
+    NULL, NULL,
+};
+
+/* A label for gnuplot's data files: in double quotes, which it may not contain. */
+static void dat_label(const char *s, FILE *f)
+{
+    fputc('"', f);
+    for (; *s; s++)
+        fputc(*s == '"' || *s == '\\' ? '\'' : *s, f);
+    fputc('"', f);
+}
+
+/* cpu.dat: index, setting, median, min, max. Returns the max/min ratio of the values. */
+static double write_cpu(const struct loaded_results *r, FILE *f)
+{
+    double *v = xcalloc(r->n_runs + 1, sizeof(double));
+    double lo = INFINITY, hi = 0;
+    fputs("# index setting median min max (CPU % of one core over runs)\n", f);
+    for (size_t si = 0; si < r->n_settings; si++) {
+        struct stats_summary s;
+        stats_summarize(v, results_loaded_values(r, si, -1, v), &s);
+        if (s.n == 0)
+            continue;
+        fprintf(f, "%zu ", si);
+        dat_label(r->settings[si], f);
+        fprintf(f, " %.6g %.6g %.6g\n", s.median, s.min, s.max);
+        lo = fmin(lo, s.min);
+        hi = fmax(hi, s.max);
+    }
+    free(v);
+    return lo > 0 ? hi / lo : INFINITY;
+}
+
+/* cpu-time.dat: one block per setting (gnuplot's `index`), a blank line between runs:
+ * t_s cpu_percent, copied from each run's series.csv. Returns the points written (none
+ * when the series files are not beside the results.json read). */
+static size_t write_cpu_time(const struct loaded_results *r, FILE *f)
+{
+    size_t points = 0;
+    char *base = path_dirname(r->path);
+    json_t *runs = json_object_get(r->doc, "runs");
+    fputs("# t_s cpu_percent; a block per setting, a blank line between runs\n", f);
+    for (size_t si = 0; si < r->n_settings; si++) {
+        fprintf(f, "# setting %s\n", r->settings[si]);
+        size_t i;
+        json_t *run;
+        json_array_foreach(runs, i, run) {
+            const char *setting = json_string_value(json_object_get(run, "setting"));
+            const char *series = json_string_value(json_object_get(run, "series"));
+            if (!setting || !series || strcmp(setting, r->settings[si]) != 0)
+                continue;
+            char *path = path_join(base, series), *text;
+            size_t len;
+            struct lb_error ignored;
+            if (read_file(path, &text, &len, &ignored) == 0) {
+                /* skip the header line; the first two columns are t_s, cpu_percent */
+                for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line, '\n')) {
+                    line++;
+                    double t, cpu;
+                    if (sscanf(line, "%lf,%lf", &t, &cpu) == 2) {
+                        fprintf(f, "%.6g %.6g\n", t, cpu);
+                        points++;
+                    }
+                }
+                fputc('\n', f);
+                free(text);
+            }
+            free(path);
+        }
+        fputs("\n\n", f);
+    }
+    free(base);
+    return points;
+}
+
+/* The health key plotted against CPU: the first duration (peak lag), else the first
+ * that has a value; -1 when no run has one (no health line in any window). */
+static long tradeoff_key(const struct loaded_results *r)
+{
+    long first = -1;
+    for (size_t k = 0; k < r->n_health; k++)
+        for (size_t i = 0; i < r->n_runs; i++) {
+            if (!isfinite(r->runs[i].health[k]))
+                continue;
+            if (r->health[k].type && strcmp(r->health[k].type, "duration_ms") == 0)
+                return (long)k;
+            if (first < 0)
+                first = (long)k;
+        }
+    return first;
+}
+
+/* tradeoff.dat: a block per setting, one point per run: cpu_percent health. */
+static void write_tradeoff(const struct loaded_results *r, long k, FILE *f)
+{
+    fputs("# cpu_percent health; a block per setting, a point per run\n", f);
+    for (size_t si = 0; si < r->n_settings; si++) {
+        fprintf(f, "# setting %s\n", r->settings[si]);
+        for (size_t i = 0; k >= 0 && i < r->n_runs; i++)
+            if (r->runs[i].setting == si && isfinite(r->runs[i].health[k]))
+                fprintf(f, "%.6g %.6g\n", r->runs[i].cpu_percent, r->runs[i].health[k]);
+        fputs("\n\n", f);
+    }
+}
+
+/* A gnuplot string literal (single quotes; a quote is doubled). */
+static void gp_str(const char *s, FILE *f)
+{
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+static void write_script(const struct loaded_results *r, double spread, long k,
+                         const bool drawn[PLOT_IMAGES], FILE *f)
+{
+    fputs("# Written by loopbench report. Re-render in this directory: gnuplot plots.gp\n"
+          "# SVG and PNG (pngcairo when this gnuplot has it, else png).\n", f);
+    fputs("settings = ", f);
+    fputc('\'', f);
+    for (size_t si = 0; si < r->n_settings; si++)
+        fprintf(f, "%s%s", si ? " " : "", r->settings[si]);
+    fputs("'\nknob = ", f);
+    gp_str(r->knob_label, f);
+    fputs("\nhealth = ", f);
+    gp_str(k >= 0 ? r->health[k].label : "", f);
+    fprintf(f, "\ndraw_time = %d\ndraw_tradeoff = %d", drawn[1], drawn[2]);
+    fprintf(f, "\nhealth_unit = '%s'\nnsettings = %zu\nlogscale = %d\n",
+            k >= 0 && r->health[k].type && strcmp(r->health[k].type, "duration_ms") == 0 ? " (ms)"
+                                                                                       : "",
+            r->n_settings, spread > 10); /* log scale when the range spans more than 10x */
+    fputs("do for [fmt in 'svg png'] {\n"
+          "  if (fmt eq 'svg') {\n"
+          "    set terminal svg size 800,480 dynamic font 'sans,12' background '#ffffff'\n"
+          "  } else {\n"
+          "    if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
+          "      set terminal pngcairo size 800,480 font 'sans,11'\n"
+          "    } else {\n"
+          "      set terminal png size 800,480\n"
+          "    }\n"
+          "  }\n"
+          "  reset\n"
+          "  set output 'cpu.'.fmt\n"
+          "  set title 'CPU per setting: median, min-max over runs'\n"
+          "  set xlabel knob\n"
+          "  set ylabel 'CPU (% of one core)'\n"
+          "  set grid ytics\n"
+          "  set xrange [-0.5:nsettings-0.5]\n"
+          "  if (logscale) { set logscale y } else { set yrange [0:*] }\n"
+          "  set boxwidth 0.5\n"
+          "  set style fill solid 0.4\n"
+          "  plot 'cpu.dat' using 1:3:xticlabels(2) with boxes notitle lc rgb '#4472c4', \\\n"
+          "       '' using 1:3:4:5 with yerrorbars notitle lc rgb '#1f3864' pt 7\n"
+          "  if (draw_time) {\n"
+          "  reset\n"
+          "  set output 'cpu-time.'.fmt\n"
+          "  set title 'CPU over time, one line per run'\n"
+          "  set xlabel 'time in the window (s)'\n"
+          "  set ylabel 'CPU (% of one core)'\n"
+          "  set grid\n"
+          "  set key outside right title knob\n"
+          "  if (logscale) { set logscale y }\n"
+          "  plot for [i=0:nsettings-1] 'cpu-time.dat' index i using 1:2 with linespoints \\\n"
+          "       lc i+1 pt 7 ps 0.5 title word(settings, i+1)\n"
+          "  }\n"
+          "  if (draw_tradeoff) {\n"
+          "    reset\n"
+          "    set output 'tradeoff.'.fmt\n"
+          "    set title 'Trade-off: CPU against '.health.', one point per run'\n"
+          "    set xlabel 'CPU (% of one core)'\n"
+          "    set ylabel health.health_unit\n"
+          "    set grid\n"
+          "    set key outside right title knob\n"
+          "    if (logscale) { set logscale x }\n"
+          "    set yrange [0:*]\n"
+          "    set offsets graph 0.05, graph 0.05, graph 0.1, 0\n"
+          "    plot for [i=0:nsettings-1] 'tradeoff.dat' index i using 1:2 with points \\\n"
+          "         lc i+1 pt 7 ps 1.2 title word(settings, i+1)\n"
+          "  }\n"
+          "  set output\n"
+          "}\n",
+          f);
+}
+
+/* Open dir/name for writing; -1 with err. */
+static FILE *open_in(const char *dir, const char *name, struct lb_error *err)
+{
+    char *path = path_join(dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        lb_fail_errno(err, errno, "cannot write '%s'", path);
+    free(path);
+    return f;
+}
+
+/* Run `gnuplot plots.gp` in dir with its output in gnuplot.log: fork and execvp with
+ * an argv array, no shell. Returns the exit status, 127 when gnuplot is missing. */
+static int run_gnuplot(const char *dir, struct lb_error *err)
+{
+    char *log = path_join(dir, "gnuplot.log");
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    free(log);
+    if (fd < 0)
+        return lb_fail_errno(err, errno, "cannot write '%s/gnuplot.log'", dir);
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fd);
+        return lb_fail_errno(err, errno, "cannot start gnuplot");
+    }
+    if (pid == 0) {
+        char *const argv[] = {"gnuplot", "plots.gp", NULL};
+        if (chdir(dir) < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
+            _exit(126);
+        execvp(argv[0], argv);
+        _exit(errno == ENOENT ? 127 : 126);
+    }
+    close(fd);
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return lb_fail_errno(err, errno, "cannot wait for gnuplot");
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int plot_campaign(const struct loaded_results *r, const char *dir, struct plot_outcome *out,
+                  struct lb_error *err)
+{
+    out->rendered = out->gnuplot_missing = false;
+    bool drawn[PLOT_IMAGES] = {false};
+    if (mkdir_p(dir, 0755, err) < 0)
+        return -1;
+    long k = tradeoff_key(r);
+    double spread = 0;
+    static const char *const names[] = {"cpu.dat", "cpu-time.dat", "tradeoff.dat", "plots.gp"};
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+        FILE *f = open_in(dir, names[i], err);
+        if (!f)
+            return -1;
+        switch (i) {
+        case 0: spread = write_cpu(r, f); drawn[0] = r->n_runs > 0; break;
+        case 1: drawn[1] = write_cpu_time(r, f) > 0; break;
+        case 2: write_tradeoff(r, k, f); drawn[2] = k >= 0; break;
+        default: write_script(r, spread, k, drawn, f); break;
+        }
+        if (fclose(f) != 0)
+            return lb_fail_errno(err, errno, "cannot write '%s/%s'", dir, names[i]);
+    }
+    if (r->n_runs == 0)
+        return 0; /* nothing to draw: the data files say so */
+    int rc = run_gnuplot(dir, err);
+    if (rc < 0)
+        return -1;
+    if (rc == 127) {
+        out->gnuplot_missing = true;
+        return 0;
+    }
+    if (rc != 0)
+        return lb_fail(err, "gnuplot exited with status %d: see '%s/gnuplot.log'", rc, dir);
+    out->rendered = true;
+    memcpy(out->drawn, drawn, sizeof(drawn));
+    return 0;
+}

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# loopbench report end to end: a real refshard campaign (idle wait 0, 2, 8; 3 runs each)
+# written as Markdown with plots, CSV and JSON.
+source "$(dirname "$0")/lib.sh"
+
+mkdir -p "$TMP/ref"
+cp "$SOURCE_ROOT/profiles/refshard.json" "$SOURCE_ROOT/profiles/refshard.config.json" "$TMP/ref/"
+cp "$REFSHARD" "$TMP/ref/refshard"
+sed -i 's|{loopbench_dir}/refshard|./refshard|' "$TMP/ref/refshard.json"
+out=$TMP/c
+"$LOOPBENCH" run "$TMP/ref/refshard.json" -s 0,2,8 -n 3 -w 1 -t 3 -o "$out" -q >/dev/null
+
+# --- 1. Markdown: printed and written, with plots ---------------------------------------
+rc=0
+"$LOOPBENCH" report "$out" >"$TMP/stdout.md" 2>"$TMP/report.err" || rc=$?
+cat "$TMP/stdout.md"
+check "report exits 0" [ "$rc" -eq 0 ]
+check "DIR/report.md written, the same as printed" cmp -s "$out/report.md" "$TMP/stdout.md"
+# Headline: the factor and its words come from the data (idle wait 2 uses far less CPU).
+check "headline for 2: Nx less CPU than 0 with a CI and p" grep -Eq \
+  '^- idle wait \(ms\) 2 uses [0-9.]+x less CPU than 0 \(95% CI [0-9.]+-[0-9.]+x, p [<=] [0-9.]+\)' \
+  "$out/report.md"
+check "a health key is reported with a p-value or as untested" grep -Eq \
+  'peak lag (unchanged \(p = [0-9.]+\)|(up|down) from|not tested)' "$out/report.md"
+check "table rows: the baseline marked, 3 runs each" bash -c "
+  grep -q '^| 0 (baseline) |.*| 3 |\$' '$out/report.md' &&
+  grep -q '^| 2 |.*| 3 |\$' '$out/report.md' && grep -q '^| 8 |.*| 3 |\$' '$out/report.md'"
+check "the Markdown table is well-formed (same columns in every row)" awk -F'|' '
+  /^\| idle wait/ { n = NF; t = 1; next } t && /^\|/ { if (NF != n) bad = 1; next } t { t = 0 }
+  END { exit bad || !n }' "$out/report.md"
+check "the separator row has one cell per column" awk -F'|' '
+  /^\| idle wait/ { n = NF; getline; exit !(NF == n && $0 ~ /^\|---\|/) }' "$out/report.md"
+check "the method footnote names host, window and version" grep -Eq \
+  'logical CPUs.*warm-up 1 s, sample 3 s, 3 runs per setting, order interleave.*loopbench [0-9]' \
+  "$out/report.md"
+for img in cpu cpu-time tradeoff; do
+  check "$img.svg is an SVG, linked" bash -c "grep -q '<svg' '$out/plots/$img.svg' &&
+    grep -qF '](plots/$img.svg)' '$out/report.md'"
+  check "$img.png is a PNG" bash -c "head -c 8 '$out/plots/$img.png' | od -An -tx1 |
+    grep -q '89 50 4e 47 0d 0a 1a 0a'"
+done
+check "the .gp script and .dat files are kept" test -s "$out/plots/plots.gp" -a -s "$out/plots/cpu.dat" \
+  -a -s "$out/plots/cpu-time.dat" -a -s "$out/plots/tradeoff.dat"
+check "gnuplot re-renders from them" bash -c "cd '$out/plots' && gnuplot plots.gp"
+
+# --- 2. gnuplot missing: one note, everything else done --------------------------------
+rc=0
+PATH=/nonexistent "$LOOPBENCH" report "$out" --plots "$TMP/noplots" -o "$TMP/nognuplot.md" \
+  >/dev/null 2>"$TMP/nognuplot.err" || rc=$?
+check "without gnuplot report still exits 0" [ "$rc" -eq 0 ]
+check "  ... with one note saying so" test "$(grep -c 'gnuplot is not installed' "$TMP/nognuplot.err")" -eq 1
+check "  ... the script and data written, no image linked" bash -c "test -s '$TMP/noplots/plots.gp' &&
+  ! grep -q '!\[' '$TMP/nognuplot.md'"
+
+# --- 2b. no health line in any window (a window shorter than the stats interval) ----------
+jq '.runs[].metrics = {}' "$out/results.json" >"$TMP/nohealth.json"
+rc=0
+"$LOOPBENCH" report "$TMP/nohealth.json" --plots "$TMP/nohealth-plots" -o "$TMP/nohealth.md" \
+  >/dev/null 2>&1 || rc=$?
+check "no health values: still exits 0" [ "$rc" -eq 0 ]
+check "  ... CPU plots linked, no trade-off" bash -c "grep -q 'cpu.svg' '$TMP/nohealth.md' &&
+  ! grep -q 'tradeoff.svg' '$TMP/nohealth.md'"
+check "  ... health keys said untested" grep -q 'peak lag not tested (too few runs)' "$TMP/nohealth.md"
+
+# --- 3. CSV and JSON ---------------------------------------------------------------------
+"$LOOPBENCH" report "$out" -f csv -o "$TMP/r.csv" >/dev/null 2>&1
+check "CSV: a header, 9 run rows and 3 setting rows" bash -c "
+  head -1 '$TMP/r.csv' | grep -q '^host,kind,setting,baseline,repeat,runs,cpu_percent' &&
+  [ \$(grep -c '^[^,]*,run,' '$TMP/r.csv') -eq 9 ] && [ \$(grep -c '^[^,]*,setting,' '$TMP/r.csv') -eq 3 ]"
+check "CSV: every row has the header's field count" awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 }
+  END { exit bad }' "$TMP/r.csv"
+"$LOOPBENCH" report "$out" -f json -o "$TMP/r.json" >/dev/null 2>&1
+check "JSON: 3 settings, the ratio to the baseline with a CI and a p" jq -e '
+  .hosts[0].settings | length == 3 and .[0].baseline and .[0].cpu_vs_baseline == null
+  and (.[1].cpu_vs_baseline | .ratio < 0.2 and (.ratio_ci | length) == 2 and .p < 0.05
+       and .paired.pairs == 3)' "$TMP/r.json"
+
+# --- 4. several hosts: a column group each ---------------------------------------------
+jq '.host.hostname = "laptop"' "$out/results.json" >"$TMP/laptop.json"
+"$LOOPBENCH" report "$out" "$TMP/laptop.json" --no-plots -o "$TMP/hosts.md" >/dev/null 2>&1
+check "two hosts: a column group per host" bash -c "
+  grep -q '^| idle wait (ms) | [^|]*: CPU % of one core |.*| laptop: CPU % of one core |' '$TMP/hosts.md'"
+check "  ... and a headline per host" grep -q '^- \*\*laptop\*\*: idle wait' "$TMP/hosts.md"
+
+# --- 5. bad input -------------------------------------------------------------------------
+rc=0
+"$LOOPBENCH" report "$TMP/nothing" >/dev/null 2>"$TMP/err" || rc=$?
+check "an unreadable directory: exit 2" [ "$rc" -eq 2 ]
+rc=0
+"$LOOPBENCH" report "$out" -f xml >/dev/null 2>"$TMP/err" || rc=$?
+check "an unknown format: exit 2" [ "$rc" -eq 2 ]
+check "no refshard left" no_process_from "$TMP/ref"

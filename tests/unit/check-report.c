@@ -1,0 +1,194 @@
+/* results_load.c, compare.c and report.c on a results.json written by the test: the
+ * verdicts follow from the figures, the Markdown table is well-formed. */
+#include <check.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "report.h"
+#include "testlib.h"
+#include "util.h"
+
+/* A campaign of settings "0" and "2", interleaved, three runs each, with the CPU
+ * figures given and a peak lag of 2 ms (missed16ms: `miss` in the last run of "2"). */
+static char *write_campaign(const char *name, const char *host, const double cpu0[3],
+                            const double cpu2[3], double miss)
+{
+    json_t *runs = json_array();
+    for (int k = 0; k < 3; k++)
+        for (int s = 0; s < 2; s++) {
+            double m = s == 1 && k == 2 ? miss : 0;
+            json_array_append_new(
+                runs, json_pack("{s:s, s:i, s:s, s:f, s:{s:{s:s, s:i, s:f, s:f, s:f, s:f}, "
+                                "s:{s:s, s:i, s:f, s:f, s:f, s:f}}}",
+                                "setting", s ? "2" : "0", "repeat", k + 1, "status", "ok",
+                                "cpu_percent", s ? cpu2[k] : cpu0[k], "metrics",
+                                "tickLagPeak", "type", "duration_ms", "windows", 2, "mean", 2.0,
+                                "min", 2.0, "max", 2.0, "sum", 4.0,
+                                "missed16ms", "type", "number", "windows", 2, "mean", m / 2,
+                                "min", 0.0, "max", m, "sum", m));
+        }
+    json_t *doc = json_pack(
+        "{s:s, s:{s:s, s:s, s:{s:s, s:[s, s], s:s}, s:[{s:s, s:s, s:s, s:b}, "
+        "{s:s, s:s, s:s, s:b}]}, s:{s:s}, s:{s:[s, s], s:s, s:s}, s:o}",
+        "schema", "loopbench/results/1",
+        "profile", "name", "fake", "hash", "fnv1a64:0", "knob", "label", "idle wait (ms)",
+        "values", "0", "2", "baseline", "0", "health",
+        "key", "tickLagPeak", "label", "peak lag", "better", "lower", "must_be_zero", 0,
+        "key", "missed16ms", "label", "missed16ms", "better", "lower", "must_be_zero", 1,
+        "host", "hostname", host,
+        "campaign", "settings", "0", "2", "baseline", "0", "order", "interleave",
+        "runs", runs);
+    json_object_set_new(doc, "warnings", json_pack("[s]", "steal above 1% in a window"));
+    char *path = path_join(testlib_case_dir(), name);
+    ck_assert_int_eq(json_dump_file(doc, path, 0), 0);
+    json_decref(doc);
+    return path;
+}
+
+static const double busy[3] = {100, 98, 99}, idle[3] = {10, 9.8, 9.9};
+static const double idle_hot[3] = {30, 29, 31};
+
+START_TEST(load_fixed_keys)
+{
+    char *path = write_campaign("a.json", "desk", busy, idle, 0);
+    struct loaded_results r;
+    struct lb_error err;
+    ck_assert_int_eq(results_load(path, &r, &err), 0);
+    ck_assert_uint_eq(r.n_settings, 2);
+    ck_assert_uint_eq(r.n_runs, 6);
+    ck_assert_uint_eq(r.n_health, 2);
+    ck_assert_str_eq(r.health[0].type, "duration_ms");
+    ck_assert(r.health[1].must_be_zero);
+    double a[6], b[6];
+    ck_assert_uint_eq(results_loaded_values(&r, 1, -1, a), 3);
+    ck_assert_double_eq(a[1], 9.8);
+    ck_assert_uint_eq(results_loaded_pairs(&r, 0, 1, -1, a, b), 3); /* a round each */
+    ck_assert_double_eq(a[2], 99);
+    ck_assert_double_eq(b[2], 9.9);
+    results_loaded_release(&r);
+    free(path);
+}
+END_TEST
+
+START_TEST(load_refuses_other_schema)
+{
+    char *path = path_join(testlib_case_dir(), "b.json");
+    testlib_write(path, "{\"schema\": \"loopbench/results/2\"}", 0644);
+    struct loaded_results r;
+    struct lb_error err;
+    ck_assert_int_eq(results_load(path, &r, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "schema 'loopbench/results/2'"));
+    results_loaded_release(&r);
+    ck_assert_int_eq(results_load("/nonexistent/results.json", &r, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "cannot read"));
+    results_loaded_release(&r);
+    free(path);
+}
+END_TEST
+
+/* Compare two files and return the worst verdict. */
+static enum verdict verdict_of(const char *base, const char *new_, const char *metric)
+{
+    struct loaded_results a, b;
+    struct lb_error err;
+    struct compare_opts o = {.metric = metric, .max_increase = 0.10, .alpha = 0.05};
+    struct compare_result r;
+    ck_assert_int_eq(results_load(base, &a, &err), 0);
+    ck_assert_int_eq(results_load(new_, &b, &err), 0);
+    ck_assert_int_eq(compare_results(&a, &b, &o, &r, &err), 0);
+    enum verdict v = r.worst;
+    compare_result_release(&r);
+    results_loaded_release(&a);
+    results_loaded_release(&b);
+    return v;
+}
+
+START_TEST(compare_verdicts)
+{
+    char *base = write_campaign("base.json", "ci", busy, idle, 0);
+    char *hot = write_campaign("hot.json", "ci", busy, idle_hot, 0);
+    char *miss = write_campaign("miss.json", "ci", busy, idle, 1);
+    ck_assert_int_eq(verdict_of(base, base, NULL), VERDICT_NO_CHANGE);
+    ck_assert_int_eq(verdict_of(base, hot, "cpu"), VERDICT_REGRESSED); /* 3x, p < 0.001 */
+    ck_assert_int_eq(verdict_of(hot, base, "cpu"), VERDICT_IMPROVED);
+    /* missed16ms must stay 0: one window with a miss regresses whatever the test says */
+    ck_assert_int_eq(verdict_of(base, miss, "missed16ms"), VERDICT_REGRESSED);
+    free(base);
+    free(hot);
+    free(miss);
+}
+END_TEST
+
+/* The report as a string into *text (new). */
+static void render(const struct loaded_results *r, size_t n, int csv, char **text)
+{
+    static size_t len; /* open_memstream keeps the address until fclose */
+    FILE *f = open_memstream(text, &len);
+    struct report_opts o = {0};
+    if (csv)
+        report_csv(r, n, f);
+    else
+        report_markdown(r, n, &o, f);
+    fclose(f);
+}
+
+START_TEST(markdown_from_the_figures)
+{
+    char *p1 = write_campaign("desk.json", "desk", busy, idle, 0);
+    char *p2 = write_campaign("vps.json", "vps", busy, idle_hot, 0);
+    struct loaded_results r[2];
+    struct lb_error err;
+    ck_assert_int_eq(results_load(p1, &r[0], &err), 0);
+    ck_assert_int_eq(results_load(p2, &r[1], &err), 0);
+    char *md, *csv;
+    render(r, 1, 0, &md);
+    /* 99 / 9.9 = 10x, from the data; peak lag identical: unchanged */
+    ck_assert_ptr_nonnull(strstr(md, "idle wait (ms) 2 uses 10.0x less CPU than 0 (95% CI"));
+    ck_assert_ptr_nonnull(strstr(md, "peak lag unchanged (p = 1.00)"));
+    ck_assert_ptr_nonnull(strstr(md, "| 0 (baseline) | 99.0 (98.0-100) | - |"));
+    ck_assert_ptr_nonnull(strstr(md, "| 2.00 ms |"));
+    ck_assert_ptr_nonnull(strstr(md, "Warning: steal above 1% in a window."));
+    free(md);
+    render(r, 2, 0, &md);
+    ck_assert_ptr_nonnull(strstr(md, "| desk: CPU % of one core |"));
+    ck_assert_ptr_nonnull(strstr(md, "| vps: CPU % of one core |"));
+    ck_assert_ptr_nonnull(strstr(md, "- **vps**: idle wait (ms) 2 uses 3.30x less CPU"));
+    /* well-formed: every table line has as many cells as the header */
+    int cols = -1, c = 0;
+    size_t at = (size_t)(strstr(md, "\n| idle wait") - md) + 1;
+    for (; md[at] == '|'; at++) {
+        for (c = 0; md[at] && md[at] != '\n'; at++)
+            c += md[at] == '|';
+        if (cols < 0)
+            cols = c;
+        ck_assert_int_eq(c, cols);
+    }
+    ck_assert_int_eq(cols, 2 + 2 * 5); /* a pipe around each of 1 + 2 x 5 cells */
+    free(md);
+    render(r, 1, 1, &csv);
+    ck_assert_ptr_nonnull(strstr(csv, "host,kind,setting,baseline,repeat,runs,cpu_percent,"
+                                      "cpu_min,cpu_max,tickLagPeak,missed16ms\n"));
+    ck_assert_ptr_nonnull(strstr(csv, "desk,setting,2,false,,3,9.9,9.8,10,2,0\n"));
+    free(csv);
+    results_loaded_release(&r[0]);
+    results_loaded_release(&r[1]);
+    free(p1);
+    free(p2);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("report");
+    TCase *tc = tcase_create("report");
+    tcase_add_test(tc, load_fixed_keys);
+    tcase_add_test(tc, load_refuses_other_schema);
+    tcase_add_test(tc, compare_verdicts);
+    tcase_add_test(tc, markdown_from_the_figures);
+    suite_add_tcase(s, tc);
+    return testlib_run(s);
+}
