@@ -34,4 +34,7 @@ check "the run records the others' CPU (most of the other cores) and its flags" 
 check "the load before the campaign is recorded" jq -e '.host.loadavg[0] >= 0' "$res"
 check "the report shows the warning under the table" \
   grep -q "^warning: other processes used more than 10% of a core" "$TMP/noisy.txt"
+"$LOOPBENCH" report "$TMP/noisy" --no-plots -o "$TMP/noisy.md" >/dev/null 2>&1
+check "loopbench report carries the warning into its method footnote" \
+  grep -q "other processes used more than 10% of a core" "$TMP/noisy.md"
 check "no burner left" no_process_from "$TMP"
