@@ -191,18 +191,6 @@ static json_t *report_json(const struct probe_report *r)
                      "verdict", verdict);
 }
 
-static int interrupted_status(int sig)
-{
-    switch (sig) {
-    case SIGHUP:
-        return LB_EXIT_SIGHUP;
-    case SIGTERM:
-        return LB_EXIT_SIGTERM;
-    default:
-        return LB_EXIT_SIGINT;
-    }
-}
-
 static int probe_main(int argc, char **argv)
 {
     struct probe_args a;
@@ -219,7 +207,7 @@ static int probe_main(int argc, char **argv)
     struct probe_report r;
     if (probe_run(a.seconds, &r, &err) < 0) {
         msg_error("%s", err.msg);
-        status = plat_last_signal() ? interrupted_status(plat_last_signal()) : LB_EXIT_FAILURE;
+        status = plat_last_signal() ? lb_exit_for_signal(plat_last_signal()) : LB_EXIT_FAILURE;
     } else if (a.json) {
         json_t *o = report_json(&r);
         if (json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) < 0)

@@ -1,6 +1,5 @@
 /* loopbench run: the A/B campaign. */
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,16 +67,6 @@ static void print_tail(const char *tail)
         size_t len = strcspn(line, "\n");
         fprintf(stderr, "  | %.*s\n", (int)len, line);
         line += len + (line[len] == '\n');
-    }
-}
-
-static int exit_for_signal(int sig)
-{
-    switch (sig) {
-    case SIGHUP: return LB_EXIT_SIGHUP;
-    case SIGINT: return LB_EXIT_SIGINT;
-    case SIGTERM: return LB_EXIT_SIGTERM;
-    default: return LB_EXIT_FAILURE;
     }
 }
 
@@ -226,7 +215,7 @@ static int run_main(int argc, char **argv)
         }
     }
     status = rc == 0 ? LB_EXIT_OK
-             : camp.interrupted_by ? exit_for_signal(camp.interrupted_by)
+             : camp.interrupted_by ? lb_exit_for_signal(camp.interrupted_by)
                                    : LB_EXIT_FAILURE;
     campaign_release(&camp);
     free(command_line);

@@ -1,12 +1,27 @@
 #include "msg.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static int quiet;
+
+int lb_exit_for_signal(int sig)
+{
+    switch (sig) {
+    case SIGHUP:
+        return LB_EXIT_SIGHUP;
+    case SIGINT:
+        return LB_EXIT_SIGINT;
+    case SIGTERM:
+        return LB_EXIT_SIGTERM;
+    default:
+        return LB_EXIT_FAILURE;
+    }
+}
 
 static void vfill(struct lb_error *err, const char *fmt, va_list ap)
 {

@@ -31,6 +31,10 @@ enum lb_exit {
 #define LB_PRINTF(a, b)
 #endif
 
+/* The documented exit status for an interrupting signal (SIGHUP, SIGINT, SIGTERM);
+ * LB_EXIT_FAILURE for any other. */
+int lb_exit_for_signal(int sig);
+
 /* Fill err (which may be NULL) with a formatted message; always returns -1 so that
  * callers can write `return lb_fail(err, "...")`. */
 int lb_fail(struct lb_error *err, const char *fmt, ...) LB_PRINTF(2, 3);

@@ -70,38 +70,36 @@ void stats_summarize(const double *x, size_t n, struct stats_summary *out)
 
 /* ---- distributions ------------------------------------------------------------------ */
 
+#define LENTZ_TINY 1e-300
+
+/* One term of the modified Lentz recurrence: updates c and d for the term's numerator
+ * and returns the factor the fraction is multiplied by. Tiny values stand in for zeros
+ * so no step divides by 0. */
+static double lentz_step(double num, double *c, double *d)
+{
+    *d = 1.0 + num * *d;
+    *c = 1.0 + num / *c;
+    if (fabs(*d) < LENTZ_TINY)
+        *d = LENTZ_TINY;
+    if (fabs(*c) < LENTZ_TINY)
+        *c = LENTZ_TINY;
+    *d = 1.0 / *d;
+    return *d * *c;
+}
+
 /* The continued fraction of I_x(a, b) by the modified Lentz method; converges fast
  * for x < (a + 1) / (a + b + 2), the caller uses the symmetry otherwise. */
 static double betacf(double a, double b, double x)
 {
-    const double tiny = 1e-300;
     double c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
-    if (fabs(d) < tiny)
-        d = tiny;
+    if (fabs(d) < LENTZ_TINY)
+        d = LENTZ_TINY;
     d = 1.0 / d;
     double h = d;
     for (int m = 1; m <= 1000; m++) {
         double m2 = 2.0 * m;
-        /* even step */
-        double num = m * (b - m) * x / ((a + m2 - 1.0) * (a + m2));
-        d = 1.0 + num * d;
-        c = 1.0 + num / c;
-        if (fabs(d) < tiny)
-            d = tiny;
-        if (fabs(c) < tiny)
-            c = tiny;
-        d = 1.0 / d;
-        h *= d * c;
-        /* odd step */
-        num = -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0));
-        d = 1.0 + num * d;
-        c = 1.0 + num / c;
-        if (fabs(d) < tiny)
-            d = tiny;
-        if (fabs(c) < tiny)
-            c = tiny;
-        d = 1.0 / d;
-        double del = d * c;
+        h *= lentz_step(m * (b - m) * x / ((a + m2 - 1.0) * (a + m2)), &c, &d);
+        double del = lentz_step(-(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1.0)), &c, &d);
         h *= del;
         if (fabs(del - 1.0) < 1e-15)
             break;
