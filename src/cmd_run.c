@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "confedit.h"
 #include "results.h"
 #include "run.h"
 
@@ -187,6 +188,19 @@ static int run_main(int argc, char **argv)
     struct lb_error err;
     if (campaign_setup(&o, &camp, &err) < 0) {
         msg_error("%s", err.msg);
+        campaign_release(&camp);
+        free(command_line);
+        goto out;
+    }
+    /* Put back what a loopbench that died left edited before reading any original. */
+    struct strv notes = {0};
+    int recovered = confedit_recover(&camp.profile, &notes, &err);
+    for (size_t i = 0; i < notes.n; i++)
+        msg_warn("%s", notes.v[i]);
+    strv_release(&notes);
+    if (recovered < 0) {
+        msg_error("%s", err.msg);
+        status = LB_EXIT_FAILURE;
         campaign_release(&camp);
         free(command_line);
         goto out;

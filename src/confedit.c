@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* Settings in the order they are applied: the fixed ones, then the knob (i ==
  * p->n_fixed). *value is the value that setting writes. */
@@ -221,6 +222,46 @@ static int add_file(struct confedit *ce, const char *path, struct lb_error *err)
     return 0;
 }
 
+int confedit_recover(const struct profile *p, struct strv *notes, struct lb_error *err)
+{
+    for (size_t i = 0; i <= p->n_fixed; i++) {
+        const char *unused;
+        const struct setter *s = setting_at(p, i, NULL, &unused);
+        bool found, restored;
+        if (s->kind != SETTER_CONFIG)
+            continue;
+        if (journal_recover(s->file, &found, &restored, err) < 0)
+            return -1;
+        if (!found)
+            continue;
+        char *jp = journal_path_for(s->file);
+        strv_push_owned(notes, restored
+                                   ? xasprintf("config '%s' restored from journal '%s' left by a "
+                                               "loopbench that did not finish",
+                                               s->file, jp)
+                                   : xasprintf("removed journal '%s' left by a loopbench that did "
+                                               "not finish; config '%s' was already its original",
+                                               jp, s->file));
+        free(jp);
+    }
+    return 0;
+}
+
+/* A journal at begin means another loopbench is editing the file, or one died and
+ * confedit_recover was not called: either way the file is not ours to edit. */
+static int no_journal(const char *path, struct lb_error *err)
+{
+    char *jp = journal_path_for(path);
+    int rc = 0;
+    if (access(jp, F_OK) == 0)
+        rc = lb_fail(err,
+                     "config '%s' has a journal '%s': another loopbench is editing it, or "
+                     "one died (run 'loopbench restore %s')",
+                     path, jp, path);
+    free(jp);
+    return rc;
+}
+
 int confedit_begin(struct confedit *ce, const struct profile *p, struct lb_error *err)
 {
     memset(ce, 0, sizeof(*ce));
@@ -229,7 +270,7 @@ int confedit_begin(struct confedit *ce, const struct profile *p, struct lb_error
         const struct setter *s = setting_at(p, i, NULL, &unused);
         if (s->kind != SETTER_CONFIG || find_file(ce, s->file))
             continue;
-        if (add_file(ce, s->file, err) < 0) {
+        if (no_journal(s->file, err) < 0 || add_file(ce, s->file, err) < 0) {
             confedit_release(ce);
             return -1;
         }
@@ -237,14 +278,19 @@ int confedit_begin(struct confedit *ce, const struct profile *p, struct lb_error
     return 0;
 }
 
-/* Written through symlinks, so that a config linked from elsewhere stays a link. */
-static int write_through(const char *path, const char *data, size_t len, unsigned mode,
+/* Journal data as a version of cf that is ours, creating the journal (with the
+ * original) first if this is the first edit; then write it, through symlinks. */
+static int write_version(struct confedit_file *cf, const char *data, size_t len,
                          struct lb_error *err)
 {
-    char *real = realpath(path, NULL);
-    int rc = write_file_atomic(real ? real : path, data, len, mode, err);
-    free(real);
-    return rc;
+    if (!cf->journal.path &&
+        journal_create(&cf->journal, cf->path, cf->original, cf->original_len, cf->mode, err) < 0)
+        return -1;
+    if (journal_add(&cf->journal, data, len, err) < 0 ||
+        journal_write_file(cf->path, data, len, cf->mode, err) < 0)
+        return -1;
+    cf->written = true;
+    return 0;
 }
 
 int confedit_apply(struct confedit *ce, const struct profile *p, const char *value,
@@ -272,11 +318,26 @@ int confedit_apply(struct confedit *ce, const struct profile *p, const char *val
             doc = next;
             len = next_len;
         }
-        int rc = write_through(cf->path, doc, len, cf->mode, err);
+        int rc = write_version(cf, doc, len, err);
         free(doc);
         if (rc < 0)
             return -1;
-        cf->written = true;
+    }
+    return 0;
+}
+
+int confedit_note_target(struct confedit *ce, struct lb_error *err)
+{
+    for (size_t f = 0; f < ce->n_files; f++) {
+        struct confedit_file *cf = &ce->files[f];
+        char *data;
+        size_t len;
+        if (!cf->journal.path || read_file(cf->path, &data, &len, NULL) < 0)
+            continue; /* a file that cannot be read now is judged at recovery */
+        int rc = journal_add(&cf->journal, data, len, err);
+        free(data);
+        if (rc < 0)
+            return -1;
     }
     return 0;
 }
@@ -301,10 +362,14 @@ int confedit_restore(struct confedit *ce, struct lb_error *err)
     int rc = 0;
     for (size_t f = 0; f < ce->n_files; f++) {
         struct confedit_file *cf = &ce->files[f];
-        if (!cf->written || unchanged(cf))
+        if (!cf->journal.path)
             continue;
         struct lb_error e;
-        if (write_through(cf->path, cf->original, cf->original_len, cf->mode, &e) < 0 && rc == 0) {
+        /* The journal goes only once the original is back. */
+        if (((cf->written && !unchanged(cf) &&
+              journal_write_file(cf->path, cf->original, cf->original_len, cf->mode, &e) < 0) ||
+             journal_remove(&cf->journal, &e) < 0) &&
+            rc == 0) {
             rc = -1;
             if (err)
                 *err = e;
@@ -318,6 +383,7 @@ void confedit_release(struct confedit *ce)
     for (size_t i = 0; i < ce->n_files; i++) {
         free(ce->files[i].path);
         free(ce->files[i].original);
+        journal_release(&ce->files[i].journal);
     }
     free(ce->files);
     memset(ce, 0, sizeof(*ce));

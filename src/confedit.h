@@ -5,7 +5,8 @@
  * the first edit, every run's file is built from those original bytes (so a target
  * that rewrites its own config, as ModernUO does, cannot make runs differ), every write
  * is atomic (temp file in the same directory, fsync, rename), and confedit_restore()
- * puts the original bytes and mode back. */
+ * puts the original bytes and mode back. A journal beside each file (journal.h) lets a
+ * later loopbench put it back when this one dies before restoring it. */
 #ifndef LOOPBENCH_CONFEDIT_H
 #define LOOPBENCH_CONFEDIT_H
 
@@ -14,16 +15,18 @@
 
 #include <jansson.h>
 
+#include "journal.h"
 #include "msg.h"
 #include "profile.h"
 #include "util.h"
 
 struct confedit_file {
     char *path;
-    char *original;        /* the original bytes */
+    char *original; /* the original bytes */
     size_t original_len;
-    unsigned mode;         /* the original permission bits */
-    bool written;          /* loopbench has replaced it at least once */
+    unsigned mode;          /* the original permission bits */
+    bool written;           /* loopbench has replaced it at least once */
+    struct journal journal; /* .path set once made, before the first write */
 };
 
 struct confedit {
@@ -54,17 +57,30 @@ bool confedit_is_number(const char *value);
 char *confedit_subst(const char *s, const char *const *from, const char *const *to, size_t n,
                      size_t *hits);
 
+/* Put back every config file the profile names that has a journal left by a
+ * loopbench that died (journal_recover), adding a line saying so to notes (which the
+ * caller has initialised). Fails at a file changed by someone else since, leaving it
+ * and its journal as they are. */
+int confedit_recover(const struct profile *p, struct strv *notes, struct lb_error *err);
+
 /* Read the original bytes and mode of every config file the profile's knob and fixed
- * settings name. Nothing is written. */
+ * settings name. Nothing is written. Fails for a file that has a journal: call
+ * confedit_recover first. */
 int confedit_begin(struct confedit *ce, const struct profile *p, struct lb_error *err);
 
 /* Write every config file as its original with the fixed settings and the knob at
- * value applied. */
+ * value applied. The first write of a file creates its journal; every version is
+ * recorded in the journal before it is written. */
 int confedit_apply(struct confedit *ce, const struct profile *p, const char *value,
                    struct lb_error *err);
 
-/* Put back the original bytes and mode of every file written. Keeps going on error
- * (every file gets its chance) and reports the first failure. */
+/* Record the current content of every file written as ours in its journal: called
+ * while the target runs and after it stops, so that a target that rewrites its own
+ * config does not make a later recovery refuse. */
+int confedit_note_target(struct confedit *ce, struct lb_error *err);
+
+/* Put back the original bytes and mode of every file written and remove its journal.
+ * Keeps going on error (every file gets its chance) and reports the first failure. */
 int confedit_restore(struct confedit *ce, struct lb_error *err);
 
 void confedit_release(struct confedit *ce);

@@ -18,6 +18,7 @@ static const struct command *const commands[] = {
     &command_compare,
     &command_report,
     &command_probe,
+    &command_restore,
 };
 
 static const struct command *find_command(const char *name)

@@ -347,9 +347,8 @@ static enum step wait_ready(const struct profile *prof, struct plat_target *t,
         follow[1].fd = open(stderr_path, O_RDONLY | O_CLOEXEC);
     }
     uint64_t start = mono_ns();
-    /* A delay is a fixed wait; the others give up after their timeout. */
-    uint64_t limit = rule->kind == READY_DELAY ? (uint64_t)(rule->delay_s * 1e9)
-                                               : (uint64_t)(rule->timeout_s * 1e9);
+    /* A delay always ends ready; the other rules give up after their timeout. */
+    uint64_t limit = rule->kind == READY_DELAY ? UINT64_MAX : (uint64_t)(rule->timeout_s * 1e9);
     enum step step = STEP_OK;
     for (;;) {
         if (ready_now(rule, follow, 2, &re, start))
@@ -509,6 +508,9 @@ static enum step run_one(struct campaign *c, struct confedit *ce, struct run_rec
 
     r->cpu_source = plat_target_cpu_source(t);
     step = wait_ready(prof, t, r, rp.stdout_log, rp.stderr_log, err);
+    /* A target that rewrites its config at start-up has done so once it is ready. */
+    if (step == STEP_OK && confedit_note_target(ce, err) < 0)
+        step = STEP_ERROR;
     if (step == STEP_OK)
         step = warm_and_sample(c, t, r, &rp, p, label, index, err);
 
@@ -521,6 +523,9 @@ static enum step run_one(struct campaign *c, struct confedit *ce, struct run_rec
         *err = stop_err;
         step = STEP_ERROR;
     }
+    /* ...and one that saves it on the way out has done so now. */
+    if (step == STEP_OK && confedit_note_target(ce, err) < 0)
+        step = STEP_ERROR;
     if (step == STEP_OK && r->sampled && write_series(rp.series, r, err) < 0)
         step = STEP_ERROR;
     if (step == STEP_FAILED)

@@ -8,13 +8,26 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/loopbench-e2e-XXXXXX")
 PIDS=()
 fails=0
 
+# procs_in DIR: processes whose command line names DIR or whose working directory is
+# inside it (a target started as ./refshard from DIR names it nowhere in its argv).
+procs_in() {
+  local dir=$1 p cwd
+  for p in /proc/[0-9]*; do
+    cwd=$(readlink "$p/cwd" 2>/dev/null) || continue
+    case "$cwd" in "$dir" | "$dir"/*) echo "${p#/proc/}" ;; esac
+  done
+  pgrep -f "$dir" || true
+}
+
 cleanup() {
-  local pid
+  local pid left
   for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
   # Anything still running from this test's directory is an orphan: kill it, and fail.
-  if pgrep -f "$TMP" >/dev/null 2>&1; then
-    echo "FAIL: processes left behind:"; pgrep -af "$TMP" || true
-    pkill -9 -f "$TMP" 2>/dev/null || true
+  left=$(procs_in "$TMP" | sort -u)
+  if [ -n "$left" ]; then
+    echo "FAIL: processes left behind:"
+    for pid in $left; do ps -o pid=,args= -p "$pid" || true; done
+    kill -9 $left 2>/dev/null || true
     fails=$((fails + 1))
   fi
   rm -rf "$TMP"
@@ -29,8 +42,8 @@ check() { # check "description" command...
   if "$@"; then ok "$what"; else fail "$what"; fi
 }
 
-# no_process_from DIR: nothing runs whose command line names DIR.
-no_process_from() { ! pgrep -f "$1" >/dev/null 2>&1; }
+# no_process_from DIR: nothing runs from DIR (see procs_in).
+no_process_from() { [ -z "$(procs_in "$1")" ]; }
 
 # float comparisons with awk: lt A B, gt A B
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }

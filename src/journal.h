@@ -1,0 +1,68 @@
+/* The journal: what loopbench needs to put an operator's config file back after it
+ * died without restoring it (SIGKILL, OOM, power loss).
+ *
+ * Before the first edit of FILE, its original bytes and mode are written, synced, to
+ * a hidden file beside it, DIR/.NAME.loopbench-journal, together with the hashes of
+ * every version of FILE that is "ours": each version loopbench writes (recorded
+ * before it is written) and each version loopbench saw in the file while its target
+ * ran (a target such as refshard or ModernUO rewrites its own config at start-up).
+ * Recovery restores the original only when FILE's content is the original or one of
+ * those versions; anything else was changed by someone else and is left alone. The
+ * format is in docs/reliability.md. */
+#ifndef LOOPBENCH_JOURNAL_H
+#define LOOPBENCH_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "msg.h"
+
+struct journal {
+    char *path;     /* the journal file */
+    char *file;     /* the config file it journals */
+    char *original; /* its original bytes */
+    size_t original_len;
+    unsigned mode;     /* its original permission bits */
+    char (*known)[17]; /* hashes of the versions that are ours */
+    size_t n_known;
+};
+
+/* The journal's path for file: DIR/.NAME.loopbench-journal. New string, caller frees. */
+char *journal_path_for(const char *file);
+
+/* The config file a directory entry name in dir journals (new string, caller frees),
+ * or NULL when name is not a journal's. */
+char *journal_file_for(const char *dir, const char *name);
+
+/* Write a new journal for file holding its original bytes and mode, synced (and its
+ * directory synced) before returning. j is initialised; journal_release it. */
+int journal_create(struct journal *j, const char *file, const char *original, size_t len,
+                   unsigned mode, struct lb_error *err);
+
+/* Count data as ours; rewrites the journal (synced) when its hash is new. */
+int journal_add(struct journal *j, const void *data, size_t len, struct lb_error *err);
+
+/* Whether data is the original or a version recorded as ours. */
+bool journal_is_ours(const struct journal *j, const void *data, size_t len);
+
+/* Read file's journal. *found false (and j untouched) when there is none. */
+int journal_load(const char *file, struct journal *j, bool *found, struct lb_error *err);
+
+/* Remove the journal file. Its directory is not synced: a journal that comes back
+ * after a power loss finds the original in place and is simply removed again. */
+int journal_remove(const struct journal *j, struct lb_error *err);
+
+/* Replace file atomically with data and mode, through symlinks so that a config
+ * linked from elsewhere stays a link. */
+int journal_write_file(const char *file, const void *data, size_t len, unsigned mode,
+                       struct lb_error *err);
+
+/* If file has a journal, put the original back and remove the journal: *restored is
+ * true when the file had to be rewritten, *found when there was a journal. Fails,
+ * writing nothing, when the file's content is neither the original nor ours, and the
+ * message names the journal holding the original. */
+int journal_recover(const char *file, bool *found, bool *restored, struct lb_error *err);
+
+void journal_release(struct journal *j);
+
+#endif

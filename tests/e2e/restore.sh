@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Config files survive a loopbench that dies: SIGKILL mid-sample leaves a journal,
+# and `loopbench restore` or the next `loopbench run` puts the original back byte for
+# byte, even though refshard rewrote its config at start-up; a file changed by
+# someone else since is left alone and the message names the journal. See
+# docs/reliability.md.
+source "$(dirname "$0")/lib.sh"
+
+# A private copy of the reference profile, as in run.sh.
+mkdir -p "$TMP/ref"
+cp "$SOURCE_ROOT/profiles/refshard.json" "$SOURCE_ROOT/profiles/refshard.config.json" "$TMP/ref/"
+cp "$REFSHARD" "$TMP/ref/refshard"
+sed -i 's|{loopbench_dir}/refshard|./refshard|' "$TMP/ref/refshard.json"
+cfg=$TMP/ref/refshard.config.json
+journal=$TMP/ref/.refshard.config.json.loopbench-journal
+cp "$cfg" "$TMP/original.json"
+
+# The refshards running in this test's directory: their command line is relative
+# (./refshard), so pgrep -f "$TMP" cannot find them; their working directory can.
+refdir=$(cd "$TMP/ref" && pwd -P)
+our_refshards() {
+  local pid
+  for pid in $(pgrep -x refshard || true); do
+    if [ "$(readlink "/proc/$pid/cwd" 2>/dev/null)" = "$refdir" ]; then echo "$pid"; fi
+  done
+}
+no_refshard() { [ -z "$(our_refshards)" ]; }
+
+# killed_mid_sample NAME: start a campaign, SIGKILL loopbench while it samples, then
+# kill the refshard it leaves behind: a target outlives a loopbench killed this way.
+killed_mid_sample() {
+  local name=$1 lb pid
+  "$LOOPBENCH" run "$TMP/ref/refshard.json" -s 0,2 -n 1 -w 1 -t 30 -o "$TMP/$name" \
+    2>"$TMP/$name.err" >/dev/null &
+  lb=$!
+  PIDS+=("$lb")
+  for _ in $(seq 1 200); do grep -q ": sample" "$TMP/$name.err" 2>/dev/null && break; sleep 0.05; done
+  kill -9 "$lb"
+  wait "$lb" 2>/dev/null || true
+  check "SIGKILL leaves the target running ($name)" bash -c "[ -n '$(our_refshards)' ]"
+  for pid in $(our_refshards); do kill -9 "$pid" 2>/dev/null || true; done
+  for _ in $(seq 1 100); do no_refshard && break; sleep 0.05; done
+}
+
+# --- 1. SIGKILL, then loopbench restore FILE ------------------------------------------
+killed_mid_sample k1
+check "SIGKILL leaves the config edited" bash -c "! cmp -s '$cfg' '$TMP/original.json'"
+check "  ... and a journal beside it" test -f "$journal"
+check "  ... after refshard rewrote the config itself" \
+  grep -rqs "missing setting" "$TMP/k1/runs"
+rc=0
+"$LOOPBENCH" restore "$cfg" >"$TMP/r1.out" 2>"$TMP/r1.err" || rc=$?
+check "restore FILE exits 0" [ "$rc" -eq 0 ]
+check "  ... config byte-identical to the original" cmp -s "$cfg" "$TMP/original.json"
+check "  ... journal removed" test ! -e "$journal"
+check "  ... saying so" grep -q "restored its original" "$TMP/r1.out"
+rc=0
+"$LOOPBENCH" restore "$cfg" >"$TMP/r1b.out" 2>&1 || rc=$?
+check "restore again: nothing to do, exit 0" [ "$rc" -eq 0 ]
+check "  ... saying so" grep -q "nothing to restore" "$TMP/r1b.out"
+
+# --- 2. SIGKILL, then the next run restores first and says so ----------------------------
+killed_mid_sample k2
+check "SIGKILL again leaves a journal" test -f "$journal"
+rc=0
+"$LOOPBENCH" run "$TMP/ref/refshard.json" -s 2 -n 1 -w 0 -t 1 -o "$TMP/next" -q \
+  >/dev/null 2>"$TMP/next.err" || rc=$?
+check "the next run exits 0" [ "$rc" -eq 0 ]
+check "  ... saying it restored the config from the journal" \
+  grep -q "restored from journal '$journal'" "$TMP/next.err"
+check "  ... config byte-identical to the original after it" cmp -s "$cfg" "$TMP/original.json"
+check "  ... journal removed" test ! -e "$journal"
+
+# --- 3. changed by someone else after the SIGKILL: never overwritten ----------------
+killed_mid_sample k3
+jq '.edited = "by the operator"' "$TMP/original.json" >"$cfg"
+cp "$cfg" "$TMP/edited.json"
+rc=0
+"$LOOPBENCH" restore "$TMP/ref" >/dev/null 2>"$TMP/r3.err" || rc=$?
+check "restore DIR refuses a file changed by someone else (exit 1)" [ "$rc" -eq 1 ]
+check "  ... naming the journal that holds the original" grep -q "$journal" "$TMP/r3.err"
+check "  ... the operator's file untouched" cmp -s "$cfg" "$TMP/edited.json"
+check "  ... the journal kept" test -f "$journal"
+rc=0
+"$LOOPBENCH" run "$TMP/ref/refshard.json" -s 2 -n 1 -w 0 -t 1 -o "$TMP/refused" -q \
+  >/dev/null 2>"$TMP/run3.err" || rc=$?
+check "run refuses it too (exit 1)" [ "$rc" -eq 1 ]
+check "  ... naming the journal" grep -q "$journal" "$TMP/run3.err"
+check "  ... the operator's file untouched" cmp -s "$cfg" "$TMP/edited.json"
+rm -f "$journal"
+
+# --- 4. usage ---------------------------------------------------------------------
+check "restore --help prints its usage" bash -c "'$LOOPBENCH' restore --help | grep -q '^usage: loopbench restore'"
+rc=0; "$LOOPBENCH" restore --frob "$cfg" >/dev/null 2>&1 || rc=$?
+check "restore with an unknown option exits 2" [ "$rc" -eq 2 ]
+rc=0; "$LOOPBENCH" restore >/dev/null 2>&1 || rc=$?
+check "restore without an argument exits 2" [ "$rc" -eq 2 ]
+rc=0; "$LOOPBENCH" restore "$TMP/nonexistent" >/dev/null 2>&1 || rc=$?
+check "restore of no such file exits 2" [ "$rc" -eq 2 ]
+rc=0; "$LOOPBENCH" restore "$TMP/ref" >"$TMP/r4.out" 2>&1 || rc=$?
+check "restore DIR without journals exits 0" [ "$rc" -eq 0 ]
+
+check "no refshard left" no_refshard
+[ "$fails" -eq 0 ]
