@@ -1,7 +1,6 @@
 #include "results.h"
 
 #include <math.h>
-#include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -29,16 +28,6 @@ static json_t *json_str_or_null(const char *s)
 static json_t *json_num(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
-}
-
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    case SIGHUP: return "SIGHUP";
-    default: return "signal";
-    }
 }
 
 static json_t *host_json(const struct plat_host_facts *h)
@@ -299,8 +288,7 @@ static json_t *campaign_json(const struct campaign *c)
                      "started_at", json_utc(c->started_wall_ns),
                      "finished_at", json_utc(c->finished_wall_ns), "state", state,
                      "interrupted_by",
-                     c->interrupted_by ? json_string(signal_name(c->interrupted_by))
-                                       : json_null(),
+                     json_str_or_null(profile_signal_name(c->interrupted_by)),
                      "plan", plan);
 }
 
