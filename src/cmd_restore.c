@@ -31,7 +31,10 @@ static int restore_file(const char *file)
 {
     bool found, restored;
     struct lb_error err;
-    if (journal_recover(file, &found, &restored, &err) < 0) {
+    int lock = journal_lock(file, &err);
+    int rc = lock < 0 ? -1 : journal_recover(file, &found, &restored, &err);
+    journal_unlock(file, lock);
+    if (rc < 0) {
         msg_error("%s", err.msg);
         return LB_EXIT_FAILURE;
     }

@@ -27,6 +27,9 @@ static const char usage[] =
     "      --seed N               seed for --order random (default: from the clock)\n"
     "      --interval MS          time-series interval (default 1000)\n"
     "  -o, --out DIR              results directory (default results/<profile>-<UTC time>)\n"
+    "      --resume DIR           continue the interrupted campaign of DIR: the runs that\n"
+    "                             completed are kept, the others run, with the same\n"
+    "                             profile (refused if it changed), settings and order\n"
     "      --keep-going           go on after a failed run\n"
     "      --cpu-source SOURCE    auto (default), perf or tree\n"
     "      --json                 print the summary as JSON instead of a table\n"
@@ -71,9 +74,29 @@ static void print_tail(const char *tail)
     }
 }
 
+/* "--settings" for 's': the long name of an option, NULL for none. */
+static const char *option_name(const struct option *longopts, int val)
+{
+    static char name[32];
+    for (const struct option *lo = longopts; lo->name; lo++)
+        if (lo->val == val) {
+            snprintf(name, sizeof(name), "--%s", lo->name);
+            return name;
+        }
+    return NULL;
+}
+
 static int run_main(int argc, char **argv)
 {
-    enum { OPT_ORDER = 256, OPT_SEED, OPT_INTERVAL, OPT_KEEP_GOING, OPT_JSON, OPT_CPU_SOURCE };
+    enum {
+        OPT_ORDER = 256,
+        OPT_SEED,
+        OPT_INTERVAL,
+        OPT_KEEP_GOING,
+        OPT_JSON,
+        OPT_CPU_SOURCE,
+        OPT_RESUME,
+    };
     static const struct option longopts[] = {
         {"settings", required_argument, NULL, 's'},
         {"repeat", required_argument, NULL, 'n'},
@@ -83,6 +106,7 @@ static int run_main(int argc, char **argv)
         {"seed", required_argument, NULL, OPT_SEED},
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"out", required_argument, NULL, 'o'},
+        {"resume", required_argument, NULL, OPT_RESUME},
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
         {"cpu-source", required_argument, NULL, OPT_CPU_SOURCE},
         {"json", no_argument, NULL, OPT_JSON},
@@ -92,10 +116,14 @@ static int run_main(int argc, char **argv)
     struct run_opts o = {.repeat = 0, .warmup_s = -1, .sample_s = 0, .interval_ms = 1000};
     bool json = false;
     int status = LB_EXIT_USAGE;
+    /* The first option that shapes a campaign: --resume takes the campaign's own. */
+    const char *shaping = NULL;
     long l;
     double d;
     int c;
     while ((c = getopt_long(argc, argv, ":s:n:w:t:o:q", longopts, NULL)) != -1) {
+        if (!shaping && c != OPT_RESUME && c != OPT_KEEP_GOING && c != OPT_JSON && c != 'q')
+            shaping = option_name(longopts, c);
         switch (c) {
         case 's':
             if (split_settings(optarg, &o.settings) < 0) {
@@ -154,6 +182,9 @@ static int run_main(int argc, char **argv)
         case 'o':
             o.out_dir = optarg;
             break;
+        case OPT_RESUME:
+            o.resume_dir = optarg;
+            break;
         case OPT_KEEP_GOING:
             o.keep_going = true;
             break;
@@ -181,24 +212,33 @@ static int run_main(int argc, char **argv)
         goto out;
     }
     o.profile_path = optind < argc ? argv[optind] : NULL;
+    if (o.resume_dir && (shaping || o.profile_path)) {
+        msg_usage_error("run", "run: --resume takes the campaign's own profile, settings and "
+                               "output directory: '%s' cannot be combined with it",
+                        shaping ? shaping : o.profile_path);
+        goto out;
+    }
     char *command_line = join_argv(argc, argv);
     o.command_line = command_line;
 
     struct campaign camp;
     struct lb_error err;
-    if (campaign_setup(&o, &camp, &err) < 0) {
+    int set = o.resume_dir ? campaign_setup_resume(&o, &camp, &err)
+                           : campaign_setup(&o, &camp, &err);
+    if (set < 0) {
         msg_error("%s", err.msg);
         campaign_release(&camp);
         free(command_line);
         goto out;
     }
-    /* Put back what a loopbench that died left edited before reading any original. */
+    /* Locks the config files and puts back what a loopbench that died left edited,
+     * before reading any original. */
     struct strv notes = {0};
-    int recovered = confedit_recover(&camp.profile, &notes, &err);
+    int begun = campaign_begin(&o, &camp, &notes, &err);
     for (size_t i = 0; i < notes.n; i++)
         msg_warn("%s", notes.v[i]);
     strv_release(&notes);
-    if (recovered < 0) {
+    if (begun < 0) {
         msg_error("%s", err.msg);
         status = LB_EXIT_FAILURE;
         campaign_release(&camp);

@@ -203,66 +203,43 @@ static struct confedit_file *find_file(struct confedit *ce, const char *path)
     return NULL;
 }
 
-static int add_file(struct confedit *ce, const char *path, struct lb_error *err)
+/* Lock path, put back what a loopbench that died left edited, then read the original
+ * (the file's bytes and mode now). */
+static int add_file(struct confedit *ce, const char *path, struct strv *notes,
+                    struct lb_error *err)
 {
-    struct stat st;
-    char *data;
-    size_t len;
-    if (stat(path, &st) < 0)
-        return lb_fail_errno(err, errno, "cannot access '%s'", path);
-    if (read_file(path, &data, &len, err) < 0)
+    int lock = journal_lock(path, err);
+    if (lock < 0)
         return -1;
     ce->files = xrealloc(ce->files, (ce->n_files + 1) * sizeof(*ce->files));
-    ce->files[ce->n_files++] = (struct confedit_file){
-        .path = xstrdup(path),
-        .original = data,
-        .original_len = len,
-        .mode = st.st_mode & 07777,
-    };
-    return 0;
-}
+    struct confedit_file *cf = &ce->files[ce->n_files++];
+    *cf = (struct confedit_file){.path = xstrdup(path), .lock_fd = lock};
 
-int confedit_recover(const struct profile *p, struct strv *notes, struct lb_error *err)
-{
-    for (size_t i = 0; i <= p->n_fixed; i++) {
-        const char *unused;
-        const struct setter *s = setting_at(p, i, NULL, &unused);
-        bool found, restored;
-        if (s->kind != SETTER_CONFIG)
-            continue;
-        if (journal_recover(s->file, &found, &restored, err) < 0)
-            return -1;
-        if (!found)
-            continue;
-        char *jp = journal_path_for(s->file);
+    bool found, restored;
+    if (journal_recover(path, &found, &restored, err) < 0)
+        return -1;
+    if (found && notes) {
+        char *jp = journal_path_for(path);
         strv_push_owned(notes, restored
                                    ? xasprintf("config '%s' restored from journal '%s' left by a "
                                                "loopbench that did not finish",
-                                               s->file, jp)
+                                               path, jp)
                                    : xasprintf("removed journal '%s' left by a loopbench that did "
                                                "not finish; config '%s' was already its original",
-                                               jp, s->file));
+                                               jp, path));
         free(jp);
     }
+    struct stat st;
+    if (stat(path, &st) < 0)
+        return lb_fail_errno(err, errno, "cannot access '%s'", path);
+    if (read_file(path, &cf->original, &cf->original_len, err) < 0)
+        return -1;
+    cf->mode = st.st_mode & 07777;
     return 0;
 }
 
-/* A journal at begin means another loopbench is editing the file, or one died and
- * confedit_recover was not called: either way the file is not ours to edit. */
-static int no_journal(const char *path, struct lb_error *err)
-{
-    char *jp = journal_path_for(path);
-    int rc = 0;
-    if (access(jp, F_OK) == 0)
-        rc = lb_fail(err,
-                     "config '%s' has a journal '%s': another loopbench is editing it, or "
-                     "one died (run 'loopbench restore %s')",
-                     path, jp, path);
-    free(jp);
-    return rc;
-}
-
-int confedit_begin(struct confedit *ce, const struct profile *p, struct lb_error *err)
+int confedit_begin(struct confedit *ce, const struct profile *p, struct strv *notes,
+                   struct lb_error *err)
 {
     memset(ce, 0, sizeof(*ce));
     for (size_t i = 0; i <= p->n_fixed; i++) {
@@ -270,7 +247,7 @@ int confedit_begin(struct confedit *ce, const struct profile *p, struct lb_error
         const struct setter *s = setting_at(p, i, NULL, &unused);
         if (s->kind != SETTER_CONFIG || find_file(ce, s->file))
             continue;
-        if (no_journal(s->file, err) < 0 || add_file(ce, s->file, err) < 0) {
+        if (add_file(ce, s->file, notes, err) < 0) {
             confedit_release(ce);
             return -1;
         }
@@ -381,6 +358,7 @@ int confedit_restore(struct confedit *ce, struct lb_error *err)
 void confedit_release(struct confedit *ce)
 {
     for (size_t i = 0; i < ce->n_files; i++) {
+        journal_unlock(ce->files[i].path, ce->files[i].lock_fd);
         free(ce->files[i].path);
         free(ce->files[i].original);
         journal_release(&ce->files[i].journal);

@@ -27,6 +27,7 @@ struct confedit_file {
     unsigned mode;          /* the original permission bits */
     bool written;           /* loopbench has replaced it at least once */
     struct journal journal; /* .path set once made, before the first write */
+    int lock_fd;            /* journal_lock, held from begin to release */
 };
 
 struct confedit {
@@ -57,16 +58,14 @@ bool confedit_is_number(const char *value);
 char *confedit_subst(const char *s, const char *const *from, const char *const *to, size_t n,
                      size_t *hits);
 
-/* Put back every config file the profile names that has a journal left by a
- * loopbench that died (journal_recover), adding a line saying so to notes (which the
- * caller has initialised). Fails at a file changed by someone else since, leaving it
- * and its journal as they are. */
-int confedit_recover(const struct profile *p, struct strv *notes, struct lb_error *err);
-
-/* Read the original bytes and mode of every config file the profile's knob and fixed
- * settings name. Nothing is written. Fails for a file that has a journal: call
- * confedit_recover first. */
-int confedit_begin(struct confedit *ce, const struct profile *p, struct lb_error *err);
+/* Take every config file the profile's knob and fixed settings name: lock it against
+ * other loopbench processes (held until confedit_release), put back its original if a
+ * loopbench that died left it edited (adding a line saying so to notes, when not
+ * NULL), then read its original bytes and mode. Nothing else is written. Fails at a
+ * file locked by another loopbench, or changed by someone else since a dead one
+ * edited it (left as it is, with its journal). */
+int confedit_begin(struct confedit *ce, const struct profile *p, struct strv *notes,
+                   struct lb_error *err);
 
 /* Write every config file as its original with the fixed settings and the knob at
  * value applied. The first write of a file creates its journal; every version is

@@ -22,13 +22,39 @@
 
 #define JOURNAL_MAGIC "loopbench-journal 1\n"
 #define JOURNAL_SUFFIX ".loopbench-journal"
+#define LOCK_SUFFIX ".loopbench-lock"
 
-char *journal_path_for(const char *file)
+/* DIR/.NAME<suffix> for file DIR/NAME. */
+static char *hidden_beside(const char *file, const char *suffix)
 {
     const char *slash = strrchr(file, '/');
     if (!slash)
-        return xasprintf(".%s" JOURNAL_SUFFIX, file);
-    return xasprintf("%.*s/.%s" JOURNAL_SUFFIX, (int)(slash - file), file, slash + 1);
+        return xasprintf(".%s%s", file, suffix);
+    return xasprintf("%.*s/.%s%s", (int)(slash - file), file, slash + 1, suffix);
+}
+
+char *journal_path_for(const char *file)
+{
+    return hidden_beside(file, JOURNAL_SUFFIX);
+}
+
+int journal_lock(const char *file, struct lb_error *err)
+{
+    char *path = hidden_beside(file, LOCK_SUFFIX);
+    char *what = xasprintf("config '%s'", file);
+    int fd = lock_take(path, what, err);
+    free(what);
+    free(path);
+    return fd;
+}
+
+void journal_unlock(const char *file, int fd)
+{
+    if (fd < 0)
+        return;
+    char *path = hidden_beside(file, LOCK_SUFFIX);
+    lock_drop(path, fd);
+    free(path);
 }
 
 char *journal_file_for(const char *dir, const char *name)

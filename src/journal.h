@@ -30,6 +30,12 @@ struct journal {
 /* The journal's path for file: DIR/.NAME.loopbench-journal. New string, caller frees. */
 char *journal_path_for(const char *file);
 
+/* Lock file: DIR/.NAME.loopbench-lock, held (util.h lock_take) by the one loopbench
+ * that may edit, recover or restore file; returns its descriptor, or -1 with err naming
+ * the loopbench holding it. */
+int journal_lock(const char *file, struct lb_error *err);
+void journal_unlock(const char *file, int fd);
+
 /* The config file a directory entry name in dir journals (new string, caller frees),
  * or NULL when name is not a journal's. */
 char *journal_file_for(const char *dir, const char *name);
@@ -57,7 +63,8 @@ int journal_remove(const struct journal *j, struct lb_error *err);
 int journal_write_file(const char *file, const void *data, size_t len, unsigned mode,
                        struct lb_error *err);
 
-/* If file has a journal, put the original back and remove the journal: *restored is
+/* If file has a journal, put the original back and remove the journal (the caller
+ * holds journal_lock): *restored is
  * true when the file had to be rewritten, *found when there was a journal. Fails,
  * writing nothing, when the file's content is neither the original nor ours, and the
  * message names the journal holding the original. */

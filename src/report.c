@@ -276,9 +276,23 @@ static void footnote(const struct loaded_results *r, size_t n, FILE *out)
         if (unreliable)
             fprintf(out, " Warning: %zu run%s measured too little CPU for the clock's "
                          "resolution (unreliable).", unreliable, unreliable == 1 ? "" : "s");
-        if (r[i].runs_failed)
-            fprintf(out, " Warning: %zu run%s did not complete.", r[i].runs_failed,
+        if (r[i].runs_failed) {
+            fprintf(out, " Warning: %zu run%s did not complete:", r[i].runs_failed,
                     r[i].runs_failed == 1 ? "" : "s");
+            const char *sep = " ";
+            json_array_foreach(runs, j, run) {
+                const char *status = json_string_value(json_object_get(run, "status"));
+                if (!status || strcmp(status, "ok") == 0)
+                    continue;
+                const char *failure = json_string_value(json_object_get(run, "failure"));
+                fprintf(out, "%s%s `%s` #%lld (%s%s%s)", sep, r[i].knob_label,
+                        json_string_value(json_object_get(run, "setting")),
+                        (long long)json_integer_value(json_object_get(run, "repeat")), status,
+                        failure ? ": " : "", failure ? failure : "");
+                sep = "; ";
+            }
+            fputc('.', out);
+        }
         /* the noise warnings loopbench run recorded (load, steal, other processes...) */
         json_t *warnings = json_object_get(r[i].doc, "warnings"), *w;
         json_array_foreach(warnings, j, w)

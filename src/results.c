@@ -98,9 +98,21 @@ static json_t *exit_json(const struct run_record *r)
     return o;
 }
 
+static json_t *noise_json(const struct noise_run *nr)
+{
+    return json_pack("{s:b, s:b, s:b}", "steal", nr->steal, "other_processes", nr->others,
+                     "outlier", nr->outlier);
+}
+
 static json_t *run_json(const struct campaign *c, const struct run_record *r,
                         const struct noise_run *nr)
 {
+    if (r->resumed) {
+        /* Kept as it was written, but judged again among all the campaign's runs. */
+        json_t *o = json_deep_copy(r->resumed);
+        json_object_set_new(o, "noise", noise_json(nr));
+        return o;
+    }
     char *stdout_log = path_join(r->dir, "stdout.log");
     char *stderr_log = path_join(r->dir, "stderr.log");
     char *series = path_join(r->dir, "series.csv");
@@ -132,10 +144,9 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
                          "window_end", json_utc(s->end_wall_ns),
                          "windows", (json_int_t)r->scrape.n_windows));
         json_object_update_new(
-            o, json_pack("{s:f, s:f, s:{s:b, s:b, s:b}}", "others_cpu_percent",
-                         s->others_cpu_percent, "loopbench_cpu_seconds",
-                         (double)s->self_cpu_ns / 1e9, "noise", "steal", nr->steal,
-                         "other_processes", nr->others, "outlier", nr->outlier));
+            o, json_pack("{s:f, s:f, s:o}", "others_cpu_percent", s->others_cpu_percent,
+                         "loopbench_cpu_seconds", (double)s->self_cpu_ns / 1e9, "noise",
+                         noise_json(nr)));
         json_object_set_new(o, "metrics", metrics_json(&r->scrape));
     } else {
         json_object_set_new(o, "cpu_seconds", json_null());
@@ -276,10 +287,14 @@ static json_t *campaign_json(const struct campaign *c)
                                               c->values.v[c->runs[i].setting_index], "repeat",
                                               (json_int_t)c->runs[i].repeat, "dir",
                                               c->runs[i].dir));
+    json_t *resumed = json_array();
+    for (size_t i = 0; i < c->resumed_at.n; i++)
+        json_array_append_new(resumed, json_string(c->resumed_at.v[i]));
     const char *state = c->interrupted_by ? "interrupted"
                         : c->finished_wall_ns ? "finished"
                                               : "running";
-    return json_pack("{s:o, s:s, s:I, s:f, s:f, s:I, s:s, s:I, s:s, s:o, s:o, s:s, s:o, s:o}",
+    return json_pack("{s:o, s:s, s:I, s:f, s:f, s:I, s:s, s:I, s:s, s:o, s:o, s:s, s:o, s:o, "
+                     "s:o}",
                      "settings", settings, "baseline", c->values.v[c->baseline],
                      "repeat", (json_int_t)c->repeat, "warmup_seconds", c->warmup_s,
                      "sample_seconds", c->sample_s, "interval_ms", (json_int_t)c->interval_ms,
@@ -289,7 +304,7 @@ static json_t *campaign_json(const struct campaign *c)
                      "finished_at", json_utc(c->finished_wall_ns), "state", state,
                      "interrupted_by",
                      json_str_or_null(profile_signal_name(c->interrupted_by)),
-                     "plan", plan);
+                     "plan", plan, "resumed_at", resumed);
 }
 
 static json_t *self_json(void)

@@ -61,8 +61,8 @@ static uint64_t next_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-/* A directory name for a setting's value: anything but [A-Za-z0-9._-] becomes '_'. */
-static char *run_dir_name(const char *value, long repeat)
+/* Anything but [A-Za-z0-9._-] in the value becomes '_'. */
+char *run_dir_name(const char *value, long repeat)
 {
     char *safe = xstrdup(value);
     for (char *s = safe; *s; s++) {
@@ -133,10 +133,14 @@ static int dir_is_empty(const char *path)
     return empty;
 }
 
-static int prepare_out_dir(struct campaign *c, const char *requested, struct lb_error *err)
+static int prepare_out_dir(struct campaign *c, const struct run_opts *o, struct lb_error *err)
 {
-    if (requested) {
-        c->out_dir = xstrdup(requested);
+    if (o->resume_dir) {
+        c->out_dir = xstrdup(o->resume_dir);
+        return 0;
+    }
+    if (o->out_dir) {
+        c->out_dir = xstrdup(o->out_dir);
     } else {
         char stamp[32];
         format_utc(c->started_wall_ns, true, stamp, sizeof(stamp));
@@ -144,7 +148,7 @@ static int prepare_out_dir(struct campaign *c, const char *requested, struct lb_
     }
     if (!dir_is_empty(c->out_dir))
         return lb_fail(err, "output directory '%s' exists and is not empty (choose another "
-                            "with --out)", c->out_dir);
+                            "with --out, or continue its campaign with --resume)", c->out_dir);
     return mkdir_p(c->out_dir, 0777, err);
 }
 
@@ -591,18 +595,31 @@ int campaign_setup(const struct run_opts *o, struct campaign *c, struct lb_error
     return 0;
 }
 
-int campaign_run(const struct run_opts *o, struct campaign *c, struct lb_error *err)
+int campaign_begin(const struct run_opts *o, struct campaign *c, struct strv *notes,
+                   struct lb_error *err)
 {
     struct lb_error host_err;
     if (plat_host_facts(&c->host, &host_err) < 0)
         memset(&c->host, 0, sizeof(c->host));
-    if (prepare_out_dir(c, o->out_dir, err) < 0 || plat_events_init(err) < 0)
+    if (plat_events_init(err) < 0 || confedit_begin(&c->edits, &c->profile, notes, err) < 0 ||
+        prepare_out_dir(c, o, err) < 0)
         return -1;
-
-    struct confedit ce = {0};
-    if (confedit_begin(&ce, &c->profile, err) < 0)
+    char *lock = path_join(c->out_dir, ".loopbench-lock");
+    char *what = xasprintf("campaign directory '%s'", c->out_dir);
+    c->dir_lock_fd = lock_take(lock, what, err);
+    free(what);
+    if (c->dir_lock_fd < 0) {
+        free(lock);
         return -1;
+    }
+    c->dir_lock = lock;
+    /* The plan is on disk before the first run, so even a campaign that dies in its
+     * first run can be resumed; and an unwritable directory is found now. */
+    return results_write(c, err);
+}
 
+int campaign_run(const struct run_opts *o, struct campaign *c, struct lb_error *err)
+{
     struct progress p;
     double run_s = c->warmup_s + c->sample_s + 1.0;
     progress_init(&p, c->n_runs, run_s, msg_quiet());
@@ -610,20 +627,20 @@ int campaign_run(const struct run_opts *o, struct campaign *c, struct lb_error *
     int rc = 0;
     for (size_t i = 0; i < c->n_runs; i++) {
         struct run_record *r = &c->runs[i];
-        enum step step = run_one(c, &ce, r, i, &p, err);
+        if (r->status == RUN_OK)
+            continue; /* completed before a --resume */
+        enum step step = run_one(c, &c->edits, r, i, &p, err);
         if (step == STEP_INTERRUPTED) {
             c->interrupted_by = plat_last_signal();
             rc = lb_fail(err, "interrupted by %s during run %zu of %zu; the runs that "
-                              "finished are in '%s'",
-                         strsignal(c->interrupted_by), i + 1, c->n_runs, c->out_dir);
-            break;
-        }
-        if (step == STEP_ERROR) {
-            rc = -1;
+                              "finished are in '%s' (continue with --resume %s)",
+                         strsignal(c->interrupted_by), i + 1, c->n_runs, c->out_dir, c->out_dir);
             break;
         }
         /* Written after every run, so a crash loses at most the run in flight. */
-        if (results_write(c, err) < 0) {
+        if (step == STEP_ERROR || results_write(c, err) < 0) {
+            snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+                     "; the campaign stopped at run %zu of %zu", i + 1, c->n_runs);
             rc = -1;
             break;
         }
@@ -638,7 +655,7 @@ int campaign_run(const struct run_opts *o, struct campaign *c, struct lb_error *
     progress_clear(&p);
 
     struct lb_error restore_err;
-    if (confedit_restore(&ce, &restore_err) < 0) {
+    if (confedit_restore(&c->edits, &restore_err) < 0) {
         if (rc == 0)
             *err = restore_err;
         else
@@ -646,7 +663,6 @@ int campaign_run(const struct run_opts *o, struct campaign *c, struct lb_error *
                      "; and restoring the config failed: %s", restore_err.msg);
         rc = -1;
     }
-    confedit_release(&ce);
     c->finished_wall_ns = wall_ns();
     struct lb_error write_err;
     if (results_write(c, &write_err) < 0 && rc == 0) {
@@ -658,6 +674,11 @@ int campaign_run(const struct run_opts *o, struct campaign *c, struct lb_error *
 
 void campaign_release(struct campaign *c)
 {
+    confedit_release(&c->edits);
+    if (c->dir_lock)
+        lock_drop(c->dir_lock, c->dir_lock_fd);
+    free(c->dir_lock);
+    strv_release(&c->resumed_at);
     profile_release(&c->profile);
     strv_release(&c->values);
     free(c->out_dir);
@@ -670,6 +691,7 @@ void campaign_release(struct campaign *c)
         scrape_run_release(&r->scrape);
         free(r->failure);
         free(r->log_tail);
+        json_decref(r->resumed);
     }
     free(c->runs);
     memset(c, 0, sizeof(*c));

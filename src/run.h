@@ -7,6 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
+#include "confedit.h"
 #include "msg.h"
 #include "platform/platform.h"
 #include "profile.h"
@@ -29,6 +32,7 @@ struct run_opts {
     uint64_t seed;
     unsigned interval_ms;
     const char *out_dir;       /* NULL: results/<profile>-<UTC time>/ */
+    const char *resume_dir;    /* --resume: continue the campaign of this directory */
     bool keep_going;
     enum cpu_source_kind cpu_source;
     const char *command_line;  /* recorded in results */
@@ -54,6 +58,7 @@ struct run_record {
     bool killed;                /* stop needed SIGKILL */
     char *failure;              /* why it failed, one line */
     char *log_tail;             /* last lines of its logs when it failed */
+    json_t *resumed;            /* completed before a --resume: its results.json object */
 };
 
 struct campaign {
@@ -73,11 +78,30 @@ struct campaign {
     struct run_record *runs;    /* in execution order */
     size_t n_runs;
     int interrupted_by;         /* signal number, 0 if not interrupted */
+    struct strv resumed_at;     /* UTC times of each --resume */
+    struct confedit edits;      /* the config files, locked from begin to release */
+    char *dir_lock;             /* out_dir's lock file, held from begin to release */
+    int dir_lock_fd;
 };
+
+/* The directory of a run: runs/<value>-<repeat>, the value made safe for a file name
+ * (new string, caller frees). */
+char *run_dir_name(const char *value, long repeat);
 
 /* Load the profile and plan the runs into c (caller releases with campaign_release,
  * also on failure). Fails on bad input: an invalid profile or settings. */
 int campaign_setup(const struct run_opts *opts, struct campaign *c, struct lb_error *err);
+/* Set c up again from the results.json of an interrupted campaign in opts->resume_dir:
+ * the same profile (refused if its file changed since), settings, order and plan, with
+ * the runs that completed kept and the others (failed, interrupted, never started)
+ * still to run. Fails when the directory holds no such campaign. */
+int campaign_setup_resume(const struct run_opts *opts, struct campaign *c,
+                          struct lb_error *err);
+/* Claim what the campaign touches: lock its config files, put back what a loopbench
+ * that died left edited (a line per file in notes), read their originals, make and lock
+ * the output directory and write results.json with the plan. */
+int campaign_begin(const struct run_opts *opts, struct campaign *c, struct strv *notes,
+                   struct lb_error *err);
 /* Run the planned campaign. Returns 0 when every run completed, -1 otherwise with err
  * set; c->interrupted_by tells an interrupt from a failure. The config files are
  * restored and results.json written in every case where the directory could be made. */

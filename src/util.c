@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -292,4 +293,63 @@ void format_utc(uint64_t wall, bool compact, char *out, size_t outlen)
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(out, outlen, compact ? "%Y%m%dT%H%M%SZ" : "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int parse_utc(const char *s, uint64_t *wall)
+{
+    struct tm tm;
+    memset(&tm, 0, sizeof(tm));
+    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    if (!end || *end)
+        return -1;
+    time_t t = timegm(&tm);
+    if (t < 0)
+        return -1;
+    *wall = (uint64_t)t * NS_PER_SEC;
+    return 0;
+}
+
+int lock_take(const char *path, const char *what, struct lb_error *err)
+{
+    for (;;) {
+        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+        if (fd < 0)
+            return lb_fail_errno(err, errno, "cannot create lock file '%s'", path);
+        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+            int e = errno;
+            char pid[32] = "";
+            ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+            close(fd);
+            if (e != EWOULDBLOCK)
+                return lb_fail_errno(err, e, "cannot lock '%s'", path);
+            pid[n > 0 ? n : 0] = '\0';
+            pid[strcspn(pid, "\n")] = '\0';
+            return lb_fail(err, "%s is in use by another loopbench (pid %s, lock '%s'): one "
+                                "at a time",
+                           what, pid[0] ? pid : "unknown", path);
+        }
+        /* The holder before us may have removed the file between our open and our
+         * lock: then the lock is on a dead inode, and we try again on the new one. */
+        struct stat held, now;
+        if (fstat(fd, &held) == 0 && stat(path, &now) == 0 && held.st_ino == now.st_ino &&
+            held.st_dev == now.st_dev) {
+            char pid[32];
+            int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+            if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+                int e = errno;
+                close(fd);
+                return lb_fail_errno(err, e, "cannot write lock file '%s'", path);
+            }
+            return fd;
+        }
+        close(fd);
+    }
+}
+
+void lock_drop(const char *path, int fd)
+{
+    if (fd < 0)
+        return;
+    unlink(path);
+    close(fd);
 }

@@ -50,6 +50,14 @@ int write_file_atomic(const char *path, const void *data, size_t len, unsigned m
 /* mkdir -p. */
 int mkdir_p(const char *path, unsigned mode, struct lb_error *err);
 
+/* Take an exclusive advisory lock (flock) on the lock file at path, created with mode
+ * 0600 and holding this process's id, without waiting: the kernel drops it when the
+ * process dies, however it dies. Returns the descriptor to pass to lock_drop, or -1
+ * with err saying "WHAT is in use by another loopbench (pid N)". */
+int lock_take(const char *path, const char *what, struct lb_error *err);
+/* Remove the lock file and release the lock. */
+void lock_drop(const char *path, int fd);
+
 /* Directory part of path (new string) and a path joined onto a directory (new string;
  * absolute `rel` is returned as a copy). */
 char *path_dirname(const char *path);
@@ -60,5 +68,7 @@ void hash_fnv1a64_hex(const void *data, size_t len, char out[17]);
 
 /* UTC timestamp "2026-12-02T14:38:57Z" (ISO 8601) or compact "20261202T143857Z". */
 void format_utc(uint64_t wall, bool compact, char *out, size_t outlen);
+/* Parse format_utc's non-compact form, "2026-12-02T17:26:01Z", into *wall (ns). */
+int parse_utc(const char *s, uint64_t *wall);
 
 #endif

@@ -658,6 +658,10 @@ static void child_run(const struct plat_spawn_opts *o, int null_fd, int out_fd, 
 {
     struct child_failure f = {STAGE_STREAMS, 0};
     setpgid(0, 0);
+    /* A loopbench that dies (SIGKILL, OOM) takes its target with it, so no stray server
+     * keeps the port or rewrites the config that the next loopbench will restore. The
+     * parent is alive here: it has yet to send the go read below. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     struct sigaction dfl;
     memset(&dfl, 0, sizeof(dfl));
     dfl.sa_handler = SIG_DFL;

@@ -29,7 +29,8 @@ and (.campaign | (.settings|type == "array") and (.baseline|str) and (.repeat|nu
   and (.order|IN("interleave", "random", "grouped")) and (.seed|num)
   and (.cpu_source_requested|str) and (.started_at|str) and (.finished_at|strornull)
   and (.state|IN("running", "finished", "interrupted")) and (.interrupted_by|strornull)
-  and all(.plan[]; (.setting|str) and (.repeat|num) and (.dir|str)))
+  and all(.plan[]; (.setting|str) and (.repeat|num) and (.dir|str))
+  and all(.resumed_at[]; str))
 and all(.runs[];
   (.setting|str) and (.repeat|num) and (.status|IN("ok", "failed", "interrupted"))
   and (.started_at|strornull) and (.cpu_seconds|numornull) and (.wall_seconds|numornull)

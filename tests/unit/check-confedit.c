@@ -215,7 +215,7 @@ START_TEST(test_round_trip_byte_identical)
     load(config_profile, &p);
     ino_t before = inode("cfg.json");
 
-    ck_assert_msg(confedit_begin(&ce, &p, &err) == 0, "%s", err.msg);
+    ck_assert_msg(confedit_begin(&ce, &p, NULL, &err) == 0, "%s", err.msg);
     ck_assert_uint_eq(ce.n_files, 1);
     ck_assert_int_eq(inode("cfg.json"), before); /* begin writes nothing */
     ck_assert_msg(confedit_apply(&ce, &p, "4", &err) == 0, "%s", err.msg);
@@ -238,7 +238,7 @@ START_TEST(test_restore_after_target_rewrote)
     struct confedit ce;
     struct lb_error err;
     load(config_profile, &p);
-    ck_assert_int_eq(confedit_begin(&ce, &p, &err), 0);
+    ck_assert_int_eq(confedit_begin(&ce, &p, NULL, &err), 0);
     ck_assert_int_eq(confedit_apply(&ce, &p, "0", &err), 0);
     put("cfg.json", "{\"rewritten\": true}\n", 0600);
     ck_assert_msg(confedit_restore(&ce, &err) == 0, "%s", err.msg);
@@ -259,7 +259,7 @@ START_TEST(test_apply_starts_from_original)
     struct confedit ce;
     struct lb_error err;
     load(config_profile, &p);
-    ck_assert_int_eq(confedit_begin(&ce, &p, &err), 0);
+    ck_assert_int_eq(confedit_begin(&ce, &p, NULL, &err), 0);
     ck_assert_int_eq(confedit_apply(&ce, &p, "0", &err), 0);
     /* What a target adds to its config must not leak into the next run. */
     put("cfg.json", "{\"settings\": {\"server.eventLoopIdleWaitMs\": \"0\", \"added\": \"1\"}}",
@@ -282,7 +282,7 @@ START_TEST(test_restore_leaves_identical_file_alone)
     struct confedit ce;
     struct lb_error err;
     load(config_profile, &p);
-    ck_assert_int_eq(confedit_begin(&ce, &p, &err), 0);
+    ck_assert_int_eq(confedit_begin(&ce, &p, NULL, &err), 0);
     ck_assert_int_eq(confedit_apply(&ce, &p, "4", &err), 0);
     /* The original put back in place, as an editor would. */
     FILE *f = fopen("cfg.json", "w");
@@ -317,7 +317,7 @@ START_TEST(test_restore_keeps_going)
          " \"path\": [\"a\"]}}],"
          " \"ready\": {\"delay\": 0}}",
          &p);
-    ck_assert_int_eq(confedit_begin(&ce, &p, &err), 0);
+    ck_assert_int_eq(confedit_begin(&ce, &p, NULL, &err), 0);
     ck_assert_uint_eq(ce.n_files, 2);
     ck_assert_int_eq(confedit_apply(&ce, &p, "0", &err), 0);
     /* a.json is restored first and fails: a directory stands in its place. */
@@ -346,7 +346,7 @@ START_TEST(test_symlinked_config_stays_a_link)
     struct lb_error err;
     struct stat st;
     load(config_profile, &p);
-    ck_assert_int_eq(confedit_begin(&ce, &p, &err), 0);
+    ck_assert_int_eq(confedit_begin(&ce, &p, NULL, &err), 0);
     ck_assert_int_eq(confedit_apply(&ce, &p, "4", &err), 0);
     ck_assert_int_eq(lstat("cfg.json", &st), 0);
     ck_assert(S_ISLNK(st.st_mode));
@@ -371,7 +371,7 @@ START_TEST(test_begin_needs_the_file)
     struct lb_error err;
     load(config_profile, &p);
     ck_assert_int_eq(unlink("cfg.json"), 0);
-    ck_assert_int_eq(confedit_begin(&ce, &p, &err), -1);
+    ck_assert_int_eq(confedit_begin(&ce, &p, NULL, &err), -1);
     char *want = xasprintf("cannot access '%s/cfg.json': No such file or directory", dir);
     ck_assert_str_eq(err.msg, want);
     ck_assert_uint_eq(ce.n_files, 0);
@@ -390,7 +390,7 @@ START_TEST(test_apply_error_names_file)
     struct lb_error err;
     load(config_profile, &p);
     put("cfg.json", "{\"listeners\": []}", 0640);
-    ck_assert_int_eq(confedit_begin(&ce, &p, &err), 0);
+    ck_assert_int_eq(confedit_begin(&ce, &p, NULL, &err), 0);
     ck_assert_int_eq(confedit_apply(&ce, &p, "4", &err), -1);
     char *want = xasprintf("config '%s/cfg.json': missing parent 'settings' of key path "
                            "'settings/server.loopStatsIntervalSeconds'",
@@ -422,7 +422,7 @@ START_TEST(test_modernuo_applied)
     struct profile p;
     struct confedit ce;
     load(profile_text, &p);
-    ck_assert_int_eq(confedit_begin(&ce, &p, &err), 0);
+    ck_assert_int_eq(confedit_begin(&ce, &p, NULL, &err), 0);
     ck_assert_msg(confedit_apply(&ce, &p, "4", &err) == 0, "%s", err.msg);
     assert_file("Distribution/Configuration/modernuo.json", golden, golden_len, 0600);
     ck_assert_int_eq(confedit_restore(&ce, &err), 0);

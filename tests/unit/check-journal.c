@@ -205,7 +205,8 @@ static const char profile_json[] =
     " \"ready\": {\"delay\": 0}}";
 
 /* confedit journals before its first write, keeps the journal current and removes it
- * after restoring; a campaign that died is put back by confedit_recover. */
+ * after restoring; a campaign that died is put back by the next confedit_begin, and
+ * two cannot hold one file at once. */
 START_TEST(test_confedit_journals)
 {
     struct profile p;
@@ -216,7 +217,7 @@ START_TEST(test_confedit_journals)
     put("p.json", profile_json, 0644);
     ck_assert_msg(profile_load("p.json", &p, &err) == 0, "%s", err.msg);
 
-    ck_assert_msg(confedit_begin(&ce, &p, &err) == 0, "%s", err.msg);
+    ck_assert_msg(confedit_begin(&ce, &p, NULL, &err) == 0, "%s", err.msg);
     ck_assert(!exists(JPATH)); /* nothing edited yet */
     ck_assert_msg(confedit_apply(&ce, &p, "4", &err) == 0, "%s", err.msg);
     ck_assert(exists(JPATH));
@@ -228,21 +229,32 @@ START_TEST(test_confedit_journals)
     confedit_release(&ce);
 
     /* Died after the target rewrote the file: release without restore. */
-    ck_assert_msg(confedit_begin(&ce, &p, &err) == 0, "%s", err.msg);
+    ck_assert_msg(confedit_begin(&ce, &p, NULL, &err) == 0, "%s", err.msg);
     ck_assert_msg(confedit_apply(&ce, &p, "0", &err) == 0, "%s", err.msg);
     put("cfg.json", "{\"rewritten\": \"again\"}", 0640);
     ck_assert_msg(confedit_note_target(&ce, &err) == 0, "%s", err.msg);
-    confedit_release(&ce);
 
+    /* While one holds the file, another cannot take it, nor touch its journal. */
     struct confedit again;
-    ck_assert_int_eq(confedit_begin(&again, &p, &err), -1);
-    ck_assert_msg(strstr(err.msg, "/" JPATH "'"), "%s", err.msg);
     struct strv notes = {0};
-    ck_assert_msg(confedit_recover(&p, &notes, &err) == 0, "%s", err.msg);
+    ck_assert_int_eq(confedit_begin(&again, &p, &notes, &err), -1);
+    char *held = xasprintf("is in use by another loopbench (pid %ld, lock ", (long)getpid());
+    ck_assert_msg(strstr(err.msg, held), "%s", err.msg);
+    free(held);
+    ck_assert(exists(JPATH));
+    ck_assert_uint_eq(notes.n, 0);
+
+    /* Its lock dies with it; the next one puts the original back before reading it. */
+    confedit_release(&ce);
+    ck_assert_msg(confedit_begin(&again, &p, &notes, &err) == 0, "%s", err.msg);
     ck_assert_uint_eq(notes.n, 1);
     ck_assert_msg(strstr(notes.v[0], "restored from journal"), "%s", notes.v[0]);
     assert_file("cfg.json", original, 0640);
     ck_assert(!exists(JPATH));
+    ck_assert_uint_eq(again.files[0].original_len, strlen(original));
+    ck_assert(memcmp(again.files[0].original, original, strlen(original)) == 0);
+    confedit_release(&again);
+    ck_assert(!exists(".cfg.json.loopbench-lock"));
     strv_release(&notes);
     profile_release(&p);
 }
