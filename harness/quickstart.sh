@@ -13,7 +13,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 say() { printf '==> %s\n' "$*"; }
 
 # Debian packages: the build, the libraries, the tests' tools.
-PACKAGES=(gcc clang pkg-config meson ninja-build libjansson-dev libcurl4-openssl-dev check jq gnuplot-nox)
+PACKAGES=(gcc clang pkg-config meson ninja-build libjansson-dev libcurl4-openssl-dev check jq gnuplot-nox
+  python3 valgrind)
 
 install_missing() {
   local missing=()
@@ -46,10 +47,10 @@ configure() {
   fi
 }
 
-# count_results DIR: add DIR's meson test log to the totals.
+# count_results DIR [SETUP]: add DIR's meson test log (of that test setup) to the totals.
 passed=0 failed=0 skipped=0
 count_results() {
-  local log=$1/meson-logs/testlog.json
+  local log=$1/meson-logs/testlog${2:+-$2}.json
   [ -f "$log" ] || return 0
   local p f s
   p=$(jq -s '[.[] | select(.result == "OK" or .result == "EXPECTEDFAIL")] | length' "$log")
@@ -70,31 +71,28 @@ main_job() {
 test_job() {
   install_missing
   local rc=0
-  # gcc, warnings as errors: the whole suite (unit and end-to-end).
-  configure build-test -Dwerror=true
-  say "building with gcc (warnings are errors)"
+  export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  # gcc, warnings as errors, AddressSanitizer + UndefinedBehaviorSanitizer: the whole
+  # suite, unit and end-to-end.
+  configure build-test -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
+  say "building with gcc (warnings are errors) and the sanitizers"
   ninja -C build-test
-  say "running every test (gcc build)"
+  say "running every test (gcc, sanitizers)"
   meson test -C build-test --print-errorlogs || rc=1
   count_results build-test
-  # clang, warnings as errors: the unit tests again.
+  # clang, warnings as errors, no sanitizer: the unit tests (the sampler's, which are
+  # slow and platform-bound, ran above) and the end-to-end tests of the command line
+  # and of a config restored after SIGKILL, the latter two again under valgrind.
   CC=clang configure build-clang -Dwerror=true
   say "building with clang (warnings are errors)"
   ninja -C build-clang
-  say "running the unit tests (clang build)"
-  meson test -C build-clang --suite unit --print-errorlogs || rc=1
+  say "running the unit tests and three end-to-end tests (clang build)"
+  meson test -C build-clang util profile confedit scrape stats results probe report journal \
+    wheel backoff cli sample restore --print-errorlogs || rc=1
   count_results build-clang
-  # AddressSanitizer + UndefinedBehaviorSanitizer: the unit tests and the campaign paths.
-  configure build-asan -Db_sanitize=address,undefined -Db_lundef=false
-  say "building with AddressSanitizer and UndefinedBehaviorSanitizer"
-  ninja -C build-asan
-  export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-  say "running the unit tests (sanitizer build)"
-  meson test -C build-asan --suite unit --print-errorlogs || rc=1
-  count_results build-asan
-  say "running the cli, run and sample end-to-end tests (sanitizer build)"
-  meson test -C build-asan cli run sample --print-errorlogs || rc=1
-  count_results build-asan
+  say "running two end-to-end tests with loopbench under valgrind (clang build)"
+  meson test -C build-clang --setup valgrind sample restore --print-errorlogs || rc=1
+  count_results build-clang valgrind
   if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
   else

@@ -22,6 +22,7 @@ extern const struct command command_compare;
 extern const struct command command_report;
 extern const struct command command_probe;
 extern const struct command command_restore;
+extern const struct command command_publish;
 
 /* For getopt_long loops: report the option at fault (after getopt returned '?' or ':')
  * as one line plus a usage hint; returns LB_EXIT_USAGE. Call with opterr = 0. */

@@ -19,6 +19,7 @@ static const struct command *const commands[] = {
     &command_report,
     &command_probe,
     &command_restore,
+    &command_publish,
 };
 
 static const struct command *find_command(const char *name)

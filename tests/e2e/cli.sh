@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 check "--help lists the commands" grep -Eq '^  run .*campaign' "$TMP/help"
 check "  ... sample and validate too" bash -c "grep -q '^  sample ' '$TMP/help' && grep -q '^  validate ' '$TMP/help'"
 check "--version prints the project version" bash -c "'$LOOPBENCH' --version | grep -Eq '^loopbench [0-9]+\.[0-9]+\.[0-9]+ \(linux\)$'"
-for cmd in run sample validate probe report compare; do
+for cmd in run sample validate probe report compare restore publish; do
   check "help $cmd prints its usage" bash -c "'$LOOPBENCH' help $cmd | grep -q '^usage: loopbench $cmd'"
   check "$cmd --help prints its usage" bash -c "'$LOOPBENCH' $cmd --help | grep -q '^usage: loopbench $cmd'"
 done
@@ -42,6 +42,11 @@ expect_usage_error "run: duplicate setting" run --settings 0,0
 expect_usage_error "run: bad cpu source" run --cpu-source magic
 expect_usage_error "run: two profiles" run a.json b.json
 expect_usage_error "run: missing profile" run "$TMP/none.json"
+expect_usage_error "run: --resume with a profile" run --resume "$TMP" a.json
+expect_usage_error "run: --resume with --repeat" run --resume "$TMP" -n 3
+expect_usage_error "run: --resume with --out" run --resume "$TMP" -o "$TMP/x"
+expect_usage_error "run: --resume of no campaign" run --resume "$TMP"
+expect_usage_error "run: --resume without DIR" run --resume
 expect_usage_error "sample: no pid" sample --seconds 1
 expect_usage_error "sample: bad pid" sample --pid abc --seconds 1
 expect_usage_error "sample: bad seconds" sample --pid 1 --seconds 0
@@ -57,6 +62,13 @@ expect_usage_error "report: bad format" report -f xml "$TMP"
 expect_usage_error "compare: one input" compare "$TMP"
 expect_usage_error "compare: bad alpha" compare --alpha 2 "$TMP" "$TMP"
 expect_usage_error "compare: unreadable input" compare "$TMP/none" "$TMP/none"
+expect_usage_error "restore: no file" restore
+expect_usage_error "restore: unknown option" restore --frob
+expect_usage_error "restore: no such file" restore "$TMP/none.json"
+expect_usage_error "publish: no report" publish --github o/r#1
+expect_usage_error "publish: bad --github" publish "$TMP/help" --github o/r
+expect_usage_error "publish: neither --github nor --webhook" publish "$TMP/help"
+expect_usage_error "publish: unknown option" publish --frob
 
 # validate on the shipped reference profile (the build's copy, whose config exists).
 check "validate accepts the built-in profile" "$LOOPBENCH" validate "$BUILD_ROOT/profiles/refshard.json"

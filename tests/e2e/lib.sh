@@ -8,6 +8,18 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/loopbench-e2e-XXXXXX")
 PIDS=()
 fails=0
 
+# Under `meson test --setup valgrind`, every loopbench the test runs runs under memcheck;
+# its reports land in $TMP/valgrind.PID.log, and cleanup fails the test on any of them.
+if [ -n "${LOOPBENCH_VALGRIND:-}" ]; then
+  cat >"$TMP/loopbench-valgrind" <<EOF
+#!/bin/sh
+exec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \\
+  --show-leak-kinds=definite,indirect --log-file="$TMP/valgrind.%p.log" "$LOOPBENCH" "\$@"
+EOF
+  chmod +x "$TMP/loopbench-valgrind"
+  LOOPBENCH=$TMP/loopbench-valgrind
+fi
+
 # procs_in DIR: processes whose command line names DIR or whose working directory is
 # inside it (a target started as ./refshard from DIR names it nowhere in its argv).
 procs_in() {
@@ -20,7 +32,7 @@ procs_in() {
 }
 
 cleanup() {
-  local pid left
+  local pid left log
   for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
   # Anything still running from this test's directory is an orphan: kill it, and fail.
   left=$(procs_in "$TMP" | sort -u)
@@ -30,6 +42,12 @@ cleanup() {
     kill -9 $left 2>/dev/null || true
     fails=$((fails + 1))
   fi
+  for log in "$TMP"/valgrind.*.log; do
+    [ -s "$log" ] || continue
+    echo "FAIL: valgrind reported errors:"
+    cat "$log"
+    fails=$((fails + 1))
+  done
   rm -rf "$TMP"
   if [ "$fails" -gt 0 ]; then exit 1; fi
 }

@@ -1,0 +1,497 @@
+#include "publish.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "util.h"
+
+#define MARKER_PREFIX "loopbench-report"
+
+static bool all_of(const char *s, size_t len, const char *extra)
+{
+    for (size_t i = 0; i < len; i++)
+        if (!isalnum((unsigned char)s[i]) && !strchr(extra, s[i]))
+            return false;
+    return true;
+}
+
+int github_pr_parse(const char *spec, struct github_pr *pr, struct lb_error *err)
+{
+    const char *slash = strchr(spec, '/'), *hash = strrchr(spec, '#');
+    if (!slash || !hash || hash < slash)
+        return lb_fail(err, "'%s': expected OWNER/REPO#N, e.g. octocat/hello-world#42", spec);
+    size_t owner_len = (size_t)(slash - spec), repo_len = (size_t)(hash - slash - 1);
+    if (owner_len == 0 || owner_len >= sizeof(pr->owner) || !all_of(spec, owner_len, "-_"))
+        return lb_fail(err, "'%s': the owner '%.*s' should be 1 to %zu letters, digits, '-' or "
+                       "'_'", spec, (int)owner_len, spec, sizeof(pr->owner) - 1);
+    if (repo_len == 0 || repo_len >= sizeof(pr->repo) || !all_of(slash + 1, repo_len, "-_.") ||
+        strncmp(slash + 1, ".", repo_len) == 0 || strncmp(slash + 1, "..", repo_len) == 0)
+        return lb_fail(err, "'%s': the repository '%.*s' should be 1 to %zu letters, digits, "
+                       "'-', '_' or '.'", spec, (int)repo_len, slash + 1, sizeof(pr->repo) - 1);
+    if (parse_long(hash + 1, 1, 1L << 40, &pr->number) < 0)
+        return lb_fail(err, "'%s': the pull request number '%s' should be a whole number, 1 or "
+                       "more", spec, hash + 1);
+    memcpy(pr->owner, spec, owner_len);
+    pr->owner[owner_len] = '\0';
+    memcpy(pr->repo, slash + 1, repo_len);
+    pr->repo[repo_len] = '\0';
+    return 0;
+}
+
+int github_token_check(const char *token, struct lb_error *err)
+{
+    if (!token || !*token)
+        return lb_fail(err, "GITHUB_TOKEN is not set: expected a token that may write pull "
+                       "request comments in the environment");
+    for (const char *p = token; *p; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f)
+            return lb_fail(err, "GITHUB_TOKEN holds a blank or control character (a pasted "
+                           "newline?): expected the token alone");
+    return 0;
+}
+
+int publish_marker_name_check(const char *name, struct lb_error *err)
+{
+    size_t len = strlen(name);
+    if (len == 0 || len > PUBLISH_MARKER_NAME_MAX || !all_of(name, len, "._-"))
+        return lb_fail(err, "marker '%s': expected 1 to %d letters, digits, '.', '_' or '-'",
+                       name, PUBLISH_MARKER_NAME_MAX);
+    return 0;
+}
+
+char *publish_marker(const char *name)
+{
+    return name ? xasprintf("<!-- " MARKER_PREFIX ":%s -->", name)
+                : xstrdup("<!-- " MARKER_PREFIX " -->");
+}
+
+/* Walk s as UTF-8: true when valid, with its count of characters; false with the
+ * offset of the first bad byte. Overlong forms, surrogates and values past U+10FFFF
+ * are invalid, as for JSON. */
+static bool utf8_scan(const char *s, size_t len, size_t *chars, size_t *bad_at)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0, n = 0;
+    while (i < len) {
+        unsigned c = u[i];
+        size_t extra;
+        unsigned min, cp;
+        if (c < 0x80) {
+            extra = 0, min = 0, cp = c;
+        } else if ((c & 0xe0) == 0xc0) {
+            extra = 1, min = 0x80, cp = c & 0x1f;
+        } else if ((c & 0xf0) == 0xe0) {
+            extra = 2, min = 0x800, cp = c & 0x0f;
+        } else if ((c & 0xf8) == 0xf0) {
+            extra = 3, min = 0x10000, cp = c & 0x07;
+        } else {
+            *bad_at = i;
+            return false;
+        }
+        if (len - i <= extra) {
+            *bad_at = i;
+            return false;
+        }
+        for (size_t k = 1; k <= extra; k++) {
+            if ((u[i + k] & 0xc0) != 0x80) {
+                *bad_at = i;
+                return false;
+            }
+            cp = (cp << 6) | (u[i + k] & 0x3f);
+        }
+        if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) {
+            *bad_at = i;
+            return false;
+        }
+        i += extra + 1;
+        n++;
+    }
+    *chars = n;
+    return true;
+}
+
+char *github_comment_body(const struct publish_job *job)
+{
+    char *marker = publish_marker(job->marker_name);
+    /* The marker on a line of its own; a blank line keeps it out of a final paragraph
+     * or table. */
+    const char *sep = job->report_len && job->report[job->report_len - 1] == '\n' ? "\n" : "\n\n";
+    char *body = xasprintf("%.*s%s%s\n", (int)job->report_len, job->report, sep, marker);
+    free(marker);
+    return body;
+}
+
+int publish_report_check(const char *path, const struct publish_job *job, bool github,
+                         struct lb_error *err)
+{
+    size_t chars, bad_at;
+    if (job->report_len == 0)
+        return lb_fail(err, "'%s' is empty: expected a Markdown report", path);
+    if (memchr(job->report, '\0', job->report_len))
+        return lb_fail(err, "'%s' holds a NUL byte: expected a Markdown report", path);
+    if (!utf8_scan(job->report, job->report_len, &chars, &bad_at))
+        return lb_fail(err, "'%s' is not valid UTF-8 (byte %zu): expected a Markdown report",
+                       path, bad_at);
+    if (!github)
+        return 0;
+    char *body = github_comment_body(job);
+    utf8_scan(body, strlen(body), &chars, &bad_at);
+    free(body);
+    if (chars > GITHUB_COMMENT_MAX)
+        return lb_fail(err, "'%s' makes a comment of %zu characters, more than the %d a GitHub "
+                       "comment holds: expected a shorter report", path, chars,
+                       GITHUB_COMMENT_MAX);
+    return 0;
+}
+
+/* The API root without a trailing slash, for joining paths. */
+static int api_root_len(const struct publish_job *job, const char **root)
+{
+    *root = job->api_url ? job->api_url : GITHUB_API_DEFAULT;
+    size_t len = strlen(*root);
+    while (len > 0 && (*root)[len - 1] == '/')
+        len--;
+    return (int)len;
+}
+
+char *github_comments_url(const struct publish_job *job, const struct github_pr *pr, int page)
+{
+    const char *root;
+    int len = api_root_len(job, &root);
+    if (page == 0)
+        return xasprintf("%.*s/repos/%s/%s/issues/%ld/comments", len, root, pr->owner, pr->repo,
+                         pr->number);
+    return xasprintf("%.*s/repos/%s/%s/issues/%ld/comments?per_page=%d&page=%d", len, root,
+                     pr->owner, pr->repo, pr->number, GITHUB_PER_PAGE, page);
+}
+
+char *github_comment_url(const struct publish_job *job, const struct github_pr *pr,
+                         long comment_id)
+{
+    const char *root;
+    int len = api_root_len(job, &root);
+    return xasprintf("%.*s/repos/%s/%s/issues/comments/%ld", len, root, pr->owner, pr->repo,
+                     comment_id);
+}
+
+/* The report's first heading (new string), or NULL. */
+static char *report_title(const char *report, size_t len)
+{
+    const char *p = report, *end = report + len;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        const char *line_end = eol ? eol : end;
+        if (*p == '#') {
+            while (p < line_end && *p == '#')
+                p++;
+            while (p < line_end && (*p == ' ' || *p == '\t'))
+                p++;
+            while (line_end > p && (line_end[-1] == '\r' || line_end[-1] == ' '))
+                line_end--;
+            return xstrndup(p, (size_t)(line_end - p));
+        }
+        p = eol ? eol + 1 : end;
+    }
+    return NULL;
+}
+
+/* json_dumps of a new reference (stolen), compact. */
+static char *dump_json(json_t *doc)
+{
+    char *text = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    if (!text) {
+        fputs("loopbench: out of memory\n", stderr);
+        abort();
+    }
+    return text;
+}
+
+char *webhook_payload(const struct publish_job *job)
+{
+    char *title = report_title(job->report, job->report_len);
+    char *marker = publish_marker(job->marker_name);
+    json_t *doc = json_pack("{s:s, s:s, s:s?, s:s, s:s%}", "schema", PUBLISH_SCHEMA,
+                            "loopbench", LOOPBENCH_VERSION, "title", title, "marker", marker,
+                            "report", job->report, job->report_len);
+    free(title);
+    free(marker);
+    return dump_json(doc);
+}
+
+static char *comment_request_body(const struct publish_job *job)
+{
+    char *body = github_comment_body(job);
+    char *json = dump_json(json_pack("{s:s}", "body", body));
+    free(body);
+    return json;
+}
+
+void publish_result_release(struct publish_result *res)
+{
+    free(res->url);
+    memset(res, 0, sizeof(*res));
+}
+
+/* Every occurrence of token in text becomes "***": a server may echo what it was
+ * sent. */
+static void redact(char *text, const char *token)
+{
+    if (!token || !*token)
+        return;
+    size_t token_len = strlen(token);
+    /* Never longer than the token, so the text never outgrows its buffer. */
+    size_t stars = token_len < 3 ? token_len : 3;
+    for (char *hit = text; (hit = strstr(hit, token)); hit += stars) {
+        memmove(hit + stars, hit + token_len, strlen(hit + token_len) + 1);
+        memset(hit, '*', stars);
+    }
+}
+
+/* ": <the server's message>" for an error response (its JSON "message", else the first
+ * line of a short text body), or "". Redacted before it is cut, so no part of the
+ * token is left; cleaned for one line. */
+static void server_message(const struct http_response *resp, const char *token, char *out,
+                           size_t size)
+{
+    out[0] = '\0';
+    json_t *doc = json_loadb(resp->body, resp->body_len, 0, NULL);
+    const char *message = json_string_value(json_object_get(doc, "message"));
+    if (!doc && resp->body_len > 0 && resp->body[0] != '<')
+        message = resp->body;
+    if (message && *message) {
+        char *text = xstrndup(message, strcspn(message, "\r\n"));
+        redact(text, token);
+        snprintf(out, size, ": %.160s", text);
+        for (char *p = out; *p; p++)
+            if ((unsigned char)*p < ' ')
+                *p = ' ';
+        free(text);
+    }
+    json_decref(doc);
+}
+
+/* One line for a final response that is not a success: what it was and what to
+ * check. */
+static int github_status_error(const struct http_response *resp, const char *method,
+                               const char *url, const struct github_pr *pr,
+                               const struct publish_job *job, struct lb_error *err)
+{
+    char said[200];
+    server_message(resp, job->token, said, sizeof(said));
+    char *shown = http_url_display(url, false);
+    long s = resp->status;
+    if (s == 401)
+        lb_fail(err, "GitHub refused GITHUB_TOKEN (HTTP 401%s) on %s %s: check that it holds "
+                "a valid, unexpired token", said, method, shown);
+    else if (http_rate_limited(resp) || s >= 500)
+        lb_fail(err, "%s %s: HTTP %ld%s, still after %d attempts: try again later", method,
+                shown, s, said, job->retry.max_attempts);
+    else if (s == 403)
+        lb_fail(err, "GitHub denied access to %s/%s#%ld (HTTP 403%s) on %s %s: check that "
+                "GITHUB_TOKEN may write pull request comments there (a workflow needs "
+                "'permissions: pull-requests: write')", pr->owner, pr->repo, pr->number, said,
+                method, shown);
+    else if (s == 404)
+        lb_fail(err, "GitHub found no pull request %s/%s#%ld (HTTP 404%s) on %s %s: check the "
+                "owner, repository and number, and that GITHUB_TOKEN can see the repository "
+                "(a private one answers 404 to a token without access)", pr->owner, pr->repo,
+                pr->number, said, method, shown);
+    else
+        lb_fail(err, "%s %s: HTTP %ld%s", method, shown, s, said);
+    free(shown);
+    if (err)
+        redact(err->msg, job->token);
+    return -1;
+}
+
+static void github_headers(struct strv *headers, const char *token, bool with_body)
+{
+    strv_push(headers, "Accept: application/vnd.github+json");
+    strv_push_owned(headers, xasprintf("Authorization: Bearer %s", token));
+    strv_push(headers, "X-GitHub-Api-Version: " GITHUB_API_VERSION);
+    if (with_body)
+        strv_push(headers, "Content-Type: application/json");
+}
+
+/* Send one GitHub request with retries; 0 with a 2xx response, else -1 saying why. */
+static int github_call(const char *method, const char *url, const char *body,
+                       const struct github_pr *pr, const struct publish_job *job,
+                       struct http_response *resp, struct lb_error *err)
+{
+    struct strv headers = {0};
+    github_headers(&headers, job->token, body != NULL);
+    struct http_request req = {
+        .method = method,
+        .url = url,
+        .headers = (const char *const *)headers.v,
+        .body = body,
+        .body_len = body ? strlen(body) : 0,
+    };
+    int rc = http_request_retry(&req, &job->retry, resp, err);
+    strv_release(&headers);
+    if (rc < 0) {
+        if (err)
+            redact(err->msg, job->token);
+        return -1;
+    }
+    if (resp->status < 200 || resp->status > 299) {
+        github_status_error(resp, method, url, pr, job, err);
+        http_response_release(resp);
+        return -1;
+    }
+    return 0;
+}
+
+/* Whether marker starts a line of body: a quoted reply ("> <!-- ...") is not ours. */
+static bool holds_marker(const char *body, const char *marker)
+{
+    size_t len = strlen(marker);
+    for (const char *p = body; (p = strstr(p, marker)); p += len)
+        if (p == body || p[-1] == '\n')
+            return true;
+    return false;
+}
+
+/* Look for the marked comment in one page of the list: 0 with *found (0: not there)
+ * and *count, or -1 when the page is not a list of comments. */
+static int scan_comments(const struct http_response *resp, const char *url, const char *marker,
+                         long *found, size_t *count, struct lb_error *err)
+{
+    json_error_t jerr;
+    json_t *list = json_loadb(resp->body, resp->body_len, 0, &jerr);
+    *found = 0;
+    if (!json_is_array(list)) {
+        char *shown = http_url_display(url, false);
+        lb_fail(err, "GET %s: expected a JSON array of comments%s%s", shown,
+                list ? "" : ": ", list ? "" : jerr.text);
+        free(shown);
+        json_decref(list);
+        return -1;
+    }
+    *count = json_array_size(list);
+    size_t i;
+    json_t *comment;
+    json_array_foreach(list, i, comment) {
+        const char *body = json_string_value(json_object_get(comment, "body"));
+        json_t *id = json_object_get(comment, "id");
+        if (body && json_is_integer(id) && holds_marker(body, marker)) {
+            *found = (long)json_integer_value(id);
+            break;
+        }
+    }
+    json_decref(list);
+    return 0;
+}
+
+/* Another page follows: the Link header says so (rel="next"), or without one, this
+ * page was full. The next URL is built, not taken from the header, so the token only
+ * ever goes to the API root the user named. */
+static bool has_next_page(const struct http_response *resp, size_t count)
+{
+    const char *link = http_header(resp, "link");
+    if (link)
+        return strstr(link, "rel=\"next\"") != NULL;
+    return count >= GITHUB_PER_PAGE;
+}
+
+/* The marked comment's id, 0 when there is none. */
+static int find_comment(const struct github_pr *pr, const struct publish_job *job, long *found,
+                        struct lb_error *err)
+{
+    char *marker = publish_marker(job->marker_name);
+    int rc = 0;
+    *found = 0;
+    for (int page = 1;; page++) {
+        if (page > GITHUB_PAGES_MAX) {
+            rc = lb_fail(err, "%s/%s#%ld has more than %d comments: loopbench reads no further",
+                         pr->owner, pr->repo, pr->number, GITHUB_PER_PAGE * GITHUB_PAGES_MAX);
+            break;
+        }
+        char *url = github_comments_url(job, pr, page);
+        struct http_response resp;
+        size_t count = 0;
+        bool more = false;
+        rc = github_call("GET", url, NULL, pr, job, &resp, err);
+        if (rc == 0) {
+            rc = scan_comments(&resp, url, marker, found, &count, err);
+            more = rc == 0 && !*found && has_next_page(&resp, count);
+            http_response_release(&resp);
+        }
+        free(url);
+        if (!more)
+            break;
+    }
+    free(marker);
+    return rc;
+}
+
+int publish_github(const struct github_pr *pr, const struct publish_job *job,
+                   struct publish_result *res, struct lb_error *err)
+{
+    memset(res, 0, sizeof(*res));
+    long comment_id;
+    if (find_comment(pr, job, &comment_id, err) < 0)
+        return -1;
+    res->updated = comment_id != 0;
+    char *url = res->updated ? github_comment_url(job, pr, comment_id)
+                             : github_comments_url(job, pr, 0);
+    char *body = comment_request_body(job);
+    struct http_response resp;
+    int rc = github_call(res->updated ? "PATCH" : "POST", url, body, pr, job, &resp, err);
+    free(body);
+    if (rc == 0) {
+        res->status = resp.status;
+        json_t *doc = json_loadb(resp.body, resp.body_len, 0, NULL);
+        const char *html_url = json_string_value(json_object_get(doc, "html_url"));
+        /* Without html_url (an unusual API) the comment's API URL still names it. */
+        res->url = html_url ? xstrdup(html_url) : http_url_display(url, false);
+        json_decref(doc);
+        http_response_release(&resp);
+    }
+    free(url);
+    return rc;
+}
+
+int publish_webhook(const char *url, const struct publish_job *job, struct publish_result *res,
+                    struct lb_error *err)
+{
+    memset(res, 0, sizeof(*res));
+    static const char *const headers[] = {"Content-Type: application/json",
+                                          "Accept: application/json", NULL};
+    char *payload = webhook_payload(job);
+    struct http_request req = {
+        .method = "POST",
+        .url = url,
+        .headers = headers,
+        .body = payload,
+        .body_len = strlen(payload),
+        .hide_path = true,
+    };
+    struct http_response resp;
+    int rc = http_request_retry(&req, &job->retry, &resp, err);
+    free(payload);
+    if (rc < 0)
+        return -1;
+    char *origin = http_url_display(url, true);
+    if (resp.status >= 200 && resp.status <= 299) {
+        res->status = resp.status;
+        res->url = origin;
+    } else {
+        char said[200];
+        server_message(&resp, NULL, said, sizeof(said));
+        if (http_rate_limited(&resp) || resp.status >= 500)
+            rc = lb_fail(err, "webhook %s answered HTTP %ld%s, still after %d attempts: try "
+                         "again later", origin, resp.status, said, job->retry.max_attempts);
+        else
+            rc = lb_fail(err, "webhook %s answered HTTP %ld%s: check the URL and what the "
+                         "endpoint expects", origin, resp.status, said);
+        free(origin);
+    }
+    http_response_release(&resp);
+    return rc;
+}
