@@ -113,6 +113,18 @@ static void print_summary(const struct profile *p)
     case READY_DELAY:
         printf("  ready        after %g s\n", r->delay_s);
         break;
+    case READY_HTTP:
+        printf("  ready        a 2xx answer to GET %s, within %g s\n", r->url, r->timeout_s);
+        break;
+    }
+    if (p->has_rtt) {
+        const struct rtt_opts *q = &p->rtt;
+        printf("  rtt          %g requests/s over %d connection%s to %s port %d, timeout %g s",
+               q->rate_per_s, q->connections, q->connections == 1 ? "" : "s", q->host, q->port,
+               q->timeout_s);
+        if (q->connect_rate_per_s > 0)
+            printf(", %g new connections/s timed", q->connect_rate_per_s);
+        putchar('\n');
     }
     printf("  metrics      lines marked '%s'", p->marker);
     for (size_t i = 0; i < p->n_health; i++) {
@@ -207,14 +219,31 @@ static json_t *js_profile(const struct profile *p)
                                         : xasprintf("%s:%d", r->host, r->port);
         json_object_set_new(ready, "tcp", json_string(hp));
         free(hp);
+    } else if (r->kind == READY_HTTP) {
+        json_object_set_new(ready, "http", json_string(r->url));
     } else {
         json_object_set_new(ready, "delay", js_seconds(r->delay_s));
     }
     json_object_set_new(ready, "timeout", js_seconds(r->timeout_s));
     json_object_set_new(o, "ready", ready);
 
+    if (p->has_rtt) {
+        const struct rtt_opts *q = &p->rtt;
+        char *hp = strchr(q->host, ':') ? xasprintf("[%s]:%d", q->host, q->port)
+                                        : xasprintf("%s:%d", q->host, q->port);
+        json_t *rtt = json_pack("{s:s, s:s%, s:o, s:i, s:o, s:o}", "tcp", hp, "send", q->send,
+                                q->send_len, "rate", js_seconds(q->rate_per_s), "connections",
+                                q->connections, "timeout", js_seconds(q->timeout_s),
+                                "connect_rate", js_seconds(q->connect_rate_per_s));
+        if (q->expect)
+            json_object_set_new(rtt, "expect", json_stringn(q->expect, q->expect_len));
+        json_object_set_new(o, "rtt", rtt);
+        free(hp);
+    }
+    /* The keys the rtt probe adds (the last three) come back with it, not as declared. */
+    size_t declared = p->n_health - (p->has_rtt ? 3 : 0);
     json_t *health = json_array();
-    for (size_t i = 0; i < p->n_health; i++) {
+    for (size_t i = 0; i < declared; i++) {
         const struct health_key *h = &p->health[i];
         json_array_append_new(health, json_pack("{s:s, s:s, s:s, s:b}", "key", h->key, "label",
                                                 h->label, "better",

@@ -16,6 +16,7 @@ const char *const plot_images[] = {
     "CPU per setting", "cpu.svg",
     "CPU over time, every run", "cpu-time.svg",
     "Trade-off: CPU against a health key", "tradeoff.svg",
+    "Round-trip latency percentiles", "latency.svg",
     NULL, NULL,
 };
 
@@ -121,6 +122,27 @@ static void write_tradeoff(const struct loaded_results *r, long k, FILE *f)
     }
 }
 
+/* Each setting's round-trip percentile curve (one block per setting): x is 1/(1-p),
+ * so 90, 99 and 99.9 are evenly spaced on a log axis; y in ms. Returns the blocks with
+ * data. */
+static size_t write_latency(const struct loaded_results *r, FILE *f)
+{
+    static const double pct[] = {0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+    size_t drawn = 0;
+    for (size_t si = 0; r->rtt && si < r->n_settings; si++) {
+        const struct histogram *h = &r->rtt[si].latency;
+        fprintf(f, "# setting %s: percentile, 1/(1-p), latency ms\n", r->settings[si]);
+        if (histogram_count(h) > 0) {
+            drawn++;
+            for (size_t k = 0; k < ARRAY_SIZE(pct); k++)
+                fprintf(f, "%g %g %.6f\n", pct[k], 1.0 / (1.0 - pct[k] / 100.0),
+                        histogram_percentile(h, pct[k]) / 1e6);
+        }
+        fputs("\n\n", f);
+    }
+    return drawn;
+}
+
 /* A gnuplot string literal (single quotes; a quote is doubled). */
 static void gp_str(const char *s, FILE *f)
 {
@@ -146,7 +168,8 @@ static void write_script(const struct loaded_results *r, double spread, long k,
     gp_str(r->knob_label, f);
     fputs("\nhealth = ", f);
     gp_str(k >= 0 ? r->health[k].label : "", f);
-    fprintf(f, "\ndraw_time = %d\ndraw_tradeoff = %d", drawn[1], drawn[2]);
+    fprintf(f, "\ndraw_time = %d\ndraw_tradeoff = %d\ndraw_latency = %d", drawn[1], drawn[2],
+            drawn[3]);
     fprintf(f, "\nhealth_unit = '%s'\nnsettings = %zu\nlogscale = %d\n",
             k >= 0 && r->health[k].type && strcmp(r->health[k].type, "duration_ms") == 0 ? " (ms)"
                                                                                        : "",
@@ -198,6 +221,20 @@ static void write_script(const struct loaded_results *r, double spread, long k,
           "    set offsets graph 0.05, graph 0.05, graph 0.1, 0\n"
           "    plot for [i=0:nsettings-1] 'tradeoff.dat' index i using 1:2 with points \\\n"
           "         lc i+1 pt 7 ps 1.2 title word(settings, i+1)\n"
+          "  }\n"
+          "  if (draw_latency) {\n"
+          "    reset\n"
+          "    set output 'latency.'.fmt\n"
+          "    set title 'Round-trip latency: percentiles of all round trips per setting'\n"
+          "    set xlabel 'percentile'\n"
+          "    set ylabel 'round trip (ms)'\n"
+          "    set logscale x\n"
+          "    set logscale y\n"
+          "    set xtics ('0' 1, '50' 2, '90' 10, '99' 100, '99.9' 1000, '99.99' 10000)\n"
+          "    set grid\n"
+          "    set key outside right title knob\n"
+          "    plot for [i=0:nsettings-1] 'latency.dat' index i using 2:3 with linespoints \\\n"
+          "         lc i+1 pt 7 ps 0.6 title word(settings, i+1)\n"
           "  }\n"
           "  set output\n"
           "}\n",
@@ -253,7 +290,8 @@ int plot_campaign(const struct loaded_results *r, const char *dir, struct plot_o
         return -1;
     long k = tradeoff_key(r);
     double spread = 0;
-    static const char *const names[] = {"cpu.dat", "cpu-time.dat", "tradeoff.dat", "plots.gp"};
+    static const char *const names[] = {"cpu.dat", "cpu-time.dat", "tradeoff.dat",
+                                        "latency.dat", "plots.gp"};
     for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
         FILE *f = open_in(dir, names[i], err);
         if (!f)
@@ -262,6 +300,7 @@ int plot_campaign(const struct loaded_results *r, const char *dir, struct plot_o
         case 0: spread = write_cpu(r, f); drawn[0] = r->n_runs > 0; break;
         case 1: drawn[1] = write_cpu_time(r, f) > 0; break;
         case 2: write_tradeoff(r, k, f); drawn[2] = k >= 0; break;
+        case 3: drawn[3] = write_latency(r, f) > 0; break;
         default: write_script(r, spread, k, drawn, f); break;
         }
         if (fclose(f) != 0)

@@ -6,6 +6,7 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <math.h>
 #include <jansson.h>
 #include <limits.h>
 #include <regex.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "confedit.h"
+#include "http.h"
 #include "platform/platform.h"
 
 #define KP_MAX 256
@@ -44,18 +46,50 @@ static const struct {
 };
 
 static const char *const top_keys[] = {"name",    "description", "command",  "cwd",
-                                       "env",     "knob",        "fixed",    "ready",
+                                       "env",     "knob",        "fixed",    "ready",  "rtt",
                                        "metrics", "stop",        "defaults", NULL};
 static const char *const knob_keys[] = {"name",   "label", "values", "baseline",
                                         "config", "argv",  "env",    NULL};
 static const char *const fixed_keys[] = {"name", "value", "config", "argv", "env", NULL};
 static const char *const config_keys[] = {"file", "path", "type", NULL};
 static const char *const argv_keys[] = {"placeholder", NULL};
-static const char *const ready_keys[] = {"log", "tcp", "delay", "timeout", NULL};
+static const char *const ready_keys[] = {"log", "tcp", "http", "delay", "timeout", NULL};
+static const char *const rtt_keys[] = {"tcp",     "send",        "expect",       "rate",
+                                       "connections", "timeout", "connect_rate", NULL};
 static const char *const metrics_keys[] = {"marker", "health", NULL};
 static const char *const health_keys[] = {"key", "label", "better", "must_be_zero", NULL};
 static const char *const stop_keys[] = {"signal", "grace", NULL};
 static const char *const defaults_keys[] = {"warmup", "sample", "repeat", NULL};
+
+/* A profile's strings may hold control characters ("a\nb" is valid JSON), but an error
+ * is one line: they are shown escaped, as \n or \x01, cut where the buffer ends.
+ * Returns -1, for `return escape_controls(err)`. */
+static int escape_controls(struct lb_error *err)
+{
+    if (!err)
+        return -1;
+    char raw[LB_ERROR_MAX];
+    strcpy(raw, err->msg);
+    size_t n = 0;
+    for (const unsigned char *c = (const unsigned char *)raw; *c; c++) {
+        char esc[8] = {(char)*c, '\0'};
+        if (*c == '\n')
+            strcpy(esc, "\\n");
+        else if (*c == '\r')
+            strcpy(esc, "\\r");
+        else if (*c == '\t')
+            strcpy(esc, "\\t");
+        else if (*c < 0x20 || *c == 0x7f)
+            snprintf(esc, sizeof(esc), "\\x%02x", *c);
+        size_t len = strlen(esc);
+        if (n + len >= sizeof(err->msg))
+            break;
+        memcpy(err->msg + n, esc, len);
+        n += len;
+    }
+    err->msg[n] = '\0';
+    return -1;
+}
 
 static int fail(struct loader *ld, const char *kp, const char *fmt, ...) LB_PRINTF(3, 4);
 
@@ -67,8 +101,10 @@ static int fail(struct loader *ld, const char *kp, const char *fmt, ...)
     vsnprintf(what, sizeof(what), fmt, ap);
     va_end(ap);
     if (*kp)
-        return lb_fail(ld->err, "profile '%s': %s: %s", ld->file, kp, what);
-    return lb_fail(ld->err, "profile '%s': %s", ld->file, what);
+        lb_fail(ld->err, "profile '%s': %s: %s", ld->file, kp, what);
+    else
+        lb_fail(ld->err, "profile '%s': %s", ld->file, what);
+    return escape_controls(ld->err);
 }
 
 /* Key paths name the place at fault as a user would find it: knob.config.path[1].
@@ -522,9 +558,9 @@ static int parse_ready(struct loader *ld, json_t *root, struct ready_rule *r)
     if (get_object(ld, root, "", "ready", true, ready_keys, &o) < 0)
         return -1;
     json_t *log = json_object_get(o, "log"), *tcp = json_object_get(o, "tcp");
-    json_t *delay = json_object_get(o, "delay");
-    if ((log != NULL) + (tcp != NULL) + (delay != NULL) != 1)
-        return fail(ld, "ready", "expected exactly one of 'log', 'tcp' or 'delay'");
+    json_t *delay = json_object_get(o, "delay"), *http = json_object_get(o, "http");
+    if ((log != NULL) + (tcp != NULL) + (delay != NULL) + (http != NULL) != 1)
+        return fail(ld, "ready", "expected exactly one of 'log', 'tcp', 'http' or 'delay'");
     r->timeout_s = 60;
     if (get_number(ld, o, "ready", "timeout", 0, true, &r->timeout_s) < 0)
         return -1;
@@ -542,6 +578,16 @@ static int parse_ready(struct loader *ld, json_t *root, struct ready_rule *r)
                         "expected 'host:port' with a port from 1 to 65535, got '%s'", s);
         return 0;
     }
+    if (http) {
+        r->kind = READY_HTTP;
+        struct lb_error e;
+        if (get_string(ld, o, "ready", "http", STR_NONEMPTY, &s) < 0)
+            return -1;
+        if (http_url_check("URL", s, &e) < 0)
+            return fail(ld, "ready.http", "%s", e.msg);
+        r->url = xstrdup(s);
+        return 0;
+    }
     r->kind = READY_LOG;
     if (get_string(ld, o, "ready", "log", STR_NONEMPTY, &s) < 0)
         return -1;
@@ -555,6 +601,84 @@ static int parse_ready(struct loader *ld, json_t *root, struct ready_rule *r)
     }
     regfree(&re);
     r->log_pattern = xstrdup(s);
+    return 0;
+}
+
+/* A JSON string's bytes, which may hold NUL (new, with its length). */
+static int get_bytes(struct loader *ld, json_t *o, const char *kp, const char *key, bool required,
+                     char **out, size_t *len)
+{
+    const char *s = NULL;
+    if (get_string(ld, o, kp, key, (required ? STR_REQUIRED : 0) | STR_NONEMPTY, &s) < 0)
+        return -1;
+    if (!s)
+        return 0;
+    json_t *v = json_object_get(o, key);
+    *len = json_string_length(v);
+    *out = xmalloc(*len + 1);
+    memcpy(*out, json_string_value(v), *len + 1);
+    return 0;
+}
+
+static int parse_rtt(struct loader *ld, json_t *root, struct profile *p)
+{
+    json_t *o;
+    if (get_object(ld, root, "", "rtt", false, rtt_keys, &o) < 0)
+        return -1;
+    if (!o)
+        return 0;
+    struct rtt_opts *r = &p->rtt;
+    const char *tcp = NULL;
+    char *host = NULL, *send = NULL, *expect = NULL;
+    double connections = 1;
+    p->has_rtt = true;
+    r->rate_per_s = 100;
+    r->timeout_s = 1;
+    if (get_string(ld, o, "rtt", "tcp", STR_REQUIRED | STR_NONEMPTY, &tcp) < 0)
+        return -1;
+    if (parse_hostport(tcp, &host, &r->port) < 0)
+        return fail(ld, "rtt.tcp", "expected 'host:port' with a port from 1 to 65535, got '%s'",
+                    tcp);
+    r->host = host;
+    if (get_bytes(ld, o, "rtt", "send", true, &send, &r->send_len) < 0)
+        return -1;
+    r->send = send;
+    if (get_bytes(ld, o, "rtt", "expect", false, &expect, &r->expect_len) < 0)
+        return -1;
+    r->expect = expect;
+    if (get_number(ld, o, "rtt", "rate", 0, true, &r->rate_per_s) < 0 ||
+        get_number(ld, o, "rtt", "connections", 1, false, &connections) < 0 ||
+        get_number(ld, o, "rtt", "timeout", 0, true, &r->timeout_s) < 0 ||
+        get_number(ld, o, "rtt", "connect_rate", 0, false, &r->connect_rate_per_s) < 0)
+        return -1;
+    if (connections != floor(connections) || connections > 1024)
+        return fail(ld, "rtt.connections", "expected a whole number from 1 to 1024");
+    r->connections = (int)connections;
+    /* rtt_start judges the rest (rate x timeout within bounds) the same way. */
+    struct lb_error e;
+    if (rtt_check(r, &e) < 0)
+        return fail(ld, "", "%s", e.msg); /* "rtt: ..." */
+
+    /* Its figures are health keys like any scraped one: tested, tabled and gated. */
+    static const struct {
+        const char *key, *label;
+        bool must_be_zero;
+    } keys[] = {{RTT_KEY_P50, "RTT p50", false},
+                {RTT_KEY_P99, "RTT p99", false},
+                {RTT_KEY_FAILED, "RTT failures", true}};
+    for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+        for (size_t i = 0; i < p->n_health; i++)
+            if (strcmp(p->health[i].key, keys[k].key) == 0)
+                return fail(ld, "metrics.health", "key '%s' is the rtt probe's own",
+                            keys[k].key);
+        p->health = xrealloc(p->health, (p->n_health + 1) * sizeof(*p->health));
+        p->health[p->n_health++] = (struct health_key){
+            .key = xstrdup(keys[k].key),
+            .label = xstrdup(keys[k].label),
+            .better = LOWER_IS_BETTER,
+            .must_be_zero = keys[k].must_be_zero,
+        };
+    }
     return 0;
 }
 
@@ -744,7 +868,7 @@ static int parse_profile(struct loader *ld, json_t *root, struct profile *p)
     if (parse_command(ld, root, p) < 0 || parse_cwd(ld, root, p) < 0 ||
         parse_env(ld, root, p) < 0 || parse_knob(ld, root, &p->knob) < 0 ||
         parse_fixed(ld, root, p) < 0 || parse_ready(ld, root, &p->ready) < 0 ||
-        parse_metrics(ld, root, p) < 0 || parse_stop(ld, root, p) < 0 ||
+        parse_metrics(ld, root, p) < 0 || parse_rtt(ld, root, p) < 0 || parse_stop(ld, root, p) < 0 ||
         parse_defaults(ld, root, p) < 0 || check_conflicts(ld, p) < 0)
         return -1;
     /* Every argv placeholder must occur in the command: confedit_argv checks that. */
@@ -755,12 +879,14 @@ static int parse_profile(struct loader *ld, json_t *root, struct profile *p)
     return rc < 0 ? fail(ld, "", "%s", e.msg) : 0;
 }
 
-int profile_load(const char *path, struct profile *p, struct lb_error *err)
+int profile_parse(const char *text, size_t len, const char *path, struct profile *p,
+                  struct lb_error *err)
 {
     memset(p, 0, sizeof(*p));
-    size_t len;
-    if (read_file(path, &p->text, &len, err) < 0)
-        return -1;
+    /* A copy with a final NUL, as read_file gives, for results.json. */
+    p->text = xmalloc(len + 1);
+    memcpy(p->text, text, len);
+    p->text[len] = '\0';
     p->path = xstrdup(path);
     hash_fnv1a64_hex(p->text, len, p->hash);
 
@@ -769,6 +895,7 @@ int profile_load(const char *path, struct profile *p, struct lb_error *err)
     free(dir);
     if (!p->dir) {
         lb_fail_errno(err, errno, "profile '%s': cannot resolve its directory", path);
+        escape_controls(err);
         profile_release(p);
         return -1;
     }
@@ -777,6 +904,7 @@ int profile_load(const char *path, struct profile *p, struct lb_error *err)
     json_t *root = json_loadb(p->text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         lb_fail(err, "profile '%s' line %d column %d: %s", path, jerr.line, jerr.column, jerr.text);
+        escape_controls(err);
         profile_release(p);
         return -1;
     }
@@ -786,6 +914,18 @@ int profile_load(const char *path, struct profile *p, struct lb_error *err)
     free(ld.exe_dir);
     if (rc < 0)
         profile_release(p);
+    return rc;
+}
+
+int profile_load(const char *path, struct profile *p, struct lb_error *err)
+{
+    char *text;
+    size_t len;
+    memset(p, 0, sizeof(*p));
+    if (read_file(path, &text, &len, err) < 0)
+        return -1;
+    int rc = profile_parse(text, len, path, p, err);
+    free(text);
     return rc;
 }
 
@@ -821,6 +961,10 @@ void profile_release(struct profile *p)
     free(p->fixed);
     free(p->ready.log_pattern);
     free(p->ready.host);
+    free(p->ready.url);
+    free((char *)p->rtt.host);
+    free((char *)p->rtt.send);
+    free((char *)p->rtt.expect);
     free(p->marker);
     for (size_t i = 0; i < p->n_health; i++) {
         free(p->health[i].key);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "msg.h"
+#include "rtt.h"
 #include "util.h"
 
 /* How a value reaches the target. */
@@ -54,7 +55,7 @@ struct fixed_setting {
     struct setter set;
 };
 
-enum ready_kind { READY_LOG = 0, READY_TCP, READY_DELAY };
+enum ready_kind { READY_LOG = 0, READY_TCP, READY_DELAY, READY_HTTP };
 
 struct ready_rule {
     enum ready_kind kind;
@@ -62,10 +63,17 @@ struct ready_rule {
     char *host;         /* READY_TCP */
     int port;
     double delay_s;     /* READY_DELAY */
-    double timeout_s;   /* for LOG and TCP; default 60 */
+    char *url;          /* READY_HTTP: ready when a GET answers 2xx */
+    double timeout_s;   /* for LOG, TCP and HTTP; default 60 */
 };
 
 enum direction { LOWER_IS_BETTER = 0, HIGHER_IS_BETTER };
+
+/* The health keys a profile's rtt probe adds, per run: the median and 99th percentile
+ * round trip in ms, and the requests that failed (errors and timeouts). */
+#define RTT_KEY_P50 "rtt_p50_ms"
+#define RTT_KEY_P99 "rtt_p99_ms"
+#define RTT_KEY_FAILED "rtt_failed"
 
 struct health_key {
     char *key;
@@ -94,6 +102,10 @@ struct profile {
     double warmup_s;        /* defaults: 45, 60, 3 as the seeds ran */
     double sample_s;
     long repeat;
+    /* The round-trip probe run through each sample window (docs/network.md); its
+     * strings are owned. Declaring one adds the RTT_KEY_* health keys. */
+    bool has_rtt;
+    struct rtt_opts rtt;
     char hash[17];          /* FNV-1a 64 of the file's bytes */
     char *text;             /* the file's bytes (for results.json) */
 };
@@ -103,6 +115,10 @@ struct profile {
  * did-you-mean. A config setter's file must exist and contain the key path's parent
  * objects. */
 int profile_load(const char *path, struct profile *p, struct lb_error *err);
+/* The same from len bytes already in memory (copied into p->text); path names the
+ * file in messages and its directory anchors relative paths, but is not read. */
+int profile_parse(const char *text, size_t len, const char *path, struct profile *p,
+                  struct lb_error *err);
 void profile_release(struct profile *p);
 
 /* Path of the built-in reference profile (new string): profiles/refshard.json from the

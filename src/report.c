@@ -242,6 +242,38 @@ static void table(const struct loaded_results *r, size_t n, struct setting_stats
     }
 }
 
+/* The round trips of each campaign that ran an rtt probe: every completed run's
+ * histogram added, so the percentiles are of all round trips, not averages. */
+static void rtt_tables(const struct loaded_results *r, size_t n, FILE *out)
+{
+    static const double pct[] = {50, 90, 99, 99.9};
+    char host[256], v[32];
+    for (size_t i = 0; i < n; i++) {
+        if (!r[i].rtt)
+            continue;
+        host_name(r, n, i, host, sizeof(host));
+        fprintf(out, "\nRound trips%s%s (the rtt probe's, all runs of a setting together; ms):\n\n",
+                n > 1 ? " on " : "", n > 1 ? host : "");
+        fprintf(out, "| %s | requests | failed | p50 | p90 | p99 | p99.9 | max |\n"
+                     "|---|--:|--:|--:|--:|--:|--:|--:|\n",
+                r[i].knob_label);
+        for (size_t si = 0; si < r[i].n_settings; si++) {
+            const struct loaded_rtt *l = &r[i].rtt[si];
+            fprintf(out, "| %s%s | %llu | %llu |", r[i].settings[si],
+                    si == r[i].baseline ? " (baseline)" : "", (unsigned long long)l->scheduled,
+                    (unsigned long long)l->failed);
+            bool any = histogram_count(&l->latency) > 0;
+            for (size_t k = 0; k < ARRAY_SIZE(pct); k++)
+                fprintf(out, " %s |",
+                        any ? compare_fmt(histogram_percentile(&l->latency, pct[k]) / 1e6, v,
+                                          sizeof(v))
+                            : "-");
+            fprintf(out, " %s |\n",
+                    any ? compare_fmt(histogram_max(&l->latency) / 1e6, v, sizeof(v)) : "-");
+        }
+    }
+}
+
 static const char *doc_str(const struct loaded_results *r, const char *obj, const char *key)
 {
     json_t *v = json_object_get(json_object_get(r->doc, obj), key);
@@ -336,6 +368,7 @@ void report_markdown(const struct loaded_results *r, size_t n, const struct repo
         }
     fputc('\n', out);
     table(r, n, st, out);
+    rtt_tables(r, n, out);
     fputc('\n', out);
     footnote(r, n, out);
     if (o->images) {

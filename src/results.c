@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include "config.h"
+#include "histogram.h"
 #include "noise.h"
 #include "stats.h"
 #include "util.h"
@@ -98,6 +99,44 @@ static json_t *exit_json(const struct run_record *r)
     return o;
 }
 
+/* Percentiles of a latency histogram (ns) in microseconds; null when it is empty. */
+json_t *results_latency_json(const struct histogram *h)
+{
+    if (histogram_count(h) == 0)
+        return json_null();
+    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "count",
+                     (json_int_t)histogram_count(h), "min", histogram_min(h) / 1e3, "p50",
+                     histogram_percentile(h, 50) / 1e3, "p90", histogram_percentile(h, 90) / 1e3,
+                     "p99", histogram_percentile(h, 99) / 1e3, "p999",
+                     histogram_percentile(h, 99.9) / 1e3, "max", histogram_max(h) / 1e3, "mean",
+                     histogram_mean(h) / 1e3);
+}
+
+static json_t *counts_json(const struct rtt_counts *n)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "scheduled", (json_int_t)n->scheduled,
+                     "sent", (json_int_t)n->sent, "completed", (json_int_t)n->completed,
+                     "errors", (json_int_t)n->errors, "timeouts", (json_int_t)n->timeouts,
+                     "unfinished", (json_int_t)n->unfinished);
+}
+
+static json_t *rtt_json(const struct rtt_result *q)
+{
+    json_t *o = json_pack(
+        "{s:o, s:I, s:f, s:f, s:o, s:o, s:o, s:o}", "requests", counts_json(&q->requests),
+        "connection_failures", (json_int_t)q->connection_failures, "probe_cpu_seconds",
+        q->probe_cpu_ns / 1e9, "duration_seconds", q->duration_ns / 1e9, "latency_us",
+        results_latency_json(&q->rtt), "send_lag_us", results_latency_json(&q->lag),
+        "histogram", histogram_to_json(&q->rtt, "ns"), "lag_histogram",
+        histogram_to_json(&q->lag, "ns"));
+    if (q->setups.scheduled > 0)
+        json_object_set_new(o, "setup",
+                            json_pack("{s:o, s:o, s:o}", "requests", counts_json(&q->setups),
+                                      "latency_us", results_latency_json(&q->setup), "histogram",
+                                      histogram_to_json(&q->setup, "ns")));
+    return o;
+}
+
 static json_t *noise_json(const struct noise_run *nr)
 {
     return json_pack("{s:b, s:b, s:b}", "steal", nr->steal, "other_processes", nr->others,
@@ -148,6 +187,8 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
                          "loopbench_cpu_seconds", (double)s->self_cpu_ns / 1e9, "noise",
                          noise_json(nr)));
         json_object_set_new(o, "metrics", metrics_json(&r->scrape));
+        if (r->has_rtt)
+            json_object_set_new(o, "rtt", rtt_json(&r->rtt));
     } else {
         json_object_set_new(o, "cpu_seconds", json_null());
         json_object_set_new(o, "wall_seconds", json_null());
@@ -244,6 +285,30 @@ static json_t *stats_json(const struct stats_summary *s)
                      "sd", json_num(s->sd));
 }
 
+/* A setting's round trips over all its completed runs: histograms added, never
+ * percentiles averaged. */
+static json_t *setting_rtt_json(const struct campaign *c, size_t si)
+{
+    struct histogram merged;
+    histogram_init(&merged);
+    uint64_t runs = 0, scheduled = 0, errors = 0, timeouts = 0;
+    for (size_t i = 0; i < c->n_runs; i++) {
+        const struct run_record *r = &c->runs[i];
+        if (r->setting_index != si || r->status != RUN_OK || !r->has_rtt)
+            continue;
+        runs++;
+        histogram_add(&merged, &r->rtt.rtt);
+        scheduled += r->rtt.requests.scheduled;
+        errors += r->rtt.requests.errors;
+        timeouts += r->rtt.requests.timeouts;
+    }
+    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:o}", "runs", (json_int_t)runs, "scheduled",
+                          (json_int_t)scheduled, "errors", (json_int_t)errors, "timeouts",
+                          (json_int_t)timeouts, "latency_us", results_latency_json(&merged));
+    histogram_release(&merged);
+    return o;
+}
+
 json_t *results_summary_json(const struct campaign *c)
 {
     json_t *arr = json_array();
@@ -269,6 +334,8 @@ json_t *results_summary_json(const struct campaign *c)
             json_object_set_new(health, c->profile.health[k].key, h);
         }
         json_object_set_new(o, "health", health);
+        if (c->profile.has_rtt)
+            json_object_set_new(o, "rtt", setting_rtt_json(c, si));
         json_array_append_new(arr, o);
         setting_summary_release(&s);
     }

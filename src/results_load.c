@@ -58,6 +58,39 @@ static void load_run(struct loaded_results *r, json_t *run, size_t si, struct lo
     }
 }
 
+/* Add a completed run's round trips to its setting's. */
+static int load_rtt(struct loaded_results *r, json_t *run, size_t si, size_t index,
+                    struct lb_error *err)
+{
+    json_t *rtt = json_object_get(run, "rtt");
+    if (!rtt)
+        return 0;
+    if (!r->rtt) {
+        r->rtt = xcalloc(r->n_settings, sizeof(*r->rtt));
+        for (size_t i = 0; i < r->n_settings; i++)
+            histogram_init(&r->rtt[i].latency);
+    }
+    struct histogram h;
+    struct lb_error e;
+    histogram_init(&h);
+    json_int_t scheduled, errors, timeouts;
+    int rc = 0;
+    if (json_unpack(rtt, "{s:{s:I, s:I, s:I}}", "requests", "scheduled", &scheduled, "errors",
+                    &errors, "timeouts", &timeouts) < 0)
+        rc = lb_fail(err, "'%s': runs[%zu].rtt: expected its requests", r->path, index);
+    else if (histogram_from_json(json_object_get(rtt, "histogram"), "ns", &h, &e) < 0)
+        rc = lb_fail(err, "'%s': runs[%zu].rtt.%s", r->path, index, e.msg);
+    if (rc == 0) {
+        struct loaded_rtt *l = &r->rtt[si];
+        l->runs++;
+        l->scheduled += (uint64_t)scheduled;
+        l->failed += (uint64_t)(errors + timeouts);
+        histogram_add(&l->latency, &h);
+    }
+    histogram_release(&h);
+    return rc;
+}
+
 int results_load(const char *path, struct loaded_results *out, struct lb_error *err)
 {
     memset(out, 0, sizeof(*out));
@@ -116,12 +149,17 @@ int results_load(const char *path, struct loaded_results *out, struct lb_error *
             continue;
         }
         load_run(out, run, (size_t)si, &out->runs[out->n_runs++]);
+        if (load_rtt(out, run, (size_t)si, i, err) < 0)
+            return -1;
     }
     return 0;
 }
 
 void results_loaded_release(struct loaded_results *r)
 {
+    for (size_t i = 0; r->rtt && i < r->n_settings; i++)
+        histogram_release(&r->rtt[i].latency);
+    free(r->rtt);
     for (size_t i = 0; i < r->n_runs; i++) {
         free(r->runs[i].health);
         free(r->runs[i].health_max);

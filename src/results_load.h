@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "histogram.h"
 #include "msg.h"
 
 struct loaded_health {
@@ -39,6 +40,15 @@ struct loaded_results {
     struct loaded_run *runs; /* ok runs, in execution order */
     size_t n_runs;
     size_t runs_failed;      /* runs started that did not complete */
+    /* Round trips per setting, when the profile had an rtt probe: the histograms of
+     * its completed runs added together (n_settings entries, or NULL). */
+    struct loaded_rtt *rtt;
+};
+
+struct loaded_rtt {
+    size_t runs;
+    uint64_t scheduled, failed; /* requests; failed: errors and timeouts */
+    struct histogram latency;   /* ns */
 };
 
 /* Read DIR/results.json, or the file itself when `path` is not a directory. Fails with

@@ -12,6 +12,28 @@
 #include "results.h"
 #include "run.h"
 
+/* A run's round trips, for the setting's merged histogram. */
+static int restore_rtt(struct run_record *r, json_t *rtt, const char *where, struct lb_error *err)
+{
+    if (!rtt)
+        return 0;
+    json_int_t errors, timeouts, scheduled;
+    struct lb_error e;
+    histogram_init(&r->rtt.rtt);
+    histogram_init(&r->rtt.lag);
+    histogram_init(&r->rtt.setup);
+    r->has_rtt = true; /* from here on, campaign_release releases the histograms */
+    if (json_unpack(rtt, "{s:{s:I, s:I, s:I}}", "requests", "scheduled", &scheduled, "errors",
+                    &errors, "timeouts", &timeouts) < 0 ||
+        histogram_from_json(json_object_get(rtt, "histogram"), "ns", &r->rtt.rtt, &e) < 0)
+        return lb_fail(err, "%s: rtt: %s", where,
+                       json_object_get(rtt, "histogram") ? e.msg : "expected its requests");
+    r->rtt.requests.scheduled = (uint64_t)scheduled;
+    r->rtt.requests.errors = (uint64_t)errors;
+    r->rtt.requests.timeouts = (uint64_t)timeouts;
+    return 0;
+}
+
 /* The parts of a stored run the summary, the table and the noise checks read. */
 static int restore_figures(struct run_record *r, json_t *run, const char *where,
                            struct lb_error *err)
@@ -35,8 +57,11 @@ static int restore_figures(struct run_record *r, json_t *run, const char *where,
     r->sample.steal_percent = steal;
     r->sample.others_cpu_percent = others;
 
-    size_t n = json_object_size(metrics);
-    r->scrape.aggs = xcalloc(n ? n : 1, sizeof(*r->scrape.aggs));
+    /* Room to the next power of two, as scrape_run_add expects of the array. */
+    size_t room = 1;
+    while (room < json_object_size(metrics))
+        room *= 2;
+    r->scrape.aggs = xcalloc(room, sizeof(*r->scrape.aggs));
     const char *key;
     json_t *m;
     json_object_foreach(metrics, key, m) {
@@ -67,7 +92,7 @@ static int restore_figures(struct run_record *r, json_t *run, const char *where,
         a->total_sum = json_is_number(total) ? json_number_value(total) : NAN;
         r->scrape.n_aggs++;
     }
-    return 0;
+    return restore_rtt(r, json_object_get(run, "rtt"), where, err);
 }
 
 /* The plan recomputed by campaign_setup must be the one recorded. */

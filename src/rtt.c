@@ -395,7 +395,7 @@ static char *memdup(const char *data, size_t len)
     return copy;
 }
 
-static int check_opts(const struct rtt_opts *o, struct lb_error *err)
+int rtt_check(const struct rtt_opts *o, struct lb_error *err)
 {
     if (!o->host || !*o->host)
         return lb_fail(err, "rtt: no host given");
@@ -502,7 +502,7 @@ static void probe_alloc(struct rtt_probe *p, const struct rtt_opts *o)
 
 int rtt_start(const struct rtt_opts *o, struct rtt_probe **out, struct lb_error *err)
 {
-    if (check_opts(o, err) < 0)
+    if (rtt_check(o, err) < 0)
         return -1;
     char where[300];
     snprintf(where, sizeof(where), strchr(o->host, ':') ? "[%s]:%d" : "%s:%d", o->host, o->port);

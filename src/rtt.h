@@ -103,6 +103,8 @@ struct rtt_probe;
  * error (bad option, unresolvable host, refused or timed-out connect: the message
  * names host:port) returns -1 and nothing is left running. */
 int rtt_start(const struct rtt_opts *opts, struct rtt_probe **out, struct lb_error *err);
+/* The option checks rtt_start makes, without starting anything (for profiles). */
+int rtt_check(const struct rtt_opts *opts, struct lb_error *err);
 /* Stop the thread, close everything, free the probe and fill *out (which then owns
  * the histograms: rtt_result_release). Never fails. */
 void rtt_stop(struct rtt_probe *p, struct rtt_result *out);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "confedit.h"
+#include "http.h"
 #include "progress.h"
 #include "results.h"
 
@@ -304,6 +305,17 @@ static enum step wait_phase(struct plat_target *t, struct run_record *r, uint64_
     }
 }
 
+/* 1 when a GET of url answers 2xx within timeout_ms. */
+static int http_ready(const char *url, long timeout_ms)
+{
+    struct http_request req = {.url = url, .timeout_ms = timeout_ms};
+    struct http_response resp;
+    struct lb_error e;
+    int ok = http_request(&req, &resp, &e) == 0 && resp.status >= 200 && resp.status < 300;
+    http_response_release(&resp);
+    return ok;
+}
+
 static bool ready_now(const struct ready_rule *rule, struct log_follow *follow, size_t n_follow,
                       const regex_t *re, uint64_t since_ns)
 {
@@ -317,6 +329,8 @@ static bool ready_now(const struct ready_rule *rule, struct log_follow *follow, 
         return tcp_accepting(rule->host, rule->port) == 1;
     case READY_DELAY:
         return mono_ns() - since_ns >= (uint64_t)(rule->delay_s * 1e9);
+    case READY_HTTP:
+        return http_ready(rule->url, 1000) == 1;
     }
     return false;
 }
@@ -330,6 +344,12 @@ static char *describe_ready(const struct ready_rule *rule)
         return xasprintf("TCP connections accepted at %s:%d", rule->host, rule->port);
     case READY_DELAY:
         return xasprintf("a delay of %g s", rule->delay_s);
+    case READY_HTTP: {
+        char *shown = http_url_display(rule->url, false);
+        char *what = xasprintf("2xx answer from GET %s", shown);
+        free(shown);
+        return what;
+    }
     }
     return xstrdup("?");
 }
@@ -424,6 +444,26 @@ static void run_paths_release(struct run_paths *rp)
     free(rp->series);
 }
 
+/* The probe's figures as health values of the run (RTT_KEY_*), so that they are
+ * summarised, tabled, tested and gated like the ones scraped from the log. */
+static void record_rtt(struct run_record *r)
+{
+    const struct rtt_result *q = &r->rtt;
+    struct scrape_value v = {.type = SCRAPE_DURATION_MS};
+    if (histogram_count(&q->rtt) > 0) {
+        snprintf(v.key, sizeof(v.key), "%s", RTT_KEY_P50);
+        v.value = (double)histogram_percentile(&q->rtt, 50) / 1e6;
+        scrape_run_add(&r->scrape, &v);
+        snprintf(v.key, sizeof(v.key), "%s", RTT_KEY_P99);
+        v.value = (double)histogram_percentile(&q->rtt, 99) / 1e6;
+        scrape_run_add(&r->scrape, &v);
+    }
+    v.type = SCRAPE_NUMBER;
+    snprintf(v.key, sizeof(v.key), "%s", RTT_KEY_FAILED);
+    v.value = (double)(q->requests.errors + q->requests.timeouts);
+    scrape_run_add(&r->scrape, &v);
+}
+
 /* Warm up, then measure one window, then stop. The target is running and ready. */
 static enum step warm_and_sample(struct campaign *c, struct plat_target *t, struct run_record *r,
                                  const struct run_paths *rp, struct progress *p,
@@ -447,8 +487,21 @@ static enum step warm_and_sample(struct campaign *c, struct plat_target *t, stru
     struct scrape_window_filter out_window = {0}, err_window = {0};
     scrape_window_mark_start(&out_window, rp->stdout_log);
     scrape_window_mark_start(&err_window, rp->stderr_log);
+    /* The round-trip probe runs through the window, in its own thread. */
+    struct rtt_probe *probe = NULL;
+    struct lb_error probe_err;
+    if (c->profile.has_rtt && rtt_start(&c->profile.rtt, &probe, &probe_err) < 0) {
+        r->failure = xasprintf("the round-trip probe could not start: %s", probe_err.msg);
+        return STEP_FAILED;
+    }
     progress_phase(p, index, label, "sample", c->sample_s);
-    if (sampler_run(t, &so, &r->sample, err) < 0)
+    int sampled = sampler_run(t, &so, &r->sample, err);
+    if (probe) {
+        rtt_stop(probe, &r->rtt);
+        r->has_rtt = true;
+        record_rtt(r);
+    }
+    if (sampled < 0)
         return STEP_ERROR;
     r->sampled = true;
     scrape_window_mark_end(&out_window, rp->stdout_log, r->sample.start_wall_ns,
@@ -692,6 +745,8 @@ void campaign_release(struct campaign *c)
         free(r->failure);
         free(r->log_tail);
         json_decref(r->resumed);
+        if (r->has_rtt)
+            rtt_result_release(&r->rtt);
     }
     free(c->runs);
     memset(c, 0, sizeof(*c));

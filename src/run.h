@@ -13,6 +13,7 @@
 #include "msg.h"
 #include "platform/platform.h"
 #include "profile.h"
+#include "rtt.h"
 #include "sampler.h"
 #include "scrape.h"
 #include "util.h"
@@ -59,6 +60,8 @@ struct run_record {
     char *failure;              /* why it failed, one line */
     char *log_tail;             /* last lines of its logs when it failed */
     json_t *resumed;            /* completed before a --resume: its results.json object */
+    bool has_rtt;               /* the profile's round-trip probe ran through the window */
+    struct rtt_result rtt;
 };
 
 struct campaign {

@@ -378,7 +378,7 @@ static size_t agg_index(const struct scrape_run *r, const char *key)
     return SIZE_MAX;
 }
 
-static void run_aggregate(struct scrape_run *r, const struct scrape_value *v)
+void scrape_run_add(struct scrape_run *r, const struct scrape_value *v)
 {
     size_t i = agg_index(r, v->key);
     if (i == SIZE_MAX) {
@@ -427,7 +427,7 @@ static void run_add_line(struct scrape_run *r, const char *marker,
             xrealloc(r->windows, (r->n_windows ? r->n_windows * 2 : 1) * sizeof(*r->windows));
     r->windows[r->n_windows++] = l;
     for (size_t i = 0; i < l.n_values; i++)
-        run_aggregate(r, &l.values[i]);
+        scrape_run_add(r, &l.values[i]);
 }
 
 int scrape_file(const char *path, const char *marker, const struct scrape_window_filter *f,

@@ -108,6 +108,8 @@ struct scrape_run {
 int scrape_file(const char *path, const char *marker, const struct scrape_window_filter *f,
                 struct scrape_run *out, struct lb_error *err);
 void scrape_run_release(struct scrape_run *r);
+/* Aggregate one more value into r, as if a window's line had held it. */
+void scrape_run_add(struct scrape_run *r, const struct scrape_value *v);
 /* Look up an aggregate by key; NULL if absent. */
 const struct scrape_agg *scrape_run_find(const struct scrape_run *r, const char *key);
 

@@ -10,10 +10,11 @@ fails=0
 
 # Under `meson test --setup valgrind`, every loopbench the test runs runs under memcheck;
 # its reports land in $TMP/valgrind.PID.log, and cleanup fails the test on any of them.
+# valgrind is named by its full path: some tests run loopbench with an empty PATH.
 if [ -n "${LOOPBENCH_VALGRIND:-}" ]; then
   cat >"$TMP/loopbench-valgrind" <<EOF
 #!/bin/sh
-exec valgrind --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \\
+exec $(command -v valgrind) --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \\
   --show-leak-kinds=definite,indirect --log-file="$TMP/valgrind.%p.log" "$LOOPBENCH" "\$@"
 EOF
   chmod +x "$TMP/loopbench-valgrind"

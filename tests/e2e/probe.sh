@@ -45,7 +45,7 @@ lb=$!
 PIDS+=("$lb")
 kids=
 for _ in $(seq 90); do # the contended waits start after about 5.5 s
-  kids=$(pgrep -P "$lb" -x loopbench || true)
+  kids=$(pgrep -P "$lb" || true)
   [ -n "$kids" ] && break
   sleep 0.1
 done

@@ -172,9 +172,9 @@ static const struct bad_case {
     /* ready */
     {"{" CMD ", " KNOB "}", "profile 'x.json': missing key 'ready'"},
     {WITH_READY("{'delay': 1, 'tcp': 'localhost:2593'}"),
-     "profile 'x.json': ready: expected exactly one of 'log', 'tcp' or 'delay'"},
+     "profile 'x.json': ready: expected exactly one of 'log', 'tcp', 'http' or 'delay'"},
     {WITH_READY("{'timeout': 5}"),
-     "profile 'x.json': ready: expected exactly one of 'log', 'tcp' or 'delay'"},
+     "profile 'x.json': ready: expected exactly one of 'log', 'tcp', 'http' or 'delay'"},
     {WITH_READY("{'log': '('}"),
      "profile 'x.json': ready.log: invalid regular expression '(': {regerror}"},
     {WITH_READY("{'tcp': 'localhost'}"),
@@ -217,6 +217,22 @@ static const struct bad_case {
      "profile 'x.json': defaults.sample: expected a number > 0, got 0"},
     {"{" BASE ", 'defaults': {'warmup': -1}}",
      "profile 'x.json': defaults.warmup: expected a number >= 0, got -1"},
+    /* readiness by HTTP */
+    {WITH_READY("{'http': 'ftp://host/x'}"), "profile 'x.json': ready.http: URL 'ftp://host/x': expected an http:// or https:// URL"},
+    {WITH_READY("{'http': ''}"), "profile 'x.json': ready.http: expected a non-empty string"},
+    /* the round-trip probe */
+    {"{" BASE ", 'rtt': {'send': 'ping'}}", "profile 'x.json': rtt: missing key 'tcp'"},
+    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:0', 'send': 'ping'}}", "profile 'x.json': rtt.tcp: expected 'host:port' with a port from 1 to 65535, got '127.0.0.1:0'"},
+    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593'}}", "profile 'x.json': rtt: missing key 'send'"},
+    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping', 'rate': 0}}", "profile 'x.json': rtt.rate: expected a number > 0, got 0"},
+    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping', 'connections': 1.5}}", "profile 'x.json': rtt.connections: expected a whole number from 1 to 1024"},
+    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping', 'rate': 1e6, 'timeout': 10}}",
+     "profile 'x.json': rtt: rate x timeout (1e+07 requests in flight) exceeds 1000000: "
+     "lower one of them"},
+    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping', 'rat': 5}}", "profile 'x.json': rtt: unknown key 'rat' (did you mean 'rate'?)"},
+    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping'}, 'metrics': {'health': "
+     "[{'key': 'rtt_p99_ms'}]}}",
+     "profile 'x.json': metrics.health: key 'rtt_p99_ms' is the rtt probe's own"},
 };
 
 static char *regerror_text(void)

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Round trips and HTTP end to end: a refshard campaign at idle wait 0 and 2 with the rtt
+# probe on its echo service (per run and merged per setting, in results.json, the table,
+# the report's headline, its round-trip table and plot); readiness by HTTP against a
+# real local HTTP server, and a timeout naming the URL. See docs/network.md.
+source "$(dirname "$0")/lib.sh"
+
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+# A private copy of the rtt profile on a free port.
+port=$(free_port)
+mkdir -p "$TMP/ref"
+cp "$SOURCE_ROOT/profiles/refshard-rtt.json" "$SOURCE_ROOT/profiles/refshard-rtt.config.json" "$TMP/ref/"
+cp "$REFSHARD" "$TMP/ref/refshard"
+sed -i "s|{loopbench_dir}/refshard|./refshard|; s|127.0.0.1:25930|127.0.0.1:$port|g" "$TMP/ref/refshard-rtt.json"
+sed -i "s|127.0.0.1:25930|127.0.0.1:$port|" "$TMP/ref/refshard-rtt.config.json"
+cp "$TMP/ref/refshard-rtt.config.json" "$TMP/original.json"
+
+# --- 1. a campaign with round trips -----------------------------------------------------
+out=$TMP/c
+rc=0
+"$LOOPBENCH" run "$TMP/ref/refshard-rtt.json" -n 2 -w 1 -t 3 -o "$out" >"$TMP/run.out" 2>"$TMP/run.err" || rc=$?
+cat "$TMP/run.out"
+check "campaign with the rtt probe exits 0" [ "$rc" -eq 0 ]
+check "results.json still matches the schema" jq -e -f "$SOURCE_ROOT/tests/data/results-schema.jq" "$out/results.json"
+check "every run: ~600 requests at 200/s over 3 s, all completed, none failed" jq -e '
+  all(.runs[]; .rtt.requests as $q | $q.scheduled >= 570 and $q.scheduled <= 630
+      and $q.completed == $q.scheduled and $q.errors == 0 and $q.timeouts == 0)' "$out/results.json"
+check "  ... percentiles in order, in microseconds, with the histogram they come from" jq -e '
+  all(.runs[]; .rtt.latency_us as $l | $l.min > 0 and $l.min <= $l.p50 and $l.p50 <= $l.p90
+      and $l.p90 <= $l.p99 and $l.p99 <= $l.p999 and $l.p999 <= $l.max
+      and .rtt.histogram.count == $l.count and .rtt.histogram.unit == "ns")' "$out/results.json"
+check "  ... connection setups timed (5/s)" jq -e 'all(.runs[]; .rtt.setup.requests.completed >= 10)' "$out/results.json"
+check "  ... the probe's own CPU reported, apart from the target's" jq -e \
+  'all(.runs[]; .rtt.probe_cpu_seconds > 0 and .rtt.probe_cpu_seconds < 1)' "$out/results.json"
+check "per setting: the runs' histograms added (counts add up, max is the runs' max)" jq -e '
+  . as $d | all($d.summary[]; .setting as $s
+    | .rtt.latency_us.count == ([$d.runs[] | select(.setting == $s) | .rtt.latency_us.count] | add)
+    and .rtt.latency_us.max == ([$d.runs[] | select(.setting == $s) | .rtt.latency_us.max] | max))' \
+  "$out/results.json"
+check "RTT p50, p99 and failures are health keys of every run" jq -e '
+  all(.runs[]; .metrics.rtt_p50_ms.type == "duration_ms" and .metrics.rtt_p99_ms.windows == 1
+      and .metrics.rtt_failed.max == 0)' "$out/results.json"
+check "the summary table has the RTT columns" grep -q "RTT p50.*RTT p99.*RTT failures" "$TMP/run.out"
+check "config byte-identical afterwards" cmp -s "$TMP/ref/refshard-rtt.config.json" "$TMP/original.json"
+
+rc=0
+"$LOOPBENCH" report "$out" >"$TMP/report.md" 2>"$TMP/report.err" || rc=$?
+check "report exits 0" [ "$rc" -eq 0 ]
+check "the headline says whether RTT p99 differs significantly" grep -Eq \
+  'RTT p99 (unchanged \(p = [0-9.]+\)|(up|down) from [0-9.]+ ms to [0-9.]+ ms \(p [<=] [0-9.]+\))' "$TMP/report.md"
+check "a round-trip table per setting, from the merged histograms" bash -c "
+  grep -q '^| idle wait (ms) | requests | failed | p50 | p90 | p99 | p99.9 | max |' '$TMP/report.md' &&
+  grep -Eq '^\| 0 \(baseline\) \| 1[12][0-9]{2} \| 0 \|' '$TMP/report.md' && grep -Eq '^\| 2 \| 1[12][0-9]{2} \| 0 \|' '$TMP/report.md'"
+if command -v gnuplot >/dev/null; then
+  check "a latency percentile plot, linked" bash -c "[ -s '$out/plots/latency.svg' ] &&
+    grep -q '](plots/latency.svg)' '$TMP/report.md'"
+fi
+
+# --resume keeps a run's round trips: the merged figures are unchanged by a resume.
+jq -c '.summary | map(.rtt)' "$out/results.json" >"$TMP/rtt-before.json"
+check "a finished campaign resumed: nothing to run, exit 0" "$LOOPBENCH" run --resume "$out" -q
+check "  ... the merged round trips read back from results.json are the same" bash -c \
+  "jq -c '.summary | map(.rtt)' '$out/results.json' | cmp -s - '$TMP/rtt-before.json'"
+
+# --- 2. a probe that cannot connect fails the run, naming the address --------------------
+dead=$(free_port)
+jq --arg a "127.0.0.1:$dead" '.rtt.tcp = $a' "$TMP/ref/refshard-rtt.json" >"$TMP/ref/dead.json"
+rc=0
+"$LOOPBENCH" run "$TMP/ref/dead.json" -s 2 -n 1 -w 0 -t 1 -o "$TMP/dead" >/dev/null 2>"$TMP/dead.err" || rc=$?
+check "an rtt address nothing listens on fails the run (exit 1)" [ "$rc" -eq 1 ]
+check "  ... naming the address" grep -q "round-trip probe could not start: rtt: cannot connect to 127.0.0.1:$dead" "$TMP/dead.err"
+check "  ... config byte-identical" cmp -s "$TMP/ref/refshard-rtt.config.json" "$TMP/original.json"
+check "  ... no process of the target left" no_process_from "$TMP"
+
+# --- 3. readiness by HTTP ----------------------------------------------------------------
+web=$(free_port)
+mkdir -p "$TMP/www" && echo ok >"$TMP/www/health"
+cat >"$TMP/http.json" <<JSON
+{ "name": "web", "command": ["python3", "-m", "http.server", "$web", "--bind", "127.0.0.1",
+  "--directory", "$TMP/www"],
+  "knob": { "name": "unused", "values": ["a"], "env": "UNUSED" },
+  "ready": { "http": "http://127.0.0.1:$web/health", "timeout": 10 }, "stop": { "grace": 2 } }
+JSON
+rc=0
+"$LOOPBENCH" run "$TMP/http.json" -n 1 -w 0 -t 0.5 -o "$TMP/web" -q >/dev/null 2>"$TMP/web.err" || rc=$?
+check "ready when GET answers 2xx: the run completes (exit 0)" [ "$rc" -eq 0 ]
+check "  ... ready within a few seconds of the start" jq -e '.runs[0].ready_seconds < 5' "$TMP/web/results.json"
+sed "s|/health\"|/missing\"|; s|\"timeout\": 10|\"timeout\": 1|" "$TMP/http.json" >"$TMP/http404.json"
+rc=0
+"$LOOPBENCH" run "$TMP/http404.json" -n 1 -w 0 -t 0.5 -o "$TMP/web404" >/dev/null 2>"$TMP/web404.err" || rc=$?
+check "a URL answering 404 never makes it ready: exit 1" [ "$rc" -eq 1 ]
+check "  ... the message names the rule and the URL" \
+  grep -q "not ready after 1 s: no 2xx answer from GET http://127.0.0.1:$web/missing" "$TMP/web404.err"
+check "  ... no process left" no_process_from "$TMP"
+
+[ "$fails" -eq 0 ]
