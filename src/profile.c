@@ -310,6 +310,18 @@ static int expand(struct loader *ld, const char *kp, const char *s, char **out)
  * there would otherwise only show when the first run starts, or never, if the target
  * ignores settings it does not know. The leaf may be absent: targets add missing
  * settings with their defaults, so a fresh config file lacks them. */
+/* Paths in a profile are taken literally, from the profile's directory: a '~' that a
+ * shell would have expanded is a mistake worth naming. */
+static int not_home_relative(struct loader *ld, const char *kp, const char *path)
+{
+    if (path[0] != '~')
+        return 0;
+    return fail(ld, kp,
+                "'%s': a leading '~' is not expanded; give the path from the profile's "
+                "directory '%s', or an absolute one",
+                path, ld->dir);
+}
+
 static int check_config_file(struct loader *ld, const char *kp, const struct setter *s)
 {
     char at[KP_MAX], seg[KP_MAX];
@@ -319,6 +331,16 @@ static int check_config_file(struct loader *ld, const char *kp, const struct set
     kp_key(at, kp, "file");
     if (read_file(s->file, &text, &len, &e) < 0)
         return fail(ld, at, "%s", e.msg);
+    /* Editing the profile itself would change what the campaign measures mid-way. */
+    char *real_file = realpath(s->file, NULL), *real_profile = realpath(ld->file, NULL);
+    bool itself = real_file && real_profile && strcmp(real_file, real_profile) == 0;
+    free(real_file);
+    free(real_profile);
+    if (itself) {
+        free(text);
+        return fail(ld, at, "'%s' is the profile itself: a setting cannot be written into it",
+                    s->file);
+    }
     json_error_t jerr;
     json_t *doc = json_loadb(text, len, 0, &jerr);
     free(text);
@@ -365,6 +387,10 @@ static int parse_config_setter(struct loader *ld, json_t *cfg, const char *kp, s
         kp_key(type_kp, at, "type");
         return fail(ld, type_kp, "expected 'string' or 'number', got '%s'", type);
     }
+    char file_kp[KP_MAX];
+    kp_key(file_kp, at, "file");
+    if (not_home_relative(ld, file_kp, file) < 0)
+        return -1;
     s->file = path_join(ld->dir, file);
     return check_config_file(ld, at, s);
 }
@@ -832,7 +858,7 @@ static int parse_cwd(struct loader *ld, json_t *root, struct profile *p)
     const char *cwd = ".";
     char *expanded;
     if (get_string(ld, root, "", "cwd", STR_NONEMPTY, &cwd) < 0 ||
-        expand(ld, "cwd", cwd, &expanded) < 0)
+        not_home_relative(ld, "cwd", cwd) < 0 || expand(ld, "cwd", cwd, &expanded) < 0)
         return -1;
     p->cwd = strcmp(expanded, ".") == 0 ? xstrdup(ld->dir) : path_join(ld->dir, expanded);
     free(expanded);
@@ -868,7 +894,8 @@ static int parse_profile(struct loader *ld, json_t *root, struct profile *p)
     if (parse_command(ld, root, p) < 0 || parse_cwd(ld, root, p) < 0 ||
         parse_env(ld, root, p) < 0 || parse_knob(ld, root, &p->knob) < 0 ||
         parse_fixed(ld, root, p) < 0 || parse_ready(ld, root, &p->ready) < 0 ||
-        parse_metrics(ld, root, p) < 0 || parse_rtt(ld, root, p) < 0 || parse_stop(ld, root, p) < 0 ||
+        parse_metrics(ld, root, p) < 0 || parse_rtt(ld, root, p) < 0 ||
+        parse_stop(ld, root, p) < 0 ||
         parse_defaults(ld, root, p) < 0 || check_conflicts(ld, p) < 0)
         return -1;
     /* Every argv placeholder must occur in the command: confedit_argv checks that. */

@@ -217,6 +217,19 @@ static const struct bad_case {
      "profile 'x.json': defaults.sample: expected a number > 0, got 0"},
     {"{" BASE ", 'defaults': {'warmup': -1}}",
      "profile 'x.json': defaults.warmup: expected a number >= 0, got -1"},
+    /* paths that escape in surprising ways */
+    {WITH_CONFIG("{'file': '~/cfg.json', 'path': ['settings', 'a']}"),
+     "profile 'x.json': knob.config.file: '~/cfg.json': a leading '~' is not expanded; give the "
+     "path from the profile's directory '{dir}', or an absolute one"},
+    {"{" BASE ", 'cwd': '~'}",
+     "profile 'x.json': cwd: '~': a leading '~' is not expanded; give the path from the "
+     "profile's directory '{dir}', or an absolute one"},
+    {WITH_CONFIG("{'file': '../cfg.json', 'path': ['settings', 'a']}"),
+     "profile 'x.json': knob.config.file: cannot open '{dir}/../cfg.json': No such file or "
+     "directory"},
+    {WITH_CONFIG("{'file': 'x.json', 'path': ['knob']}"),
+     "profile 'x.json': knob.config.file: '{dir}/x.json' is the profile itself: a setting "
+     "cannot be written into it"},
     /* readiness by HTTP */
     {WITH_READY("{'http': 'ftp://host/x'}"), "profile 'x.json': ready.http: URL 'ftp://host/x': expected an http:// or https:// URL"},
     {WITH_READY("{'http': ''}"), "profile 'x.json': ready.http: expected a non-empty string"},
