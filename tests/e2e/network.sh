@@ -23,9 +23,14 @@ rc=0
 cat "$TMP/run.out"
 check "campaign with the rtt probe exits 0" [ "$rc" -eq 0 ]
 check "results.json still matches the schema" jq -e -f "$SOURCE_ROOT/tests/data/results-schema.jq" "$out/results.json"
-check "every run: ~600 requests at 200/s over 3 s, all completed, none failed" jq -e '
-  all(.runs[]; .rtt.requests as $q | $q.scheduled >= 570 and $q.scheduled <= 630
-      and $q.completed == $q.scheduled and $q.errors == 0 and $q.timeouts == 0)' "$out/results.json"
+if [ -z "${LOOPBENCH_VALGRIND:-}" ]; then
+  check "every run: ~600 requests at 200/s over 3 s, all completed, none failed" jq -e '
+    all(.runs[]; .rtt.requests as $q | $q.scheduled >= 570 and $q.scheduled <= 630
+        and $q.completed == $q.scheduled and $q.errors == 0 and $q.timeouts == 0)' "$out/results.json"
+else # valgrind runs one thread at a time: the probe's schedule slips; no reply may be wrong
+  check "every run: requests sent, no wrong reply" jq -e \
+    'all(.runs[]; .rtt.requests.scheduled > 100 and .rtt.requests.errors == 0)' "$out/results.json"
+fi
 check "  ... percentiles in order, in microseconds, with the histogram they come from" jq -e '
   all(.runs[]; .rtt.latency_us as $l | $l.min > 0 and $l.min <= $l.p50 and $l.p50 <= $l.p90
       and $l.p90 <= $l.p99 and $l.p99 <= $l.p999 and $l.p999 <= $l.max

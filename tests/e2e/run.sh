@@ -13,7 +13,7 @@ cp "$TMP/ref/refshard.config.json" "$TMP/ref/original.json"
 # --- 1. the A/B campaign: four runs interleaved -----------------------------------
 out=$TMP/ab
 rc=0
-"$LOOPBENCH" run "$TMP/ref/refshard.json" -s 0,2 -n 2 -w 2 -t 5 -o "$out" -q >"$TMP/ab.txt" 2>"$TMP/ab.err" || rc=$?
+"$LOOPBENCH" run "$TMP/ref/refshard.json" -s 0,2 -n 2 -w 1 -t 3 -o "$out" -q >"$TMP/ab.txt" 2>"$TMP/ab.err" || rc=$?
 check "run exits 0" [ "$rc" -eq 0 ]
 cat "$TMP/ab.txt"
 res=$out/results.json
