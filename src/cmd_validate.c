@@ -126,6 +126,20 @@ static void print_summary(const struct profile *p)
             printf(", %g new connections/s timed", q->connect_rate_per_s);
         putchar('\n');
     }
+    if (p->endpoint.n_select) {
+        printf("  http         %s metrics from %s", p->endpoint.format == METRICS_JSON ? "JSON"
+                                                                                    : "Prometheus",
+               p->endpoint.url);
+        if (p->endpoint_interval_s >= 0)
+            printf(", every %g s", p->endpoint_interval_s);
+        printf(":");
+        for (size_t i = 0; i < p->endpoint.n_select; i++) {
+            char *what = metrics_select_text(&p->endpoint, i);
+            printf("%s%s = %s", i ? ";" : "", p->endpoint.select[i].key, what);
+            free(what);
+        }
+        putchar('\n');
+    }
     printf("  metrics      lines marked '%s'", p->marker);
     for (size_t i = 0; i < p->n_health; i++) {
         const struct health_key *h = &p->health[i];
@@ -240,8 +254,37 @@ static json_t *js_profile(const struct profile *p)
         json_object_set_new(o, "rtt", rtt);
         free(hp);
     }
-    /* The keys the rtt probe adds (the last three) come back with it, not as declared. */
-    size_t declared = p->n_health - (p->has_rtt ? 3 : 0);
+    /* The keys the rtt probe and the endpoint add (last, in that order) come back with
+     * them, not as declared. */
+    size_t declared = p->n_health - (p->has_rtt ? 3 : 0) - p->endpoint.n_select;
+    if (p->endpoint.n_select) {
+        const struct metrics_endpoint *ep = &p->endpoint;
+        json_t *values = json_array();
+        for (size_t i = 0; i < ep->n_select; i++) {
+            const struct metrics_select *sel = &ep->select[i];
+            const struct health_key *h = &p->health[p->n_health - ep->n_select + i];
+            json_t *v = json_pack("{s:s, s:s, s:s, s:b}", "key", sel->key, "label", h->label,
+                                  "better", h->better == HIGHER_IS_BETTER ? "higher" : "lower",
+                                  "must_be_zero", h->must_be_zero);
+            if (ep->format == METRICS_JSON) {
+                json_object_set_new(v, "path", js_strings(sel->json_path, sel->json_depth));
+            } else {
+                char *series = metrics_select_text(ep, i);
+                json_object_set_new(v, "series", json_string(series));
+                free(series);
+            }
+            if (sel->kind != METRICS_KIND_AUTO)
+                json_object_set_new(v, "kind", json_string(metrics_kind_name(sel->kind)));
+            json_array_append_new(values, v);
+        }
+        json_t *e = json_pack("{s:s, s:s, s:o}", "url", ep->url, "format",
+                              ep->format == METRICS_JSON ? "json" : "prometheus", "values", values);
+        if (ep->timeout_s > 0)
+            json_object_set_new(e, "timeout", js_seconds(ep->timeout_s));
+        if (p->endpoint_interval_s >= 0)
+            json_object_set_new(e, "interval", js_seconds(p->endpoint_interval_s));
+        json_object_set_new(o, "http_metrics", e);
+    }
     json_t *health = json_array();
     for (size_t i = 0; i < declared; i++) {
         const struct health_key *h = &p->health[i];

@@ -46,7 +46,7 @@ static const struct {
 };
 
 static const char *const top_keys[] = {"name",    "description", "command",  "cwd",
-                                       "env",     "knob",        "fixed",    "ready",  "rtt",
+                                       "env",     "knob",        "fixed",    "ready",  "rtt",  "http_metrics",
                                        "metrics", "stop",        "defaults", NULL};
 static const char *const knob_keys[] = {"name",   "label", "values", "baseline",
                                         "config", "argv",  "env",    NULL};
@@ -54,6 +54,10 @@ static const char *const fixed_keys[] = {"name", "value", "config", "argv", "env
 static const char *const config_keys[] = {"file", "path", "type", NULL};
 static const char *const argv_keys[] = {"placeholder", NULL};
 static const char *const ready_keys[] = {"log", "tcp", "http", "delay", "timeout", NULL};
+static const char *const endpoint_keys[] = {"url", "format", "timeout", "interval", "values",
+                                            NULL};
+static const char *const endpoint_value_keys[] = {"key",  "series", "path",         "kind",
+                                                  "label", "better", "must_be_zero", NULL};
 static const char *const rtt_keys[] = {"tcp",     "send",        "expect",       "rate",
                                        "connections", "timeout", "connect_rate", NULL};
 static const char *const metrics_keys[] = {"marker", "health", NULL};
@@ -630,6 +634,142 @@ static int parse_ready(struct loader *ld, json_t *root, struct ready_rule *r)
     return 0;
 }
 
+/* Add a health key the profile did not declare itself (the rtt probe's, the endpoint's);
+ * kp names where it came from, for a clash with a declared one. */
+static int add_health(struct loader *ld, struct profile *p, const char *kp,
+                      const struct health_key *h)
+{
+    for (size_t i = 0; i < p->n_health; i++)
+        if (strcmp(p->health[i].key, h->key) == 0)
+            return fail(ld, kp, "key '%s' is also a health key of the log or the rtt probe",
+                        h->key);
+    p->health = xrealloc(p->health, (p->n_health + 1) * sizeof(*p->health));
+    p->health[p->n_health++] = (struct health_key){
+        .key = xstrdup(h->key),
+        .label = xstrdup(h->label ? h->label : h->key),
+        .better = h->better,
+        .must_be_zero = h->must_be_zero,
+    };
+    return 0;
+}
+
+/* "lower" or "higher" at kp into *better. */
+static int get_better(struct loader *ld, json_t *o, const char *kp, enum direction *better)
+{
+    const char *word = "lower";
+    char at[KP_MAX];
+    if (get_string(ld, o, kp, "better", 0, &word) < 0)
+        return -1;
+    if (strcmp(word, "lower") == 0 || strcmp(word, "higher") == 0) {
+        *better = word[0] == 'l' ? LOWER_IS_BETTER : HIGHER_IS_BETTER;
+        return 0;
+    }
+    kp_key(at, kp, "better");
+    return fail(ld, at, "expected 'lower' or 'higher', got '%s'", word);
+}
+
+static int get_flag(struct loader *ld, json_t *o, const char *kp, const char *key, bool *out)
+{
+    char at[KP_MAX];
+    json_t *v = json_object_get(o, key);
+    if (v && !json_is_boolean(v)) {
+        kp_key(at, kp, key);
+        return fail(ld, at, "expected true or false");
+    }
+    *out = json_is_true(v);
+    return 0;
+}
+
+static int parse_endpoint_value(struct loader *ld, json_t *o, const char *kp,
+                                struct metrics_select *sel, struct health_key *h)
+{
+    const char *key = NULL, *series = NULL, *kind = NULL, *label = NULL;
+    char at[KP_MAX];
+    struct lb_error e;
+    struct strv path = {0};
+    if (check_object(ld, o, kp, endpoint_value_keys) < 0 ||
+        get_string(ld, o, kp, "key", STR_REQUIRED | STR_NONEMPTY, &key) < 0 ||
+        get_string(ld, o, kp, "series", STR_NONEMPTY, &series) < 0 ||
+        get_string(ld, o, kp, "kind", STR_NONEMPTY, &kind) < 0 ||
+        get_string(ld, o, kp, "label", STR_NONEMPTY, &label) < 0 ||
+        get_better(ld, o, kp, &h->better) < 0 ||
+        get_flag(ld, o, kp, "must_be_zero", &h->must_be_zero) < 0)
+        return -1;
+    sel->key = xstrdup(key);
+    if (json_object_get(o, "path")) {
+        int rc = get_strings(ld, o, kp, "path", &path);
+        sel->json_path = path.v;
+        sel->json_depth = path.n;
+        if (rc < 0)
+            return -1;
+    }
+    if (series && metrics_select_parse(series, sel, &e) < 0) {
+        kp_key(at, kp, "series");
+        return fail(ld, at, "%s", e.msg);
+    }
+    if (kind) {
+        if (strcmp(kind, "counter") != 0 && strcmp(kind, "gauge") != 0) {
+            kp_key(at, kp, "kind");
+            return fail(ld, at, "expected 'counter' or 'gauge', got '%s'", kind);
+        }
+        sel->kind = kind[0] == 'c' ? METRICS_COUNTER : METRICS_GAUGE;
+    }
+    h->key = sel->key;
+    h->label = (char *)label;
+    return 0;
+}
+
+static int parse_http_metrics(struct loader *ld, json_t *root, struct profile *p)
+{
+    json_t *o;
+    p->endpoint_interval_s = -1;
+    if (get_object(ld, root, "", "http_metrics", false, endpoint_keys, &o) < 0)
+        return -1;
+    if (!o)
+        return 0;
+    struct metrics_endpoint *ep = &p->endpoint;
+    const char *url = NULL, *format = "prometheus";
+    json_t *values = json_object_get(o, "values");
+    if (get_string(ld, o, "http_metrics", "url", STR_REQUIRED | STR_NONEMPTY, &url) < 0 ||
+        get_string(ld, o, "http_metrics", "format", STR_NONEMPTY, &format) < 0 ||
+        get_number(ld, o, "http_metrics", "timeout", 0, true, &ep->timeout_s) < 0 ||
+        get_number(ld, o, "http_metrics", "interval", 0, false, &p->endpoint_interval_s) < 0)
+        return -1;
+    ep->url = xstrdup(url);
+    if (strcmp(format, "prometheus") == 0 || strcmp(format, "json") == 0)
+        ep->format = format[0] == 'p' ? METRICS_PROMETHEUS : METRICS_JSON;
+    else
+        return fail(ld, "http_metrics.format", "expected 'prometheus' or 'json', got '%s'",
+                    format);
+    if (!json_is_array(values) || json_array_size(values) == 0)
+        return fail(ld, "http_metrics.values", "expected a non-empty array of objects");
+    ep->select = xcalloc(json_array_size(values), sizeof(*ep->select));
+    struct health_key *keys = xcalloc(json_array_size(values), sizeof(*keys));
+    size_t i;
+    json_t *v;
+    int rc = 0;
+    json_array_foreach(values, i, v) {
+        char at[KP_MAX];
+        kp_index(at, "http_metrics.values", i);
+        ep->n_select++;
+        if (parse_endpoint_value(ld, v, at, &ep->select[i], &keys[i]) < 0) {
+            rc = -1;
+            break;
+        }
+    }
+    struct lb_error e;
+    if (rc == 0 && metrics_endpoint_check(ep, &e) < 0)
+        rc = fail(ld, "http_metrics", "%s", e.msg);
+    /* Each value is a health key: summarised, tabled, tested and gated like the log's. */
+    for (size_t k = 0; rc == 0 && k < ep->n_select; k++) {
+        char at[KP_MAX];
+        kp_index(at, "http_metrics.values", k);
+        rc = add_health(ld, p, at, &keys[k]);
+    }
+    free(keys);
+    return rc;
+}
+
 /* A JSON string's bytes, which may hold NUL (new, with its length). */
 static int get_bytes(struct loader *ld, json_t *o, const char *kp, const char *key, bool required,
                      char **out, size_t *len)
@@ -686,25 +826,14 @@ static int parse_rtt(struct loader *ld, json_t *root, struct profile *p)
         return fail(ld, "", "%s", e.msg); /* "rtt: ..." */
 
     /* Its figures are health keys like any scraped one: tested, tabled and gated. */
-    static const struct {
-        const char *key, *label;
-        bool must_be_zero;
-    } keys[] = {{RTT_KEY_P50, "RTT p50", false},
-                {RTT_KEY_P99, "RTT p99", false},
-                {RTT_KEY_FAILED, "RTT failures", true}};
-    for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
-        for (size_t i = 0; i < p->n_health; i++)
-            if (strcmp(p->health[i].key, keys[k].key) == 0)
-                return fail(ld, "metrics.health", "key '%s' is the rtt probe's own",
-                            keys[k].key);
-        p->health = xrealloc(p->health, (p->n_health + 1) * sizeof(*p->health));
-        p->health[p->n_health++] = (struct health_key){
-            .key = xstrdup(keys[k].key),
-            .label = xstrdup(keys[k].label),
-            .better = LOWER_IS_BETTER,
-            .must_be_zero = keys[k].must_be_zero,
-        };
-    }
+    static const struct health_key keys[] = {
+        {.key = RTT_KEY_P50, .label = "RTT p50"},
+        {.key = RTT_KEY_P99, .label = "RTT p99"},
+        {.key = RTT_KEY_FAILED, .label = "RTT failures", .must_be_zero = true},
+    };
+    for (size_t k = 0; k < ARRAY_SIZE(keys); k++)
+        if (add_health(ld, p, "metrics.health", &keys[k]) < 0)
+            return -1;
     return 0;
 }
 
@@ -895,7 +1024,7 @@ static int parse_profile(struct loader *ld, json_t *root, struct profile *p)
         parse_env(ld, root, p) < 0 || parse_knob(ld, root, &p->knob) < 0 ||
         parse_fixed(ld, root, p) < 0 || parse_ready(ld, root, &p->ready) < 0 ||
         parse_metrics(ld, root, p) < 0 || parse_rtt(ld, root, p) < 0 ||
-        parse_stop(ld, root, p) < 0 ||
+        parse_http_metrics(ld, root, p) < 0 || parse_stop(ld, root, p) < 0 ||
         parse_defaults(ld, root, p) < 0 || check_conflicts(ld, p) < 0)
         return -1;
     /* Every argv placeholder must occur in the command: confedit_argv checks that. */
@@ -992,6 +1121,7 @@ void profile_release(struct profile *p)
     free((char *)p->rtt.host);
     free((char *)p->rtt.send);
     free((char *)p->rtt.expect);
+    metrics_endpoint_release(&p->endpoint);
     free(p->marker);
     for (size_t i = 0; i < p->n_health; i++) {
         free(p->health[i].key);

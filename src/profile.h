@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "metrics.h"
 #include "msg.h"
 #include "rtt.h"
 #include "util.h"
@@ -106,6 +107,10 @@ struct profile {
      * strings are owned. Declaring one adds the RTT_KEY_* health keys. */
     bool has_rtt;
     struct rtt_opts rtt;
+    /* Metrics from an HTTP endpoint (docs/network.md), n_select == 0 when none. Each
+     * value is also a health key. interval_s < 0: the campaign's series interval. */
+    struct metrics_endpoint endpoint;
+    double endpoint_interval_s;
     char hash[17];          /* FNV-1a 64 of the file's bytes */
     char *text;             /* the file's bytes (for results.json) */
 };

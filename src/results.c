@@ -137,6 +137,38 @@ static json_t *rtt_json(const struct rtt_result *q)
     return o;
 }
 
+/* A run's endpoint metrics: each value's window figures, and how the scrapes went. */
+static json_t *endpoint_json(const struct metrics_endpoint *ep, const struct endpoint_result *e)
+{
+    json_t *values = json_object();
+    for (size_t i = 0; i < e->n && i < ep->n_select; i++) {
+        const struct metrics_window_value *w = &e->values[i];
+        char *source = metrics_select_text(ep, i);
+        json_t *v = json_pack("{s:s, s:s, s:b, s:o, s:o}", "source", source, "kind",
+                              metrics_kind_name(w->kind), "found", w->found, "start",
+                              json_num(w->start), "end", json_num(w->end));
+        free(source);
+        if (w->kind == METRICS_COUNTER)
+            json_object_update_new(v, json_pack("{s:o, s:o, s:b, s:b}", "delta",
+                                                json_num(w->delta), "rate_per_s",
+                                                json_num(w->rate_per_s), "reset", w->reset,
+                                                "appeared", w->appeared));
+        else
+            json_object_update_new(v, json_pack("{s:o, s:o, s:o, s:I}", "min", json_num(w->min),
+                                                "max", json_num(w->max), "mean",
+                                                json_num(w->mean), "samples",
+                                                (json_int_t)w->samples));
+        json_object_set_new(v, "missing", json_str_or_null(e->missing[i]));
+        json_object_set_new(values, ep->select[i].key, v);
+    }
+    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o}", "url", ep->url, "format",
+                     ep->format == METRICS_JSON ? "json" : "prometheus", "scrapes",
+                     (json_int_t)e->scrapes, "failed_scrapes", (json_int_t)e->failed_scrapes,
+                     "skipped_lines", (json_int_t)e->skipped_lines, "duplicates",
+                     (json_int_t)e->duplicates, "fetch_ms_max", e->fetch_ms_max, "error",
+                     json_str_or_null(e->error), "values", values);
+}
+
 static json_t *noise_json(const struct noise_run *nr)
 {
     return json_pack("{s:b, s:b, s:b}", "steal", nr->steal, "other_processes", nr->others,
@@ -189,6 +221,9 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
         json_object_set_new(o, "metrics", metrics_json(&r->scrape));
         if (r->has_rtt)
             json_object_set_new(o, "rtt", rtt_json(&r->rtt));
+        if (r->has_endpoint)
+            json_object_set_new(o, "endpoint_metrics",
+                                endpoint_json(&c->profile.endpoint, &r->endpoint));
     } else {
         json_object_set_new(o, "cpu_seconds", json_null());
         json_object_set_new(o, "wall_seconds", json_null());

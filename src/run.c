@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netdb.h>
 #include <poll.h>
 #include <regex.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "confedit.h"
+#include "endpoint.h"
 #include "http.h"
 #include "progress.h"
 #include "results.h"
@@ -464,6 +466,22 @@ static void record_rtt(struct run_record *r)
     scrape_run_add(&r->scrape, &v);
 }
 
+/* Each endpoint value as a health value of the run: a counter's rate per second over
+ * the window, a gauge's mean. */
+static void record_endpoint(struct run_record *r, const struct metrics_endpoint *ep)
+{
+    const struct endpoint_result *e = &r->endpoint;
+    for (size_t i = 0; i < e->n; i++) {
+        const struct metrics_window_value *w = &e->values[i];
+        double v = w->kind == METRICS_COUNTER ? w->rate_per_s : w->mean;
+        if (!w->found || !isfinite(v))
+            continue;
+        struct scrape_value sv = {.type = SCRAPE_NUMBER, .value = v};
+        snprintf(sv.key, sizeof(sv.key), "%s", ep->select[i].key);
+        scrape_run_add(&r->scrape, &sv);
+    }
+}
+
 /* Warm up, then measure one window, then stop. The target is running and ready. */
 static enum step warm_and_sample(struct campaign *c, struct plat_target *t, struct run_record *r,
                                  const struct run_paths *rp, struct progress *p,
@@ -494,12 +512,25 @@ static enum step warm_and_sample(struct campaign *c, struct plat_target *t, stru
         r->failure = xasprintf("the round-trip probe could not start: %s", probe_err.msg);
         return STEP_FAILED;
     }
+    /* So is the metrics endpoint, scraped at the edges and every interval between. */
+    const struct profile *prof = &c->profile;
+    struct endpoint_window *endpoint = NULL;
+    if (prof->endpoint.n_select) {
+        double every = prof->endpoint_interval_s >= 0 ? prof->endpoint_interval_s
+                                                      : c->interval_ms / 1000.0;
+        endpoint = endpoint_window_open(&prof->endpoint, (uint64_t)(every * 1e9));
+    }
     progress_phase(p, index, label, "sample", c->sample_s);
     int sampled = sampler_run(t, &so, &r->sample, err);
     if (probe) {
         rtt_stop(probe, &r->rtt);
         r->has_rtt = true;
         record_rtt(r);
+    }
+    if (endpoint) {
+        endpoint_window_close(endpoint, &r->endpoint);
+        r->has_endpoint = true;
+        record_endpoint(r, &prof->endpoint);
     }
     if (sampled < 0)
         return STEP_ERROR;
@@ -747,6 +778,8 @@ void campaign_release(struct campaign *c)
         json_decref(r->resumed);
         if (r->has_rtt)
             rtt_result_release(&r->rtt);
+        if (r->has_endpoint)
+            endpoint_result_release(&r->endpoint);
     }
     free(c->runs);
     memset(c, 0, sizeof(*c));

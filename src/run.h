@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "confedit.h"
+#include "endpoint.h"
 #include "msg.h"
 #include "platform/platform.h"
 #include "profile.h"
@@ -62,6 +63,8 @@ struct run_record {
     json_t *resumed;            /* completed before a --resume: its results.json object */
     bool has_rtt;               /* the profile's round-trip probe ran through the window */
     struct rtt_result rtt;
+    bool has_endpoint;          /* the profile's HTTP metrics endpoint was scraped */
+    struct endpoint_result endpoint;
 };
 
 struct campaign {

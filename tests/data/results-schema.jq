@@ -51,6 +51,11 @@ and all(.runs[];
       and (.errors|num) and (.timeouts|num)) and (.probe_cpu_seconds|num)
       and (.latency_us == null or (.latency_us | (.p50|num) and (.p99|num) and (.max|num)))
       and .histogram.unit == "ns" and (.histogram.counts|type == "array")
+    else true end)
+  and (if has("endpoint_metrics") then .endpoint_metrics | (.url|str) and (.scrapes|num)
+      and (.failed_scrapes|num) and (.error|strornull) and all(.values[];
+        (.kind|IN("counter", "gauge")) and (.found|type == "boolean") and (.end|numornull)
+        and (.missing|strornull))
     else true end))
 and (.warnings|type == "array") and all(.warnings[]; str)
 and all(.summary[];

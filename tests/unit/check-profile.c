@@ -230,6 +230,24 @@ static const struct bad_case {
     {WITH_CONFIG("{'file': 'x.json', 'path': ['knob']}"),
      "profile 'x.json': knob.config.file: '{dir}/x.json' is the profile itself: a setting "
      "cannot be written into it"},
+    /* metrics from an HTTP endpoint */
+    {"{" BASE ", 'http_metrics': {'values': [{'key': 'a', 'series': 'a'}]}}", "profile 'x.json': http_metrics: missing key 'url'"},
+    {"{" BASE ", 'http_metrics': {'url': 'http://127.0.0.1:9/m', 'format': 'xml', "
+     "'values': [{'key': 'a', 'series': 'a'}]}}", "profile 'x.json': http_metrics.format: expected 'prometheus' or 'json', got 'xml'"},
+    {"{" BASE ", 'http_metrics': {'url': 'http://127.0.0.1:9/m', 'values': []}}", "profile 'x.json': http_metrics.values: expected a non-empty array of objects"},
+    {"{" BASE ", 'http_metrics': {'url': 'http://127.0.0.1:9/m', "
+     "'values': [{'key': 'a', 'series': 'a{b=}'}]}}", "profile 'x.json': http_metrics.values[0].series: series selector 'a{b=}': expected a "
+     "quoted label value at byte 5"},
+    {"{" BASE ", 'http_metrics': {'url': 'http://127.0.0.1:9/m', "
+     "'values': [{'key': 'a', 'series': 'a', 'kind': 'histogram'}]}}", "profile 'x.json': http_metrics.values[0].kind: expected 'counter' or 'gauge', got "
+     "'histogram'"},
+    {"{" BASE ", 'http_metrics': {'url': 'http://127.0.0.1:9/m', 'format': 'json', "
+     "'values': [{'key': 'a', 'path': ['x']}]}}", "profile 'x.json': http_metrics: metrics endpoint: 'a': expected a kind, counter or gauge "
+     "(JSON has no types)"},
+    {"{" BASE ", 'http_metrics': {'url': 'http://127.0.0.1:9/m', "
+     "'values': [{'key': 'slots', 'series': 'a'}]}, 'metrics': {'health': [{'key': 'slots'}]}}",
+     "profile 'x.json': http_metrics.values[0]: key 'slots' is also a health key of the log or "
+     "the rtt probe"},
     /* readiness by HTTP */
     {WITH_READY("{'http': 'ftp://host/x'}"), "profile 'x.json': ready.http: URL 'ftp://host/x': expected an http:// or https:// URL"},
     {WITH_READY("{'http': ''}"), "profile 'x.json': ready.http: expected a non-empty string"},
@@ -245,7 +263,8 @@ static const struct bad_case {
     {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping', 'rat': 5}}", "profile 'x.json': rtt: unknown key 'rat' (did you mean 'rate'?)"},
     {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping'}, 'metrics': {'health': "
      "[{'key': 'rtt_p99_ms'}]}}",
-     "profile 'x.json': metrics.health: key 'rtt_p99_ms' is the rtt probe's own"},
+     "profile 'x.json': metrics.health: key 'rtt_p99_ms' is also a health key of the log or "
+     "the rtt probe"},
 };
 
 static char *regerror_text(void)

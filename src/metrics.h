@@ -1,0 +1,207 @@
+/* Metrics from an HTTP endpoint: a Prometheus text exposition (format 0.0.4) or a JSON
+ * document, scraped at a window's start and end (and at the series interval).
+ *
+ * Selection. A profile names the values it wants, each under a key (its name in
+ * results):
+ *   - Prometheus: a series name and an optional label set. With labels, the sample
+ *     whose label set is exactly that one (no more, no fewer labels; values compared
+ *     unescaped). Without labels, every sample of that name, summed whatever the kind
+ *     (the sum of a gauge over its label sets is a total too: connections per state,
+ *     bytes per pool); `series` says how many were summed.
+ *   - JSON: a key path of object members, e.g. ["stats", "loop", "missed16ms"]. Arrays
+ *     are not indexed: a path meeting an array is reported as such. The value must be
+ *     a number, or a string that is a finite number in full, e.g. "18446744073709551615"
+ *     (protobuf's JSON mapping writes 64-bit integers as strings); booleans and null are
+ *     not numbers. Every JSON number is read as a double (exact up to 2^53).
+ *
+ * Kinds. A counter is differenced over the window, a gauge sampled. Prometheus series
+ * get their family's `# TYPE` (wherever the line is in the body):
+ *   counter -> counter; gauge, untyped, or no TYPE line -> gauge;
+ *   NAME_bucket, NAME_sum, NAME_count of a histogram or summary NAME -> counter;
+ *   a summary's quantile samples (NAME{quantile="0.9"}) -> gauge;
+ *   NAME_total of a counter NAME (OpenMetrics naming) -> counter.
+ * A series' own TYPE line wins over its family's. A selection's declared kind, when not
+ * METRICS_KIND_AUTO, wins over both (for an untyped counter); JSON selections must
+ * declare one (JSON has no types).
+ *
+ * Damage. The Prometheus parser rejects nothing as a whole: a malformed line (a bad
+ * name, an unterminated label value, an unknown escape, a value that is not a number,
+ * a TYPE line of an unknown type, trailing garbage) is skipped and counted; of TYPE
+ * lines repeating a name, the first counts. CRLF line ends, blank lines, comments and a
+ * missing final newline are fine; sample timestamps are checked but ignored (the
+ * scrape's own time counts). A series repeated in one body (invalid exposition) counts
+ * once: its first sample is kept, as Prometheus does, and the repeats are counted in
+ * `duplicates` (repeats are recognised by a 64-bit hash of the label set: a false
+ * match is astronomically unlikely). Parsing is linear in the body's length whatever
+ * the number of series, and allocates nothing for series that are not selected.
+ *
+ * Ownership. Every string and array in a metrics_endpoint is the endpoint's own
+ * (allocated by whoever fills it, the profile parser) and freed by
+ * metrics_endpoint_release. Snapshots, series accumulators and window values never
+ * point into the endpoint. */
+#ifndef LOOPBENCH_METRICS_H
+#define LOOPBENCH_METRICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msg.h"
+
+/* Longest key, terminator included: as for the keys scraped from logs (scrape.h). */
+#define METRICS_KEY_MAX 64
+#define METRICS_TIMEOUT_DEFAULT_S 5.0
+#define METRICS_TIMEOUT_MAX_S 600.0
+#define METRICS_ACCEPT_PROMETHEUS "text/plain;version=0.0.4"
+#define METRICS_ACCEPT_JSON "application/json"
+
+enum metrics_format { METRICS_PROMETHEUS, METRICS_JSON };
+enum metrics_kind { METRICS_KIND_AUTO = 0, METRICS_COUNTER, METRICS_GAUGE };
+
+/* "counter", "gauge" ("auto" for METRICS_KIND_AUTO). */
+const char *metrics_kind_name(enum metrics_kind k);
+
+struct metrics_select {
+    char *key; /* its name in results: 1 to METRICS_KEY_MAX - 1 bytes, unique */
+    /* Prometheus */
+    char *name;      /* the series name, e.g. "http_requests_total" */
+    char **labels;   /* "name=value" (value unescaped, split at the first '='), or NULL */
+    size_t n_labels; /* 0: every label set of `name`, summed */
+    /* JSON */
+    char **json_path;       /* object member names, outermost first */
+    size_t json_depth;      /* 1 or more */
+    enum metrics_kind kind; /* Prometheus: AUTO (from TYPE) or forced; JSON: required */
+};
+
+struct metrics_endpoint {
+    char *url; /* http:// or https:// */
+    enum metrics_format format;
+    double timeout_s;              /* the whole request, at most METRICS_TIMEOUT_MAX_S;
+                                      0: METRICS_TIMEOUT_DEFAULT_S */
+    struct metrics_select *select; /* n_select of them, 1 or more */
+    size_t n_select;
+};
+
+/* Frees every string and array of ep and zeroes it; safe on a zeroed endpoint. */
+void metrics_endpoint_release(struct metrics_endpoint *ep);
+
+/* 0 when ep can be scraped: a valid URL, a timeout of 0 to METRICS_TIMEOUT_MAX_S, at
+ * least one selection, keys non-empty, short enough and unique; for Prometheus valid
+ * series and label names, no label named twice and no JSON path; for JSON a path of one
+ * or more non-NULL names, a declared kind and no series name. Else -1 saying which
+ * selection is at fault and why. For the profile parser, once ep is filled. */
+int metrics_endpoint_check(const struct metrics_endpoint *ep, struct lb_error *err);
+
+/* Fill sel->name and sel->labels from a selector in Prometheus' notation:
+ * `name` or `name{label="value",...}` (values with the \\ \" \n escapes). sel->name
+ * and sel->labels, NULL or owned, are replaced; sel's other fields are left as they
+ * are. On -1 (saying what is wrong and at which byte), nothing is changed. */
+int metrics_select_parse(const char *selector, struct metrics_select *sel, struct lb_error *err);
+
+/* Selection i of ep as text (new string): the selector for Prometheus, re-escaped, e.g.
+ * `http_requests_total{code="200"}`; the path joined with dots for JSON,
+ * e.g. `stats.loop.missed16ms`. For messages and results. */
+char *metrics_select_text(const struct metrics_endpoint *ep, size_t i);
+
+/* Why a selected value was not found (METRICS_MISS_NONE when it was). */
+enum metrics_miss {
+    METRICS_MISS_NONE = 0,
+    METRICS_MISS_ABSENT,     /* no such sample; JSON: no member json_path[at] */
+    METRICS_MISS_NOT_OBJECT, /* JSON: the value at json_path[0..at) is a scalar */
+    METRICS_MISS_ARRAY,      /* JSON: the value at json_path[0..at) is an array */
+    METRICS_MISS_NOT_NUMBER, /* JSON: the value is not a number nor a string holding one */
+};
+
+struct metrics_value {
+    bool found;
+    enum metrics_miss miss; /* when not found */
+    size_t at;              /* JSON misses: how many path members were walked */
+    enum metrics_kind kind; /* COUNTER or GAUGE, resolved as above (found or not) */
+    double value;           /* the sum for a name-only selection; NAN when not found */
+    size_t series;          /* Prometheus: samples summed (1 with labels); JSON: 1 */
+};
+
+/* One scrape: a value per selection, in the endpoint's order. */
+struct metrics_snapshot {
+    struct metrics_value *values;
+    size_t n;
+    uint64_t mono_ns;     /* metrics_scrape: the request's midpoint (monotonic);
+                             the parsers leave it 0 for the caller to set */
+    uint64_t fetch_ns;    /* metrics_scrape: how long the request took */
+    size_t skipped_lines; /* Prometheus: malformed lines skipped */
+    size_t first_skipped; /* the first of them, 1-based (0: none), for a message */
+    size_t duplicates;    /* Prometheus: repeated samples of a selected series ignored */
+};
+
+/* Parse a Prometheus text exposition (len bytes, need not be NUL-terminated) for the
+ * n selections of sel. Never fails (see Damage above). out is overwritten: release it
+ * with metrics_snapshot_release. */
+void metrics_parse_prometheus(const char *text, size_t len, const struct metrics_select *sel,
+                              size_t n, struct metrics_snapshot *out);
+
+/* Parse a JSON document for the n selections of sel. -1 only when text is not JSON,
+ * with err saying where (out is then empty); a missing or unusable value is reported
+ * in its metrics_value. out is overwritten: release it with metrics_snapshot_release. */
+int metrics_parse_json(const char *text, size_t len, const struct metrics_select *sel, size_t n,
+                       struct metrics_snapshot *out, struct lb_error *err);
+
+/* GET ep->url (Accept: METRICS_ACCEPT_PROMETHEUS or METRICS_ACCEPT_JSON, ep's timeout)
+ * and parse the body. -1 with err naming the URL (without its credentials) when no
+ * answer came (refused, timed out...), when the status is not 2xx (saying which), or
+ * when a JSON body is not JSON; out is empty then. */
+int metrics_scrape(const struct metrics_endpoint *ep, struct metrics_snapshot *out,
+                   struct lb_error *err);
+
+/* Why value i of snap was not found, one line (new string), e.g.
+ * "no sample of http_requests_total{code=\"200\"}" or
+ * "stats.loop is an array: key paths go through objects only". */
+char *metrics_miss_text(const struct metrics_endpoint *ep, const struct metrics_snapshot *snap,
+                        size_t i);
+
+/* Frees snap's values and zeroes it; safe on a zeroed snapshot. */
+void metrics_snapshot_release(struct metrics_snapshot *snap);
+
+/* Gauge samples taken between a window's start and end (the series-interval scrapes),
+ * per metric. Allocated once by metrics_series_init; metrics_series_add never
+ * allocates. */
+struct metrics_gauge_acc {
+    size_t samples; /* scrapes that found it with a value that is not NaN */
+    double min, max, sum;
+};
+struct metrics_series {
+    struct metrics_gauge_acc *acc;
+    size_t n;
+};
+void metrics_series_init(struct metrics_series *s, size_t n_metrics);
+/* Add one scrape's gauges (snap->n must be s->n; counters are not accumulated). */
+void metrics_series_add(struct metrics_series *s, const struct metrics_snapshot *snap);
+/* Empty again for the next window, keeping the allocation. */
+void metrics_series_clear(struct metrics_series *s);
+void metrics_series_release(struct metrics_series *s);
+
+/* One metric over a window. */
+struct metrics_window_value {
+    bool found;             /* counter: found at the end; gauge: found in any scrape */
+    enum metrics_kind kind; /* the end scrape's */
+    double start, end;      /* the values at the window's edges, NAN where not found */
+    /* Counters. */
+    double delta;      /* end - start; end after a reset; end when it appeared */
+    double rate_per_s; /* delta over the scrapes' time apart (NAN at 0 s apart) */
+    bool reset;        /* it went down (the target restarted): counted from 0, as
+                          Prometheus' increase() does; a reset of one of several
+                          summed series is seen only if the sum goes down */
+    bool appeared;     /* absent at the start: counted from 0 (client libraries
+                          create a labelled counter at its first increment) */
+    /* Gauges: over the start, end and every scrape added to the series between, those
+     * that found it and not NaN; mean unweighted. NAN when none. */
+    double min, max, mean;
+    size_t samples;
+};
+
+/* The window from the start and end scrapes of the same endpoint (snapshots with the
+ * same n, taken start first), and the series-interval scrapes between them (`between`,
+ * which must not hold start or end; may be NULL). out has end->n entries. */
+void metrics_window(const struct metrics_snapshot *start, const struct metrics_snapshot *end,
+                    const struct metrics_series *between, struct metrics_window_value *out);
+
+#endif
