@@ -150,4 +150,16 @@ check "  ... in the summary table" bash -c "grep -Eq '^unused .* ticks +temp\$' 
 check "  ... the file still matches the schema" jq -e -f "$SOURCE_ROOT/tests/data/results-schema.jq" "$TMP/m/results.json"
 check "  ... no process left" no_process_from "$TMP"
 
+# --- 5. the Debian server example: Redis PING/+PONG (when redis-server is installed) -----
+if command -v redis-server >/dev/null; then
+  rport=$(free_port)
+  sed "s/6399/$rport/g" "$SOURCE_ROOT/profiles/redis.json" >"$TMP/redis.json"
+  rc=0
+  "$LOOPBENCH" run "$TMP/redis.json" -n 1 -w 0.5 -t 1 -o "$TMP/redis" -q >/dev/null 2>"$TMP/redis.err" || rc=$?
+  check "profiles/redis.json: a campaign exits 0, PING answered +PONG, none failed" bash -c "[ $rc -eq 0 ] &&
+    jq -e 'all(.runs[]; .rtt.requests.completed > 150 and .rtt.requests.errors == 0)' '$TMP/redis/results.json' >/dev/null"
+else
+  echo "skip: profiles/redis.json (redis-server is not installed)"
+fi
+
 [ "$fails" -eq 0 ]
