@@ -8,7 +8,7 @@ cp "$SOURCE_ROOT/profiles/refshard.json" "$SOURCE_ROOT/profiles/refshard.config.
 cp "$REFSHARD" "$TMP/ref/refshard"
 sed -i 's|{loopbench_dir}/refshard|./refshard|' "$TMP/ref/refshard.json"
 out=$TMP/c
-"$LOOPBENCH" run "$TMP/ref/refshard.json" -s 0,2,8 -n 3 -w 1 -t 3 -o "$out" -q >/dev/null
+"$LOOPBENCH" run "$TMP/ref/refshard.json" -s 0,2,8 -n 3 -w 0.5 -t 2.5 -o "$out" -q >/dev/null
 
 # --- 1. Markdown: printed and written, with plots ---------------------------------------
 rc=0
@@ -31,7 +31,7 @@ check "the Markdown table is well-formed (same columns in every row)" awk -F'|' 
 check "the separator row has one cell per column" awk -F'|' '
   /^\| idle wait/ { n = NF; getline; exit !(NF == n && $0 ~ /^\|---\|/) }' "$out/report.md"
 check "the method footnote names host, window and version" grep -Eq \
-  'logical CPUs.*warm-up 1 s, sample 3 s, 3 runs per setting, order interleave.*loopbench [0-9]' \
+  'logical CPUs.*warm-up 0.5 s, sample 2.5 s, 3 runs per setting, order interleave.*loopbench [0-9]' \
   "$out/report.md"
 for img in cpu cpu-time tradeoff; do
   check "$img.svg is an SVG, linked" bash -c "grep -q '<svg' '$out/plots/$img.svg' &&
