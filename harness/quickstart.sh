@@ -81,17 +81,14 @@ test_job() {
   meson test -C build-test --print-errorlogs || rc=1
   count_results build-test
   # clang, warnings as errors, no sanitizer: the unit tests (but the sampler's, slow and
-  # platform-bound, which ran above) and the end-to-end tests of the command line, of
-  # sampling and of a config restored after SIGKILL, the last two again under valgrind
-  # (DWARF 4: Debian's valgrind 3.19 cannot read clang's DWARF 5).
+  # platform-bound, which ran above), and the end-to-end tests of sampling and of a
+  # config restored after SIGKILL with loopbench under valgrind (DWARF 4: Debian's
+  # valgrind 3.19 cannot read clang's DWARF 5).
   CC=clang configure build-clang -Dwerror=true -Dc_args=-gdwarf-4
   say "building with clang (warnings are errors)"
   ninja -C build-clang
   say "running the unit tests (clang build)"
   meson test -C build-clang --suite unit --no-suite slow --print-errorlogs || rc=1
-  count_results build-clang
-  say "running three end-to-end tests (clang build)"
-  meson test -C build-clang cli sample restore --print-errorlogs || rc=1
   count_results build-clang
   say "running two end-to-end tests with loopbench under valgrind (clang build)"
   meson test -C build-clang --setup valgrind sample restore --print-errorlogs || rc=1

@@ -19,15 +19,15 @@ cp "$TMP/ref/refshard-rtt.config.json" "$TMP/original.json"
 # --- 1. a campaign with round trips -----------------------------------------------------
 out=$TMP/c
 rc=0
-"$LOOPBENCH" run "$TMP/ref/refshard-rtt.json" -n 2 -w 1 -t 3 -o "$out" >"$TMP/run.out" 2>"$TMP/run.err" || rc=$?
+"$LOOPBENCH" run "$TMP/ref/refshard-rtt.json" -n 2 -w 0.5 -t 2 -o "$out" >"$TMP/run.out" 2>"$TMP/run.err" || rc=$?
 cat "$TMP/run.out"
 check "campaign with the rtt probe exits 0" [ "$rc" -eq 0 ]
 check "results.json still matches the schema" jq -e -f "$SOURCE_ROOT/tests/data/results-schema.jq" "$out/results.json"
 jq -r '.runs[] | "run \(.setting)-\(.repeat): rtt \(.rtt.requests | tostring)"' "$out/results.json"
 if [ -z "${LOOPBENCH_VALGRIND:-}" ]; then
   # The last request or two may still be in flight when the window closes.
-  check "every run: ~600 requests at 200/s over 3 s, all completed but the last, none failed" jq -e '
-    all(.runs[]; .rtt.requests as $q | $q.scheduled >= 570 and $q.scheduled <= 630
+  check "every run: ~400 requests at 200/s over 2 s, all completed but the last, none failed" jq -e '
+    all(.runs[]; .rtt.requests as $q | $q.scheduled >= 380 and $q.scheduled <= 420
         and $q.completed + $q.unfinished == $q.scheduled and $q.unfinished <= 2
         and $q.errors == 0 and $q.timeouts == 0)' "$out/results.json"
 else # valgrind runs one thread at a time: the probe's schedule slips; no reply may be wrong
@@ -38,7 +38,7 @@ check "  ... percentiles in order, in microseconds, with the histogram they come
   all(.runs[]; .rtt.latency_us as $l | $l.min > 0 and $l.min <= $l.p50 and $l.p50 <= $l.p90
       and $l.p90 <= $l.p99 and $l.p99 <= $l.p999 and $l.p999 <= $l.max
       and .rtt.histogram.count == $l.count and .rtt.histogram.unit == "ns")' "$out/results.json"
-check "  ... connection setups timed (5/s)" jq -e 'all(.runs[]; .rtt.setup.requests.completed >= 10)' "$out/results.json"
+check "  ... connection setups timed (5/s)" jq -e 'all(.runs[]; .rtt.setup.requests.completed >= 8)' "$out/results.json"
 check "  ... the probe's own CPU reported, apart from the target's" jq -e \
   'all(.runs[]; .rtt.probe_cpu_seconds > 0 and .rtt.probe_cpu_seconds < 1)' "$out/results.json"
 check "per setting: the runs' histograms added (counts add up, max is the runs' max)" jq -e '
@@ -59,7 +59,7 @@ check "the headline says whether RTT p99 differs significantly" grep -Eq \
   'RTT p99 (unchanged \(p = [0-9.]+\)|(up|down) from [0-9.]+ ms to [0-9.]+ ms \(p [<=] [0-9.]+\))' "$TMP/report.md"
 check "a round-trip table per setting, from the merged histograms" bash -c "
   grep -q '^| idle wait (ms) | requests | failed | p50 | p90 | p99 | p99.9 | max |' '$TMP/report.md' &&
-  grep -Eq '^\| 0 \(baseline\) \| 1[12][0-9]{2} \| 0 \|' '$TMP/report.md' && grep -Eq '^\| 2 \| 1[12][0-9]{2} \| 0 \|' '$TMP/report.md'"
+  grep -Eq '^\| 0 \(baseline\) \| [78][0-9]{2} \| 0 \|' '$TMP/report.md' && grep -Eq '^\| 2 \| [78][0-9]{2} \| 0 \|' '$TMP/report.md'"
 if command -v gnuplot >/dev/null; then
   check "a latency percentile plot, linked" bash -c "[ -s '$out/plots/latency.svg' ] &&
     grep -q '](plots/latency.svg)' '$TMP/report.md'"

@@ -98,8 +98,8 @@ JSON
   "knob": { "name": "unused", "values": ["a"], "env": "UNUSED" },
   "ready": { "delay": 0 }, "stop": { "grace": 2 } }
 JSON
-  "$LOOPBENCH" run "$TMP/direct.json" --cpu-source $source -n 1 -w 0.5 -t 3 -o "$TMP/direct-$source" -q >/dev/null
-  "$LOOPBENCH" run "$TMP/wrapped.json" --cpu-source $source -n 1 -w 0.5 -t 3 -o "$TMP/wrapped-$source" -q >/dev/null
+  "$LOOPBENCH" run "$TMP/direct.json" --cpu-source $source -n 1 -w 0.5 -t 2 -o "$TMP/direct-$source" -q >/dev/null
+  "$LOOPBENCH" run "$TMP/wrapped.json" --cpu-source $source -n 1 -w 0.5 -t 2 -o "$TMP/wrapped-$source" -q >/dev/null
   d=$(jq '.runs[0].cpu_percent' "$TMP/direct-$source/results.json")
   w=$(jq '.runs[0].cpu_percent' "$TMP/wrapped-$source/results.json")
   echo "cpu source $source: direct $d %, through sh $w %"
