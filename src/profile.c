@@ -26,6 +26,9 @@
 #define KP_MAX 256
 #define LOOPBENCH_DIR "{loopbench_dir}"
 
+/* Most '+' and '{' a ready.log pattern may hold (see parse_ready). */
+#define READY_LOG_COSTLY_MAX 12
+
 /* Flags of get_string(). */
 #define STR_REQUIRED 1
 #define STR_NONEMPTY 2
@@ -333,6 +336,10 @@ static int check_config_file(struct loader *ld, const char *kp, const struct set
     char *text;
     size_t len;
     kp_key(at, kp, "file");
+    /* Not a device or a FIFO, which could be read forever. */
+    struct stat st;
+    if (stat(s->file, &st) == 0 && !S_ISREG(st.st_mode))
+        return fail(ld, at, "'%s' is not a regular file", s->file);
     if (read_file(s->file, &text, &len, &e) < 0)
         return fail(ld, at, "%s", e.msg);
     /* Editing the profile itself would change what the campaign measures mid-way. */
@@ -621,6 +628,16 @@ static int parse_ready(struct loader *ld, json_t *root, struct ready_rule *r)
     r->kind = READY_LOG;
     if (get_string(ld, o, "ready", "log", STR_NONEMPTY, &s) < 0)
         return -1;
+    /* glibc's regcomp copies the operand of each '+' and interval: compile time doubles
+     * with each one (found by fuzzing; 22 took 14 s). A readiness line needs few. */
+    size_t costly = 0;
+    for (const char *c = s; *c; c++)
+        costly += *c == '+' || *c == '{';
+    if (costly > READY_LOG_COSTLY_MAX)
+        return fail(ld, "ready.log",
+                    "more than %d '+' and '{' in '%s': the C library compiles such patterns "
+                    "in exponential time",
+                    READY_LOG_COSTLY_MAX, s);
     /* Compiled here only to reject it early; the run compiles its own. */
     regex_t re;
     int rc = regcomp(&re, s, REG_EXTENDED | REG_NOSUB);

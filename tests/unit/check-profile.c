@@ -217,7 +217,16 @@ static const struct bad_case {
      "profile 'x.json': defaults.sample: expected a number > 0, got 0"},
     {"{" BASE ", 'defaults': {'warmup': -1}}",
      "profile 'x.json': defaults.warmup: expected a number >= 0, got -1"},
+    /* control characters are shown escaped: a message stays one line */
+    {"{" BASE ", 'env': {'A\\nB': 'x'}}",
+     "profile 'x.json': env: invalid variable name 'A\\nB'"},
+    /* a readiness pattern glibc would take minutes to compile */
+    {WITH_READY("{'log': 'a++++++++++++++'}"),
+     "profile 'x.json': ready.log: more than 12 '+' and '{' in 'a++++++++++++++': the C "
+     "library compiles such patterns in exponential time"},
     /* paths that escape in surprising ways */
+    {WITH_CONFIG("{'file': '/dev/null', 'path': ['settings', 'a']}"),
+     "profile 'x.json': knob.config.file: '/dev/null' is not a regular file"},
     {WITH_CONFIG("{'file': '~/cfg.json', 'path': ['settings', 'a']}"),
      "profile 'x.json': knob.config.file: '~/cfg.json': a leading '~' is not expanded; give the "
      "path from the profile's directory '{dir}', or an absolute one"},
