@@ -28,6 +28,7 @@
 
 /* Most '+' and '{' a ready.log pattern may hold (see parse_ready). */
 #define READY_LOG_COSTLY_MAX 12
+#define READY_LOG_INTERVAL_MAX 100
 
 /* Flags of get_string(). */
 #define STR_REQUIRED 1
@@ -631,13 +632,19 @@ static int parse_ready(struct loader *ld, json_t *root, struct ready_rule *r)
     /* glibc's regcomp copies the operand of each '+' and interval: compile time doubles
      * with each one (found by fuzzing; 22 took 14 s). A readiness line needs few. */
     size_t costly = 0;
-    for (const char *c = s; *c; c++)
+    bool big_interval = false;
+    for (const char *c = s; *c; c++) {
         costly += *c == '+' || *c == '{';
-    if (costly > READY_LOG_COSTLY_MAX)
+        if (*c == '{')
+            for (const char *d = c + 1; *d && *d != '}'; d++)
+                if (*d >= '0' && *d <= '9' && strtol(d, NULL, 10) > READY_LOG_INTERVAL_MAX)
+                    big_interval = true;
+    }
+    if (costly > READY_LOG_COSTLY_MAX || big_interval)
         return fail(ld, "ready.log",
-                    "more than %d '+' and '{' in '%s': the C library compiles such patterns "
-                    "in exponential time",
-                    READY_LOG_COSTLY_MAX, s);
+                    "more than %d '+' and '{', or an interval over %d, in '%s': the C "
+                    "library compiles such patterns in exponential time",
+                    READY_LOG_COSTLY_MAX, READY_LOG_INTERVAL_MAX, s);
     /* Compiled here only to reject it early; the run compiles its own. */
     regex_t re;
     int rc = regcomp(&re, s, REG_EXTENDED | REG_NOSUB);

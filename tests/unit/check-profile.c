@@ -222,8 +222,11 @@ static const struct bad_case {
      "profile 'x.json': env: invalid variable name 'A\\nB'"},
     /* a readiness pattern glibc would take minutes to compile */
     {WITH_READY("{'log': 'a++++++++++++++'}"),
-     "profile 'x.json': ready.log: more than 12 '+' and '{' in 'a++++++++++++++': the C "
-     "library compiles such patterns in exponential time"},
+     "profile 'x.json': ready.log: more than 12 '+' and '{', or an interval over 100, in "
+     "'a++++++++++++++': the C library compiles such patterns in exponential time"},
+    {WITH_READY("{'log': '(a?a?a?a?){1000}'}"),
+     "profile 'x.json': ready.log: more than 12 '+' and '{', or an interval over 100, in "
+     "'(a?a?a?a?){1000}': the C library compiles such patterns in exponential time"},
     /* paths that escape in surprising ways */
     {WITH_CONFIG("{'file': '/dev/null', 'path': ['settings', 'a']}"),
      "profile 'x.json': knob.config.file: '/dev/null' is not a regular file"},
