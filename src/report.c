@@ -334,14 +334,25 @@ static void footnote(const struct loaded_results *r, size_t n, FILE *out)
             fprintf(out, " Warning: the campaign is %s.", doc_str(&r[i], "campaign", "state"));
         fputc('\n', out);
     }
+    /* Round trips and endpoint metrics are health keys too, with a figure of their own. */
+    bool own_figures = false;
+    for (size_t i = 0; i < n; i++) {
+        json_t *runs = json_object_get(r[i].doc, "runs"), *run;
+        size_t j;
+        json_array_foreach(runs, j, run)
+            own_figures |= json_object_get(run, "rtt") || json_object_get(run, "endpoint_metrics");
+    }
     fprintf(out, "\nCPU: percent of one core for the whole process tree over each window, "
                  "median (min-max) over runs; health keys: each run's mean over its health "
-                 "lines, median (min-max) over runs. Ratios are of medians with a %.0f%% "
+                 "lines%s, median (min-max) over runs. Ratios are of medians with a %.0f%% "
                  "bootstrap interval (%d resamples, fixed seed). p: a paired t test on the "
                  "per-round log ratios for interleaved campaigns (it removes the host's drift "
                  "between rounds), else Welch's t on logs (values on their own scale when one "
                  "is 0); a difference is called at p < %g. With fewer than 2 runs a side no "
                  "test is made.\n",
+            own_figures ? " (the rtt probe's and an HTTP endpoint's keys: the run's own "
+                          "figure, docs/network.md)"
+                        : "",
             REPORT_LEVEL * 100, STATS_BOOTSTRAP_ITERATIONS, REPORT_ALPHA);
 }
 

@@ -565,8 +565,13 @@ void results_print_table(const struct campaign *c, FILE *out)
             c->sample_s, run_order_name(c->order));
     table_print(&t, out);
     fputs("\nCPU: median (min-max) over runs. Health keys: each run's mean over its health "
-          "lines, median (min-max) over runs.\n",
+          "lines",
           out);
+    if (c->profile.has_rtt)
+        fputs(" (RTT: the run's round-trip percentiles and failures)", out);
+    if (c->profile.endpoint.n_select)
+        fputs(" (endpoint metrics: a counter's rate per second, a gauge's mean)", out);
+    fputs(", median (min-max) over runs.\n", out);
     for (size_t i = 0; i < c->n_runs; i++) {
         if (c->runs[i].sampled && c->runs[i].sample.unreliable) {
             fputs("!: a window's CPU was within a few units of the CPU source's resolution, "
