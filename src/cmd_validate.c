@@ -256,7 +256,7 @@ static json_t *js_profile(const struct profile *p)
     }
     /* The keys the rtt probe and the endpoint add (last, in that order) come back with
      * them, not as declared. */
-    size_t declared = p->n_health - (p->has_rtt ? 3 : 0) - p->endpoint.n_select;
+    size_t declared = p->n_health - (p->has_rtt ? RTT_HEALTH_KEYS : 0) - p->endpoint.n_select;
     if (p->endpoint.n_select) {
         const struct metrics_endpoint *ep = &p->endpoint;
         json_t *values = json_array();

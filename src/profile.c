@@ -850,7 +850,7 @@ static int parse_rtt(struct loader *ld, json_t *root, struct profile *p)
         return fail(ld, "", "%s", e.msg); /* "rtt: ..." */
 
     /* Its figures are health keys like any scraped one: tested, tabled and gated. */
-    static const struct health_key keys[] = {
+    static const struct health_key keys[RTT_HEALTH_KEYS] = {
         {.key = RTT_KEY_P50, .label = "RTT p50"},
         {.key = RTT_KEY_P99, .label = "RTT p99"},
         {.key = RTT_KEY_FAILED, .label = "RTT failures", .must_be_zero = true},
@@ -872,12 +872,11 @@ static int parse_health(struct loader *ld, json_t *arr, struct profile *p)
     json_t *o;
     json_array_foreach(arr, i, o) {
         struct health_key *h = &p->health[i];
-        const char *key = NULL, *label = NULL, *better = "lower";
+        const char *key = NULL, *label = NULL;
         kp_index(at, "metrics.health", i);
         if (check_object(ld, o, at, health_keys) < 0 ||
             get_string(ld, o, at, "key", STR_REQUIRED | STR_NONEMPTY, &key) < 0 ||
-            get_string(ld, o, at, "label", STR_NONEMPTY, &label) < 0 ||
-            get_string(ld, o, at, "better", 0, &better) < 0)
+            get_string(ld, o, at, "label", STR_NONEMPTY, &label) < 0)
             return -1;
         for (size_t j = 0; j < i; j++) {
             if (strcmp(p->health[j].key, key) == 0) {
@@ -887,20 +886,9 @@ static int parse_health(struct loader *ld, json_t *arr, struct profile *p)
         }
         h->key = xstrdup(key);
         h->label = xstrdup(label ? label : key);
-        if (strcmp(better, "lower") == 0) {
-            h->better = LOWER_IS_BETTER;
-        } else if (strcmp(better, "higher") == 0) {
-            h->better = HIGHER_IS_BETTER;
-        } else {
-            kp_key(sub, at, "better");
-            return fail(ld, sub, "expected 'lower' or 'higher', got '%s'", better);
-        }
-        json_t *mbz = json_object_get(o, "must_be_zero");
-        if (mbz && !json_is_boolean(mbz)) {
-            kp_key(sub, at, "must_be_zero");
-            return fail(ld, sub, "expected true or false");
-        }
-        h->must_be_zero = json_is_true(mbz);
+        if (get_better(ld, o, at, &h->better) < 0 ||
+            get_flag(ld, o, at, "must_be_zero", &h->must_be_zero) < 0)
+            return -1;
     }
     return 0;
 }

@@ -75,6 +75,7 @@ enum direction { LOWER_IS_BETTER = 0, HIGHER_IS_BETTER };
 #define RTT_KEY_P50 "rtt_p50_ms"
 #define RTT_KEY_P99 "rtt_p99_ms"
 #define RTT_KEY_FAILED "rtt_failed"
+#define RTT_HEALTH_KEYS 3
 
 struct health_key {
     char *key;

@@ -99,8 +99,9 @@ static json_t *exit_json(const struct run_record *r)
     return o;
 }
 
-/* Percentiles of a latency histogram (ns) in microseconds; null when it is empty. */
-json_t *results_latency_json(const struct histogram *h)
+/* Percentiles of a latency histogram (ns) in microseconds: count, min, p50, p90, p99,
+ * p999, max, mean; null when it is empty. */
+static json_t *latency_json(const struct histogram *h)
 {
     if (histogram_count(h) == 0)
         return json_null();
@@ -126,13 +127,13 @@ static json_t *rtt_json(const struct rtt_result *q)
         "{s:o, s:I, s:f, s:f, s:o, s:o, s:o, s:o}", "requests", counts_json(&q->requests),
         "connection_failures", (json_int_t)q->connection_failures, "probe_cpu_seconds",
         q->probe_cpu_ns / 1e9, "duration_seconds", q->duration_ns / 1e9, "latency_us",
-        results_latency_json(&q->rtt), "send_lag_us", results_latency_json(&q->lag),
+        latency_json(&q->rtt), "send_lag_us", latency_json(&q->lag),
         "histogram", histogram_to_json(&q->rtt, "ns"), "lag_histogram",
         histogram_to_json(&q->lag, "ns"));
     if (q->setups.scheduled > 0)
         json_object_set_new(o, "setup",
                             json_pack("{s:o, s:o, s:o}", "requests", counts_json(&q->setups),
-                                      "latency_us", results_latency_json(&q->setup), "histogram",
+                                      "latency_us", latency_json(&q->setup), "histogram",
                                       histogram_to_json(&q->setup, "ns")));
     return o;
 }
@@ -339,7 +340,7 @@ static json_t *setting_rtt_json(const struct campaign *c, size_t si)
     }
     json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:o}", "runs", (json_int_t)runs, "scheduled",
                           (json_int_t)scheduled, "errors", (json_int_t)errors, "timeouts",
-                          (json_int_t)timeouts, "latency_us", results_latency_json(&merged));
+                          (json_int_t)timeouts, "latency_us", latency_json(&merged));
     histogram_release(&merged);
     return o;
 }

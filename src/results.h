@@ -5,7 +5,6 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "histogram.h"
 #include "msg.h"
 #include "run.h"
 
@@ -15,9 +14,6 @@
 json_t *results_to_json(const struct campaign *c);
 /* Just the per-setting summary array (new reference). */
 json_t *results_summary_json(const struct campaign *c);
-/* Percentiles of a latency histogram (ns) as results.json gives them, in us: count,
- * min, p50, p90, p99, p999, max, mean; null when empty (new reference). */
-json_t *results_latency_json(const struct histogram *h);
 /* Write <out_dir>/results.json atomically. */
 int results_write(const struct campaign *c, struct lb_error *err);
 /* The summary as an aligned text table. */
