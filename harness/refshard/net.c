@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,17 @@ struct net_sock {
     struct net_sock *prev, *next;
 };
 
+/* Non-blocking and close-on-exec, set after the fact: SOCK_NONBLOCK, SOCK_CLOEXEC and accept4()
+ * are not portable (macOS lacks them), and refshard never forks, so nothing can inherit the
+ * descriptor in between. */
+static int set_nonblock_cloexec(int fd)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+        return -1;
+    return 0;
+}
+
 void net_init(struct net *n, struct waitset *ws)
 {
     *n = (struct net){.ws = ws};
@@ -41,10 +53,11 @@ int net_listen(struct net *n, const struct settings_listener *l, char *bound, si
     if (!s)
         return rs_fail(err, "out of memory listening on '%s:%u'", l->host, l->port);
     s->listener = true;
-    s->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    s->fd = socket(AF_INET, SOCK_STREAM, 0);
     int one = 1;
     socklen_t alen = sizeof(addr);
-    if (s->fd < 0 || setsockopt(s->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+    if (s->fd < 0 || set_nonblock_cloexec(s->fd) < 0 ||
+        setsockopt(s->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
         bind(s->fd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(s->fd, 128) < 0 ||
         getsockname(s->fd, (struct sockaddr *)&addr, &alen) < 0) {
         rs_fail_errno(err, errno, "cannot listen on '%s:%u'", l->host, l->port);
@@ -80,12 +93,12 @@ static void client_close(struct net *n, struct net_sock *c)
 static bool accept_clients(struct net *n, struct net_sock *l)
 {
     for (int i = 0; i < ACCEPTS_PER_EVENT; i++) {
-        int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        int fd = accept(l->fd, NULL, NULL);
         if (fd < 0)
             return false; /* EAGAIN: all taken; anything else (EMFILE...): next wake-up */
         struct net_sock *c = calloc(1, sizeof(*c));
         struct rs_error err;
-        if (!c || waitset_add(n->ws, fd, WAITSET_IN, c, &err) < 0) {
+        if (!c || set_nonblock_cloexec(fd) < 0 || waitset_add(n->ws, fd, WAITSET_IN, c, &err) < 0) {
             free(c);
             close(fd);
             continue;
@@ -163,7 +176,9 @@ static int write_client(struct net_sock *c)
 {
     size_t done = 0;
     while (done < c->out_len) {
-        ssize_t put = send(c->fd, c->out + done, c->out_len - done, MSG_NOSIGNAL);
+        /* No MSG_NOSIGNAL (macOS lacks it): main() ignores SIGPIPE, so a vanished client is
+         * just EPIPE here. */
+        ssize_t put = send(c->fd, c->out + done, c->out_len - done, 0);
         if (put < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             break;
         if (put < 0 && errno == EINTR)

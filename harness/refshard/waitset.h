@@ -1,6 +1,6 @@
 /* The wait set: everything the loop can be woken by, behind one small interface so that each
- * platform brings its own back-end (waitset_epoll.c on Linux; kqueue or Windows can follow as
- * siblings, picked by meson from host_machine.system()).
+ * platform brings its own back-end (waitset_epoll.c on Linux, waitset_kqueue.c on macOS;
+ * Windows can follow as a sibling), picked by meson from host_machine.system().
  *
  * It holds the caller's sockets, a wake signal any thread may raise (posted work), and the
  * termination signals (SIGTERM, SIGINT), so that a sleeping loop wakes at once for any of them.

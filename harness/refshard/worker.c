@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <time.h>
 
+#include "monocond.h"
+
 static void add_ns(struct timespec *ts, long ns)
 {
     ts->tv_nsec += ns;
@@ -23,7 +25,7 @@ static void *run(void *arg)
     while (!w->stop) {
         /* Absolute deadlines, so the rate does not drift by the time each post takes. */
         add_ns(&next, period_ns);
-        while (!w->stop && pthread_cond_timedwait(&w->cond, &w->lock, &next) != ETIMEDOUT)
+        while (!w->stop && monocond_wait_until(&w->cond, &w->lock, &next) != ETIMEDOUT)
             ;
         if (w->stop)
             break;
@@ -41,15 +43,12 @@ int worker_start(struct worker *w, struct post_queue *q, long per_second, struct
     w->per_second = per_second;
     w->q = q;
 
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    /* Monotonic, so a wall-clock step neither stalls nor floods the posts. */
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&w->cond, &attr);
-    pthread_condattr_destroy(&attr);
+    int rc = monocond_init(&w->cond);
+    if (rc != 0)
+        return rs_fail_errno(err, rc, "cannot create the worker's condition variable");
     pthread_mutex_init(&w->lock, NULL);
 
-    int rc = pthread_create(&w->thread, NULL, run, w);
+    rc = pthread_create(&w->thread, NULL, run, w);
     if (rc != 0) {
         pthread_cond_destroy(&w->cond);
         pthread_mutex_destroy(&w->lock);

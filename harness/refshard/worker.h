@@ -12,7 +12,7 @@
 struct worker {
     pthread_t thread;
     pthread_mutex_t lock;
-    pthread_cond_t cond;
+    pthread_cond_t cond; /* a monocond (monocond.h): waits time out on the monotonic clock */
     bool stop;
     long per_second;
     struct post_queue *q;
