@@ -3,10 +3,10 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "compat.h"
 #include "commands.h"
 #include "config.h"
 #include "msg.h"

@@ -1,4 +1,5 @@
 /* loopbench report: Markdown, CSV or JSON from one or more result directories. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +7,7 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "platform/platform.h"
 #include "plot.h"
 #include "report.h"
 #include "util.h"
@@ -69,16 +71,14 @@ static int draw_plots(const struct loaded_results *r, size_t n, const char *plot
     return 0;
 }
 
-/* The report as text (new string, caller frees). */
+/* The report as text (new string, caller frees), written through a scratch file
+ * (Windows has no open_memstream). NULL with err. */
 static char *render(enum format f, const struct loaded_results *r, size_t n,
-                    const struct report_opts *o, size_t *len)
+                    const struct report_opts *o, size_t *len, struct lb_error *err)
 {
-    char *text = NULL;
-    FILE *mem = open_memstream(&text, len);
-    if (!mem) {
-        fputs("loopbench: out of memory\n", stderr);
-        abort();
-    }
+    FILE *mem = plat_scratch_file(err);
+    if (!mem)
+        return NULL;
     if (f == FORMAT_MD) {
         report_markdown(r, n, o, mem);
     } else if (f == FORMAT_CSV) {
@@ -89,7 +89,18 @@ static char *render(enum format f, const struct loaded_results *r, size_t n,
         fputc('\n', mem);
         json_decref(doc);
     }
+    long size = ftell(mem);
+    char *text = size >= 0 ? xmalloc((size_t)size + 1) : NULL;
+    if (!text || fflush(mem) != 0 || fseek(mem, 0, SEEK_SET) != 0 ||
+        fread(text, 1, (size_t)size, mem) != (size_t)size) {
+        lb_fail_errno(err, errno, "cannot write the report to a temporary file");
+        free(text);
+        fclose(mem);
+        return NULL;
+    }
     fclose(mem);
+    text[size] = '\0';
+    *len = (size_t)size;
     return text;
 }
 
@@ -173,9 +184,10 @@ static int report_main(int argc, char **argv)
         status = LB_EXIT_FAILURE;
     o.images = (const char *const *)images.v;
     size_t len;
-    char *text = render(f, r, n, &o, &len);
-    fwrite(text, 1, len, stdout);
-    if (write_file_atomic(path, text, len, 0644, &err) < 0) {
+    char *text = render(f, r, n, &o, &len, &err);
+    if (text)
+        fwrite(text, 1, len, stdout);
+    if (!text || write_file_atomic(path, text, len, 0644, &err) < 0) {
         msg_error("%s", err.msg);
         status = LB_EXIT_FAILURE;
     } else {

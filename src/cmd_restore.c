@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "commands.h"
 #include "journal.h"
 #include "msg.h"

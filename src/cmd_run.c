@@ -119,6 +119,7 @@ static int run_main(int argc, char **argv)
     /* The first option that shapes a campaign: --resume takes the campaign's own. */
     const char *shaping = NULL;
     long l;
+    int64_t seed;
     double d;
     int c;
     while ((c = getopt_long(argc, argv, ":s:n:w:t:o:q", longopts, NULL)) != -1) {
@@ -163,12 +164,12 @@ static int run_main(int argc, char **argv)
             }
             break;
         case OPT_SEED:
-            if (parse_long(optarg, 0, (1L << 53) - 1, &l) < 0) {
+            if (parse_int64(optarg, 0, (INT64_C(1) << 53) - 1, &seed) < 0) {
                 msg_usage_error("run", "run: --seed '%s': expected a whole number from 0 to "
                                        "2^53-1", optarg);
                 goto out;
             }
-            o.seed = (uint64_t)l;
+            o.seed = (uint64_t)seed;
             o.seed_set = true;
             break;
         case OPT_INTERVAL:

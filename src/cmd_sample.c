@@ -5,16 +5,15 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include "commands.h"
+#include "compat.h"
 #include "msg.h"
 #include "platform/platform.h"
 #include "sampler.h"
@@ -309,18 +308,17 @@ static int measure(const struct sample_args *a, struct plat_target *t)
             goto out;
         }
     }
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
+    struct plat_self_usage self;
+    plat_self_usage(&self);
     struct sample_report rep = {
         .args = a,
         .target = t,
         .r = &r,
         .points = points,
         .scrape = a->log ? &scrape : NULL,
-        .self_cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
-                      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+        .self_cpu_s = (double)self.cpu_ns / 1e9,
         .self_window_cpu_s = self_window,
-        .self_max_rss_kib = ru.ru_maxrss, /* Linux reports KiB */
+        .self_max_rss_kib = (long)(self.max_rss_bytes / 1024),
     };
     if (a->json) {
         if (print_json(&rep) < 0)

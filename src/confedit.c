@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compat.h"
+
 /* Settings in the order they are applied: the fixed ones, then the knob (i ==
  * p->n_fixed). *value is the value that setting writes. */
 static const struct setter *setting_at(const struct profile *p, size_t i, const char *knob_value,

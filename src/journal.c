@@ -16,8 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "compat.h"
+#include "platform/platform.h"
 #include "util.h"
 
 #define JOURNAL_MAGIC "loopbench-journal 1\n"
@@ -71,7 +72,7 @@ char *journal_file_for(const char *dir, const char *name)
 int journal_write_file(const char *file, const void *data, size_t len, unsigned mode,
                        struct lb_error *err)
 {
-    char *real = realpath(file, NULL);
+    char *real = plat_realpath(file);
     int rc = write_file_atomic(real ? real : file, data, len, mode, err);
     free(real);
     return rc;

@@ -8,6 +8,7 @@
 #define LOOPBENCH_MSG_H
 
 #include <stdarg.h>
+#include <stdio.h>
 
 #define LB_ERROR_MAX 1024
 
@@ -25,7 +26,9 @@ enum lb_exit {
     LB_EXIT_SIGTERM = 143,  /* interrupted by SIGTERM, files restored */
 };
 
-#if defined(__GNUC__)
+#if defined(__MINGW_PRINTF_FORMAT) /* mingw-w64's C99 printf (__USE_MINGW_ANSI_STDIO) */
+#define LB_PRINTF(a, b) __attribute__((format(__MINGW_PRINTF_FORMAT, a, b)))
+#elif defined(__GNUC__)
 #define LB_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
 #define LB_PRINTF(a, b)

@@ -1,14 +1,13 @@
 #include "plot.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "compat.h"
+#include "platform/platform.h"
 #include "stats.h"
 #include "util.h"
 
@@ -252,32 +251,18 @@ static FILE *open_in(const char *dir, const char *name, struct lb_error *err)
     return f;
 }
 
-/* Run `gnuplot plots.gp` in dir with its output in gnuplot.log: fork and execvp with
- * an argv array, no shell. Returns the exit status, 127 when gnuplot is missing. */
+/* Run `gnuplot plots.gp` in dir with its output in gnuplot.log: an argv array, no
+ * shell. Returns gnuplot's exit status, 127 when there is no gnuplot to run. */
 static int run_gnuplot(const char *dir, struct lb_error *err)
 {
+    char *const argv[] = {"gnuplot", "plots.gp", NULL};
     char *log = path_join(dir, "gnuplot.log");
-    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    free(log);
-    if (fd < 0)
-        return lb_fail_errno(err, errno, "cannot write '%s/gnuplot.log'", dir);
-    pid_t pid = fork();
-    if (pid < 0) {
-        close(fd);
-        return lb_fail_errno(err, errno, "cannot start gnuplot");
-    }
-    if (pid == 0) {
-        char *const argv[] = {"gnuplot", "plots.gp", NULL};
-        if (chdir(dir) < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
-            _exit(126);
-        execvp(argv[0], argv);
-        _exit(errno == ENOENT ? 127 : 126);
-    }
-    close(fd);
     int status;
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return lb_fail_errno(err, errno, "cannot wait for gnuplot");
+    struct lb_error e;
+    int rc = plat_run_program(argv, dir, log, &status, &e);
+    free(log);
+    if (rc < 0)
+        return errno == ENOENT ? 127 : lb_fail(err, "%s", e.msg);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 

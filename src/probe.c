@@ -2,12 +2,12 @@
 #include "probe.h"
 
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "stats.h"
 #include "util.h"
 

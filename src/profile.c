@@ -9,16 +9,14 @@
 #include <math.h>
 #include <jansson.h>
 #include <limits.h>
-#include <regex.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "compat.h"
 #include "confedit.h"
 #include "http.h"
 #include "platform/platform.h"
@@ -344,7 +342,7 @@ static int check_config_file(struct loader *ld, const char *kp, const struct set
     if (read_file(s->file, &text, &len, &e) < 0)
         return fail(ld, at, "%s", e.msg);
     /* Editing the profile itself would change what the campaign measures mid-way. */
-    char *real_file = realpath(s->file, NULL), *real_profile = realpath(ld->file, NULL);
+    char *real_file = plat_realpath(s->file), *real_profile = plat_realpath(ld->file);
     bool itself = real_file && real_profile && strcmp(real_file, real_profile) == 0;
     free(real_file);
     free(real_profile);
@@ -646,14 +644,11 @@ static int parse_ready(struct loader *ld, json_t *root, struct ready_rule *r)
                     "library compiles such patterns in exponential time",
                     READY_LOG_COSTLY_MAX, READY_LOG_INTERVAL_MAX, s);
     /* Compiled here only to reject it early; the run compiles its own. */
-    regex_t re;
-    int rc = regcomp(&re, s, REG_EXTENDED | REG_NOSUB);
-    if (rc != 0) {
-        char why[256];
-        regerror(rc, &re, why, sizeof(why));
-        return fail(ld, "ready.log", "invalid regular expression '%s': %s", s, why);
-    }
-    regfree(&re);
+    struct plat_regex *re;
+    struct lb_error e;
+    if (plat_regex_compile(s, &re, &e) < 0)
+        return fail(ld, "ready.log", "%s", e.msg);
+    plat_regex_free(re);
     r->log_pattern = xstrdup(s);
     return 0;
 }
@@ -1059,7 +1054,7 @@ int profile_parse(const char *text, size_t len, const char *path, struct profile
     hash_fnv1a64_hex(p->text, len, p->hash);
 
     char *dir = path_dirname(path);
-    p->dir = realpath(dir, NULL);
+    p->dir = plat_realpath(dir);
     free(dir);
     if (!p->dir) {
         lb_fail_errno(err, errno, "profile '%s': cannot resolve its directory", path);

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "msg.h"
 #include "util.h"
 

@@ -32,7 +32,7 @@ int github_pr_parse(const char *spec, struct github_pr *pr, struct lb_error *err
         strncmp(slash + 1, ".", repo_len) == 0 || strncmp(slash + 1, "..", repo_len) == 0)
         return lb_fail(err, "'%s': the repository '%.*s' should be 1 to %zu letters, digits, "
                        "'-', '_' or '.'", spec, (int)repo_len, slash + 1, sizeof(pr->repo) - 1);
-    if (parse_long(hash + 1, 1, 1L << 40, &pr->number) < 0)
+    if (parse_long(hash + 1, 1, INT32_MAX, &pr->number) < 0)
         return lb_fail(err, "'%s': the pull request number '%s' should be a whole number, 1 or "
                        "more", spec, hash + 1);
     memcpy(pr->owner, spec, owner_len);

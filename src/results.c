@@ -2,9 +2,8 @@
 
 #include <math.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 
+#include "compat.h"
 #include "config.h"
 #include "histogram.h"
 #include "noise.h"
@@ -413,12 +412,11 @@ static json_t *campaign_json(const struct campaign *c)
 static json_t *self_json(void)
 {
     /* loopbench's own cost, so a reader can see it was not mistaken for the target's. */
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-                 (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    struct plat_self_usage self;
+    plat_self_usage(&self);
     return json_pack("{s:s, s:s, s:f, s:I}", "version", LOOPBENCH_VERSION, "platform",
-                     plat_name(), "cpu_seconds", cpu, "max_rss_kib", (json_int_t)ru.ru_maxrss);
+                     plat_name(), "cpu_seconds", (double)self.cpu_ns / 1e9, "max_rss_kib",
+                     (json_int_t)(self.max_rss_bytes / 1024));
 }
 
 json_t *results_to_json(const struct campaign *c)

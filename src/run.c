@@ -2,19 +2,12 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <netdb.h>
-#include <poll.h>
-#include <regex.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "compat.h"
 #include "confedit.h"
 #include "endpoint.h"
 #include "http.h"
@@ -163,7 +156,7 @@ struct log_follow {
 };
 
 /* Read what the log gained and test each complete line (or a full buffer) against re. */
-static bool follow_matches(struct log_follow *f, const regex_t *re)
+static bool follow_matches(struct log_follow *f, const struct plat_regex *re)
 {
     if (f->fd < 0)
         return false;
@@ -177,14 +170,14 @@ static bool follow_matches(struct log_follow *f, const regex_t *re)
             if (f->buf[i] != '\n')
                 continue;
             f->buf[i] = '\0';
-            if (regexec(re, f->buf + start, 0, NULL, 0) == 0)
+            if (plat_regex_match(re, f->buf + start))
                 return true;
             start = i + 1;
         }
         if (start == 0 && f->len == sizeof(f->buf) - 1) {
             /* A line longer than the buffer: test what we have and drop it. */
             f->buf[f->len] = '\0';
-            if (regexec(re, f->buf, 0, NULL, 0) == 0)
+            if (plat_regex_match(re, f->buf))
                 return true;
             f->len = 0;
             continue;
@@ -192,37 +185,6 @@ static bool follow_matches(struct log_follow *f, const regex_t *re)
         memmove(f->buf, f->buf + start, f->len - start);
         f->len -= start;
     }
-}
-
-/* 1 when something accepts TCP connections at host:port. */
-static int tcp_accepting(const char *host, int port)
-{
-    char service[16];
-    snprintf(service, sizeof(service), "%d", port);
-    struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
-    struct addrinfo *res = NULL;
-    if (getaddrinfo(host, service, &hints, &res) != 0)
-        return 0;
-    int ok = 0;
-    for (struct addrinfo *a = res; a && !ok; a = a->ai_next) {
-        int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-                        a->ai_protocol);
-        if (fd < 0)
-            continue;
-        if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
-            ok = 1;
-        } else if (errno == EINPROGRESS) {
-            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-            int soerr = 0;
-            socklen_t len = sizeof(soerr);
-            if (poll(&pfd, 1, 100) == 1 &&
-                getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == 0 && soerr == 0)
-                ok = 1;
-        }
-        close(fd);
-    }
-    freeaddrinfo(res);
-    return ok;
 }
 
 /* "exited with status 3", "was killed by signal 11 (Segmentation fault)" */
@@ -246,7 +208,7 @@ static char *file_tail(const char *path, int lines)
     char buf[4096];
     off_t size = lseek(fd, 0, SEEK_END);
     off_t from = size > (off_t)sizeof(buf) - 1 ? size - (off_t)sizeof(buf) + 1 : 0;
-    ssize_t n = pread(fd, buf, sizeof(buf) - 1, from);
+    ssize_t n = lseek(fd, from, SEEK_SET) == from ? read(fd, buf, sizeof(buf) - 1) : -1;
     close(fd);
     if (n <= 0)
         return NULL;
@@ -319,7 +281,7 @@ static int http_ready(const char *url, long timeout_ms)
 }
 
 static bool ready_now(const struct ready_rule *rule, struct log_follow *follow, size_t n_follow,
-                      const regex_t *re, uint64_t since_ns)
+                      const struct plat_regex *re, uint64_t since_ns)
 {
     switch (rule->kind) {
     case READY_LOG:
@@ -328,7 +290,7 @@ static bool ready_now(const struct ready_rule *rule, struct log_follow *follow, 
                 return true;
         return false;
     case READY_TCP:
-        return tcp_accepting(rule->host, rule->port) == 1;
+        return plat_tcp_accepting(rule->host, rule->port) == 1;
     case READY_DELAY:
         return mono_ns() - since_ns >= (uint64_t)(rule->delay_s * 1e9);
     case READY_HTTP:
@@ -361,12 +323,12 @@ static enum step wait_ready(const struct profile *prof, struct plat_target *t,
                             const char *stderr_path, struct lb_error *err)
 {
     const struct ready_rule *rule = &prof->ready;
-    regex_t re;
+    struct plat_regex *re = NULL;
     struct log_follow follow[2] = {{.fd = -1}, {.fd = -1}};
     if (rule->kind == READY_LOG) {
-        if (regcomp(&re, rule->log_pattern, REG_EXTENDED | REG_NOSUB) != 0) {
-            lb_fail(err, "profile '%s': ready.log: cannot compile '%s'", prof->path,
-                    rule->log_pattern);
+        struct lb_error e;
+        if (plat_regex_compile(rule->log_pattern, &re, &e) < 0) {
+            lb_fail(err, "profile '%s': ready.log: %s", prof->path, e.msg);
             return STEP_ERROR;
         }
         follow[0].fd = open(stdout_path, O_RDONLY | O_CLOEXEC);
@@ -377,7 +339,7 @@ static enum step wait_ready(const struct profile *prof, struct plat_target *t,
     uint64_t limit = rule->kind == READY_DELAY ? UINT64_MAX : (uint64_t)(rule->timeout_s * 1e9);
     enum step step = STEP_OK;
     for (;;) {
-        if (ready_now(rule, follow, 2, &re, start))
+        if (ready_now(rule, follow, 2, re, start))
             break;
         uint64_t now = mono_ns();
         if (now - start >= limit) {
@@ -403,8 +365,7 @@ static enum step wait_ready(const struct profile *prof, struct plat_target *t,
     for (size_t i = 0; i < 2; i++)
         if (follow[i].fd >= 0)
             close(follow[i].fd);
-    if (rule->kind == READY_LOG)
-        regfree(&re);
+    plat_regex_free(re);
     return step;
 }
 

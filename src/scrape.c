@@ -7,7 +7,6 @@
 #include "scrape.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "util.h"
 
 /* Longest number text converted; longer ones (hundreds of digits) are skipped. */

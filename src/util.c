@@ -1,16 +1,16 @@
 #include "util.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
+
+#include "compat.h"
+#include "platform/platform.h"
 
 static void oom(void)
 {
@@ -52,9 +52,11 @@ char *xstrdup(const char *s)
 
 char *xstrndup(const char *s, size_t n)
 {
-    char *p = strndup(s, n);
-    if (!p)
-        oom();
+    const char *nul = memchr(s, '\0', n);
+    size_t len = nul ? (size_t)(nul - s) : n;
+    char *p = xmalloc(len + 1);
+    memcpy(p, s, len);
+    p[len] = '\0';
     return p;
 }
 
@@ -124,16 +126,25 @@ int parse_double(const char *s, double *out)
     return 0;
 }
 
-int parse_long(const char *s, long min, long max, long *out)
+int parse_int64(const char *s, int64_t min, int64_t max, int64_t *out)
 {
     if (!s || !*s)
         return -1;
     char *end;
     errno = 0;
-    long v = strtol(s, &end, 10);
+    long long v = strtoll(s, &end, 10);
     if (errno || *end || v < min || v > max)
         return -1;
     *out = v;
+    return 0;
+}
+
+int parse_long(const char *s, long min, long max, long *out)
+{
+    int64_t v;
+    if (parse_int64(s, min, max, &v) < 0)
+        return -1;
+    *out = (long)v;
     return 0;
 }
 
@@ -170,18 +181,6 @@ int read_file(const char *path, char **data, size_t *len, struct lb_error *err)
     return 0;
 }
 
-static int fsync_dir_of(const char *path)
-{
-    char *dir = path_dirname(path);
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    free(dir);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
 int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
                       struct lb_error *err)
 {
@@ -205,11 +204,6 @@ int write_file_atomic(const char *path, const void *data, size_t len, unsigned m
         p += w;
         left -= (size_t)w;
     }
-    /* open() applies the umask; the original mode must come back exactly. */
-    if (fchmod(fd, mode & 07777) < 0) {
-        lb_fail_errno(err, errno, "cannot set the mode of '%s'", tmp);
-        goto fail;
-    }
     if (fsync(fd) < 0) {
         lb_fail_errno(err, errno, "cannot sync '%s'", tmp);
         goto fail;
@@ -220,11 +214,15 @@ int write_file_atomic(const char *path, const void *data, size_t len, unsigned m
         goto fail;
     }
     fd = -1;
-    if (rename(tmp, path) < 0) {
+    /* open() applies the umask; the original mode must come back exactly. */
+    if (chmod(tmp, mode & 07777) < 0) {
+        lb_fail_errno(err, errno, "cannot set the mode of '%s'", tmp);
+        goto fail;
+    }
+    if (plat_replace_file(tmp, path) < 0) {
         lb_fail_errno(err, errno, "cannot replace '%s'", path);
         goto fail;
     }
-    fsync_dir_of(path);
     free(tmp);
     return 0;
 fail:
@@ -242,7 +240,7 @@ int mkdir_p(const char *path, unsigned mode, struct lb_error *err)
         if (*p != '/')
             continue;
         *p = '\0';
-        if (mkdir(copy, mode) < 0 && errno != EEXIST) {
+        if (plat_mkdir(copy, mode) < 0 && errno != EEXIST) {
             lb_fail_errno(err, errno, "cannot create directory '%s'", copy);
             free(copy);
             return -1;
@@ -250,7 +248,7 @@ int mkdir_p(const char *path, unsigned mode, struct lb_error *err)
         *p = '/';
     }
     int rc = 0;
-    if (mkdir(copy, mode) < 0 && errno != EEXIST)
+    if (plat_mkdir(copy, mode) < 0 && errno != EEXIST)
         rc = lb_fail_errno(err, errno, "cannot create directory '%s'", copy);
     free(copy);
     return rc;
@@ -295,17 +293,32 @@ void format_utc(uint64_t wall, bool compact, char *out, size_t outlen)
     strftime(out, outlen, compact ? "%Y%m%dT%H%M%SZ" : "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* Days from 1970-01-01 to y-m-d of the proleptic Gregorian calendar (Howard Hinnant's
+ * days_from_civil), so parsing needs neither strptime nor timegm, which Windows lacks. */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
 int parse_utc(const char *s, uint64_t *wall)
 {
-    struct tm tm;
-    memset(&tm, 0, sizeof(tm));
-    const char *end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    if (!end || *end)
+    static const unsigned month_days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    unsigned y, mo, d, h, mi, sec;
+    int end = 0;
+    if (strlen(s) != 20 || sscanf(s, "%4u-%2u-%2uT%2u:%2u:%2uZ%n", &y, &mo, &d, &h, &mi, &sec, &end) != 6 ||
+        end != 20)
         return -1;
-    time_t t = timegm(&tm);
-    if (t < 0)
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > month_days[mo - 1] ||
+        (mo == 2 && d == 29 && !leap) || h > 23 || mi > 59 || sec > 60)
         return -1;
-    *wall = (uint64_t)t * NS_PER_SEC;
+    int64_t days = days_from_civil(y, mo, d);
+    *wall = ((uint64_t)days * 86400 + h * 3600ULL + mi * 60ULL + sec) * NS_PER_SEC;
     return 0;
 }
 
@@ -315,10 +328,10 @@ int lock_take(const char *path, const char *what, struct lb_error *err)
         int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (fd < 0)
             return lb_fail_errno(err, errno, "cannot create lock file '%s'", path);
-        if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        if (plat_lock_try(fd) < 0) {
             int e = errno;
             char pid[32] = "";
-            ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+            ssize_t n = read(fd, pid, sizeof(pid) - 1);
             close(fd);
             if (e != EWOULDBLOCK)
                 return lb_fail_errno(err, e, "cannot lock '%s'", path);
@@ -335,7 +348,7 @@ int lock_take(const char *path, const char *what, struct lb_error *err)
             held.st_dev == now.st_dev) {
             char pid[32];
             int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-            if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+            if (ftruncate(fd, 0) < 0 || write(fd, pid, (size_t)n) != n) {
                 int e = errno;
                 close(fd);
                 return lb_fail_errno(err, e, "cannot write lock file '%s'", path);
@@ -350,6 +363,5 @@ void lock_drop(const char *path, int fd)
 {
     if (fd < 0)
         return;
-    unlink(path);
-    close(fd);
+    plat_lock_release(path, fd);
 }

@@ -40,6 +40,7 @@ uint64_t wall_ns(void);
 /* Strict number parsing: the whole string must be a number in range. */
 int parse_double(const char *s, double *out);
 int parse_long(const char *s, long min, long max, long *out);
+int parse_int64(const char *s, int64_t min, int64_t max, int64_t *out);
 
 /* Read a whole file (new buffer, NUL-terminated, caller frees). */
 int read_file(const char *path, char **data, size_t *len, struct lb_error *err);

@@ -1,30 +1,64 @@
 #include "testlib.h"
 
 #include <check.h>
-#include <fcntl.h>
+#include <dirent.h>
+#include <errno.h>
 #include <limits.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "compat.h"
+#include "platform/platform.h"
 #include "util.h"
 
 static char root[PATH_MAX];
 static char data[PATH_MAX];
 
+/* Copy a plat_realpath result into a static buffer, failing the test when there is none. */
+static void real_into(const char *path, char *out, size_t size)
+{
+    char *real = plat_realpath(path);
+    ck_assert_msg(real != NULL, "cannot resolve '%s'", path);
+    ck_assert_uint_lt(strlen(real), size);
+    strcpy(out, real);
+    free(real);
+}
+
+/* mkdtemp's job, which Windows lacks: a new directory prefix-N (new string). */
+static char *unique_dir(const char *prefix)
+{
+    static unsigned serial;
+    for (;;) {
+        char *dir = xasprintf("%s-%ld-%llx-%u", prefix, (long)getpid(),
+                              (unsigned long long)(mono_ns() & 0xffffffffffULL), serial++);
+        if (plat_mkdir(dir, 0700) == 0)
+            return dir;
+        ck_assert_msg(errno == EEXIST, "cannot create '%s'", dir);
+        free(dir);
+    }
+}
+
+static const char *tmp_base(void)
+{
+    const char *base = getenv("TMPDIR");
+    if (!base || !*base)
+        base = getenv("TEMP"); /* Windows */
+    return base && *base ? base : "/tmp";
+}
+
 void testlib_root_make(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    ck_assert_int_lt(snprintf(root, sizeof(root), "%s/loopbench-check-XXXXXX",
-                              tmp && *tmp ? tmp : "/tmp"),
-                     (int)sizeof(root));
-    ck_assert_ptr_nonnull(mkdtemp(root));
+    char *prefix = xasprintf("%s/loopbench-check", tmp_base());
+    char *dir = unique_dir(prefix);
+    ck_assert_uint_lt(strlen(dir), sizeof(root));
+    strcpy(root, dir);
+    free(dir);
+    free(prefix);
     const char *env = getenv("TESTS_DATA");
     ck_assert_ptr_nonnull(env);
-    ck_assert_ptr_nonnull(realpath(env, data));
+    real_into(env, data, sizeof(data));
 }
 
 void testlib_root_remove(void)
@@ -34,11 +68,14 @@ void testlib_root_remove(void)
 
 const char *testlib_case_dir(void)
 {
-    static char dir[PATH_MAX], real[PATH_MAX];
-    ck_assert_int_lt(snprintf(dir, sizeof(dir), "%s/case-XXXXXX", root), (int)sizeof(dir));
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    static char real[PATH_MAX];
+    ck_assert_msg(root[0], "testlib_case_dir needs testlib_root_make as a fixture");
+    char *prefix = path_join(root, "case");
+    char *dir = unique_dir(prefix);
     ck_assert_int_eq(chdir(dir), 0);
-    ck_assert_ptr_nonnull(realpath(dir, real));
+    real_into(dir, real, sizeof(real));
+    free(dir);
+    free(prefix);
     return real;
 }
 
@@ -49,23 +86,33 @@ const char *testlib_data(void)
 
 char *testlib_tmpdir(void)
 {
-    const char *base = getenv("TMPDIR");
-    char *tmpl = xasprintf("%s/loopbench-test-XXXXXX", base && *base ? base : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(tmpl));
-    return tmpl;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
+    char *prefix = xasprintf("%s/loopbench-test", tmp_base());
+    char *dir = unique_dir(prefix);
+    free(prefix);
+    return dir;
 }
 
 void testlib_rmtree(const char *path)
 {
-    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d)) != NULL) {
+            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+                continue;
+            char *child = path_join(path, e->d_name);
+            testlib_rmtree(child);
+            free(child);
+        }
+        if (d)
+            closedir(d);
+        rmdir(path);
+        return;
+    }
+    /* Windows does not delete a read-only file. */
+    if (remove(path) < 0 && chmod(path, 0600) == 0)
+        remove(path);
 }
 
 void testlib_write(const char *path, const char *text, unsigned mode)
@@ -74,8 +121,8 @@ void testlib_write(const char *path, const char *text, unsigned mode)
     ck_assert_int_ge(fd, 0);
     size_t len = strlen(text);
     ck_assert_int_eq(write(fd, text, len), (ssize_t)len);
-    ck_assert_int_eq(fchmod(fd, mode), 0);
     close(fd);
+    ck_assert_int_eq(chmod(path, mode), 0);
 }
 
 char *testlib_read(const char *path)

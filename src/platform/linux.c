@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "platform/posix.h"
 #include "util.h"
 
 #define TREE_MAX 4096  /* processes in one target's tree */
@@ -77,25 +78,6 @@ const char *cpu_source_name(enum cpu_source_kind kind)
         return "process-tree-clocks";
     }
     return "unknown";
-}
-
-int cpu_source_parse(const char *s, enum cpu_source_kind *out)
-{
-    static const struct {
-        const char *name;
-        enum cpu_source_kind kind;
-    } names[] = {
-        {"auto", CPU_SOURCE_AUTO},
-        {"perf", CPU_SOURCE_PERF},
-        {"tree", CPU_SOURCE_TREE},
-    };
-    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-        if (strcmp(s, names[i].name) == 0) {
-            *out = names[i].kind;
-            return 0;
-        }
-    }
-    return -1;
 }
 
 /* ---- /proc readers ---------------------------------------------------------------- */
@@ -276,12 +258,6 @@ static uint64_t ticks_to_ns(unsigned long long ticks)
     return (uint64_t)ticks * (NS_PER_SEC / (uint64_t)hz);
 }
 
-static uint64_t rusage_ns(const struct rusage *ru)
-{
-    return ((uint64_t)ru->ru_utime.tv_sec + (uint64_t)ru->ru_stime.tv_sec) * NS_PER_SEC +
-           ((uint64_t)ru->ru_utime.tv_usec + (uint64_t)ru->ru_stime.tv_usec) * 1000;
-}
-
 /* Reap a child of loopbench if it has exited: its whole usage, its own reaped children
  * included, moves from the live tree into reaped_ns. Returns 1 if reaped. */
 static int reap(struct plat_target *t, pid_t pid, int *wstatus)
@@ -294,7 +270,7 @@ static int reap(struct plat_target *t, pid_t pid, int *wstatus)
     while (r < 0 && errno == EINTR);
     if (r != pid)
         return 0;
-    t->reaped_ns += rusage_ns(&ru);
+    t->reaped_ns += posix_rusage_ns(&ru);
     if (wstatus)
         *wstatus = status;
     return 1;
@@ -608,48 +584,12 @@ struct child_failure {
     int errnum;
 };
 
-static const char *env_path(char *const *envp)
+/* One try of posix_path_try in the child: returns only on failure. */
+static int exec_at(const char *path, void *argv_envp)
 {
-    for (size_t i = 0; envp && envp[i]; i++)
-        if (strncmp(envp[i], "PATH=", 5) == 0)
-            return envp[i] + 5;
-    return "/usr/local/bin:/usr/bin:/bin";
-}
-
-/* Run in the child: exec argv[0], looked up in envp's PATH when it has no slash (the
- * libc's execvpe would look in loopbench's own PATH). Returns only on failure, with the
- * errno that describes it best, as execvp does. */
-static int child_exec(char *const *argv, char *const *envp)
-{
-    const char *file = argv[0];
-    if (strchr(file, '/')) {
-        execve(file, argv, envp);
-        return errno;
-    }
-    size_t flen = strlen(file);
-    int found = ENOENT;
-    for (const char *dir = env_path(envp); dir;) {
-        const char *colon = strchr(dir, ':');
-        size_t dlen = colon ? (size_t)(colon - dir) : strlen(dir);
-        char path[PATH_MAX];
-        if (dlen + 1 + flen + 1 <= sizeof(path)) {
-            /* An empty PATH entry is the current directory. */
-            size_t n = 0;
-            if (dlen) {
-                memcpy(path, dir, dlen);
-                n = dlen;
-                path[n++] = '/';
-            }
-            memcpy(path + n, file, flen + 1);
-            execve(path, argv, envp);
-            if (errno == EACCES)
-                found = EACCES;
-            else if (errno != ENOENT && errno != ENOTDIR)
-                return errno;
-        }
-        dir = colon ? colon + 1 : NULL;
-    }
-    return found;
+    char *const *const *ae = argv_envp;
+    execve(path, ae[0], ae[1]);
+    return errno;
 }
 
 /* The child between fork and exec: only async-signal-safe calls. */
@@ -687,34 +627,15 @@ static void child_run(const struct plat_spawn_opts *o, int null_fd, int out_fd, 
         f = (struct child_failure){STAGE_CWD, errno};
         goto fail;
     }
-    f = (struct child_failure){STAGE_EXEC, child_exec(o->argv, o->envp)};
+    /* argv[0] is looked up in the target's PATH: the libc's execvpe would look in
+     * loopbench's own. */
+    char *const *argv_envp[] = {o->argv, o->envp};
+    f = (struct child_failure){STAGE_EXEC, posix_path_try(o->argv[0], o->envp, exec_at, argv_envp)};
 fail:
     /* Should even the report fail, the exit status is all the parent gets. */
     if (write(report_fd, &f, sizeof(f)) != (ssize_t)sizeof(f))
         _exit(126);
     _exit(127);
-}
-
-/* Move a new descriptor above the standard ones: were loopbench started with one of
- * them closed, the child's dup2 onto 0, 1 or 2 would clobber it. */
-static int fd_high(int fd)
-{
-    if (fd < 0 || fd > 2)
-        return fd;
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-    int e = errno;
-    close(fd);
-    errno = e;
-    return high;
-}
-
-static int open_output(const char *path, struct lb_error *err)
-{
-    const char *p = path ? path : "/dev/null";
-    int fd = fd_high(open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (fd < 0)
-        lb_fail_errno(err, errno, "cannot create '%s'", p);
-    return fd;
 }
 
 static void leader_register(pid_t pid)
@@ -790,24 +711,24 @@ int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out, str
         return -1;
     /* fds: null, out, err, go[2], report[2] */
     int fds[7] = {-1, -1, -1, -1, -1, -1, -1};
-    fds[0] = fd_high(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    fds[0] = posix_fd_high(open("/dev/null", O_RDONLY | O_CLOEXEC));
     if (fds[0] < 0) {
         lb_fail_errno(err, errno, "cannot open '/dev/null'");
         goto fail;
     }
-    if ((fds[1] = open_output(opts->stdout_path, err)) < 0)
+    if ((fds[1] = posix_open_output(opts->stdout_path, err)) < 0)
         goto fail;
     /* One file for both: one offset, so the lines interleave instead of overwriting. */
     if (opts->stderr_path && opts->stdout_path && strcmp(opts->stderr_path, opts->stdout_path) == 0)
         fds[2] = fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
-    else if ((fds[2] = open_output(opts->stderr_path, err)) < 0)
+    else if ((fds[2] = posix_open_output(opts->stderr_path, err)) < 0)
         goto fail;
     if (fds[2] < 0 || pipe2(fds + 3, O_CLOEXEC) < 0 || pipe2(fds + 5, O_CLOEXEC) < 0) {
         lb_fail_errno(err, errno, "cannot start '%s'", opts->argv[0]);
         goto fail;
     }
     for (size_t i = 3; i < ARRAY_SIZE(fds); i++)
-        fds[i] = fd_high(fds[i]);
+        fds[i] = posix_fd_high(fds[i]);
     pid_t pid = fork();
     if (pid < 0) {
         lb_fail_errno(err, errno, "cannot start '%s'", opts->argv[0]);
@@ -1360,11 +1281,10 @@ int plat_hogs_start(pid_t *pids, unsigned n, struct lb_error *err)
     return 0;
 }
 
-void plat_hogs_stop(const pid_t *pids, unsigned n)
+void plat_self_usage(struct plat_self_usage *out)
 {
-    for (unsigned i = 0; i < n; i++)
-        kill(pids[i], SIGKILL);
-    for (unsigned i = 0; i < n; i++)
-        while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
-            ;
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    out->cpu_ns = posix_rusage_ns(&ru);
+    out->max_rss_bytes = (uint64_t)ru.ru_maxrss * 1024; /* Linux counts KiB */
 }

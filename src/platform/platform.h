@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "msg.h"
@@ -112,6 +113,51 @@ enum plat_event plat_wait_until(uint64_t deadline_mono_ns);
 /* The last interrupting signal received (0 if none) and how many SIGINTs so far. */
 int plat_last_signal(void);
 int plat_sigint_count(void);
+
+/* ---- Files ----------------------------------------------------------------------- */
+
+/* Put tmp (a file in path's directory) in place of path in one step that survives a
+ * crash: rename and sync the directory (POSIX), MoveFileExW with REPLACE_EXISTING and
+ * WRITE_THROUGH (Windows, where rename() refuses an existing target). -1 with errno. */
+int plat_replace_file(const char *tmp, const char *path);
+/* Absolute, canonical path (new string), or NULL with errno (ENOENT when missing). */
+char *plat_realpath(const char *path);
+/* mkdir; mode is applied where the file system has modes. -1 with errno. */
+int plat_mkdir(const char *path, unsigned mode);
+/* Lock the open file fd exclusively, without waiting: 0, or -1 with errno EWOULDBLOCK
+ * when another process holds it. The system drops the lock when the process dies. The
+ * lock must not stop other processes from reading the file. */
+int plat_lock_try(int fd);
+/* Delete the lock file and release the lock held through fd, in the order the system
+ * allows (Windows cannot delete a file that is open). */
+void plat_lock_release(const char *path, int fd);
+/* A read-write temporary file, deleted when closed (NULL with err). */
+FILE *plat_scratch_file(struct lb_error *err);
+
+/* ---- Programs and the network ------------------------------------------------------ */
+
+/* Run argv (argv[0] looked up in PATH) in dir, stdin from the null device, stdout and
+ * stderr to the file output_path, and wait for it: 0 with its wait status, or -1 with
+ * err and errno (ENOENT: no such program) when it could not be started. gnuplot is run
+ * this way. */
+int plat_run_program(char *const *argv, const char *dir, const char *output_path,
+                     int *wstatus, struct lb_error *err);
+/* 1 when something accepts TCP connections at host:port within 100 ms, else 0. */
+int plat_tcp_accepting(const char *host, int port);
+
+/* loopbench's own cost so far: CPU (user + system) and peak resident set. */
+struct plat_self_usage {
+    uint64_t cpu_ns;
+    uint64_t max_rss_bytes;
+};
+void plat_self_usage(struct plat_self_usage *out);
+
+/* POSIX extended regular expressions, for matching only (no submatches). Systems
+ * without them (Windows) refuse every pattern, saying so. */
+struct plat_regex;
+int plat_regex_compile(const char *pattern, struct plat_regex **out, struct lb_error *err);
+bool plat_regex_match(const struct plat_regex *re, const char *text);
+void plat_regex_free(struct plat_regex *re);
 
 /* ---- Host ------------------------------------------------------------------------- */
 

@@ -185,6 +185,7 @@ int main(void)
 {
     Suite *s = suite_create("report");
     TCase *tc = tcase_create("report");
+    tcase_add_unchecked_fixture(tc, testlib_root_make, testlib_root_remove);
     tcase_add_test(tc, load_fixed_keys);
     tcase_add_test(tc, load_refuses_other_schema);
     tcase_add_test(tc, compare_verdicts);

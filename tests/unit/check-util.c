@@ -16,10 +16,15 @@ START_TEST(atomic_write_replaces_content_and_keeps_mode)
     ck_assert_int_eq(write_file_atomic(path, "new content", 11, 0640, &err), 0);
     char *text = testlib_read(path);
     ck_assert_str_eq(text, "new content");
-    struct stat st;
+    /* The mode as this file system keeps it (Windows keeps only read-only). */
+    char *ref = path_join(dir, "reference");
+    testlib_write(ref, "", 0640);
+    struct stat st, want;
     ck_assert_int_eq(stat(path, &st), 0);
-    ck_assert_int_eq(st.st_mode & 07777, 0640);
+    ck_assert_int_eq(stat(ref, &want), 0);
+    ck_assert_int_eq(st.st_mode & 07777, want.st_mode & 07777);
     free(text);
+    free(ref);
     free(path);
     testlib_rmtree(dir);
     free(dir);
@@ -113,6 +118,29 @@ START_TEST(utc_formats)
 }
 END_TEST
 
+START_TEST(utc_parses_what_it_formats)
+{
+    /* Epoch, a leap day, the last second of a leap year, a date past 2038. */
+    static const uint64_t seconds[] = {0, 951782400, 1230767999, 1764686337, 4102444800};
+    for (size_t i = 0; i < sizeof(seconds) / sizeof(seconds[0]); i++) {
+        char buf[32];
+        uint64_t back = 1;
+        format_utc(seconds[i] * NS_PER_SEC, false, buf, sizeof(buf));
+        ck_assert_msg(parse_utc(buf, &back) == 0, "%s", buf);
+        ck_assert_msg(back == seconds[i] * NS_PER_SEC, "%s", buf);
+    }
+    static const char *const bad[] = {"", "2025-12-02", "2025-12-02T14:38:57", "2025-12-02 14:38:57Z",
+                                      "2025-13-02T14:38:57Z", "2025-02-29T00:00:00Z",
+                                      "2025-12-32T00:00:00Z", "2025-12-02T24:00:00Z",
+                                      "2025-12-02T14:38:57Zx", "1969-12-31T23:59:59Z"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        uint64_t wall = 7;
+        ck_assert_msg(parse_utc(bad[i], &wall) == -1, "'%s' was accepted", bad[i]);
+        ck_assert_msg(wall == 7, "'%s' changed the output", bad[i]);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("util");
@@ -124,6 +152,7 @@ int main(void)
     tcase_add_test(tc, mkdir_p_makes_every_level);
     tcase_add_test(tc, fnv1a64_matches_reference_vectors);
     tcase_add_test(tc, utc_formats);
+    tcase_add_test(tc, utc_parses_what_it_formats);
     suite_add_tcase(s, tc);
     return testlib_run(s);
 }

@@ -1,0 +1,257 @@
+/* What every POSIX back-end shares (Linux, macOS): CPU source names, files, locks,
+ * looking a program up and running it, a TCP check, regular expressions, busy
+ * processes' end. Built beside linux.c or darwin.c by meson. */
+#include "platform/platform.h"
+#include "platform/posix.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <signal.h>
+#include <poll.h>
+#include <regex.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util.h"
+
+extern char **environ;
+
+int cpu_source_parse(const char *s, enum cpu_source_kind *out)
+{
+    static const struct {
+        const char *name;
+        enum cpu_source_kind kind;
+    } names[] = {
+        {"auto", CPU_SOURCE_AUTO},
+        {"perf", CPU_SOURCE_PERF},
+        {"tree", CPU_SOURCE_TREE},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+        if (strcmp(s, names[i].name) == 0) {
+            *out = names[i].kind;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+uint64_t posix_rusage_ns(const struct rusage *ru)
+{
+    return ((uint64_t)ru->ru_utime.tv_sec + (uint64_t)ru->ru_stime.tv_sec) * NS_PER_SEC +
+           ((uint64_t)ru->ru_utime.tv_usec + (uint64_t)ru->ru_stime.tv_usec) * 1000;
+}
+
+int posix_fd_high(int fd)
+{
+    if (fd < 0 || fd > 2)
+        return fd;
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    int e = errno;
+    close(fd);
+    errno = e;
+    return high;
+}
+
+int posix_open_output(const char *path, struct lb_error *err)
+{
+    const char *p = path ? path : "/dev/null";
+    int fd = posix_fd_high(open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (fd < 0)
+        lb_fail_errno(err, errno, "cannot create '%s'", p);
+    return fd;
+}
+
+static const char *env_path(char *const *envp)
+{
+    for (size_t i = 0; envp && envp[i]; i++)
+        if (strncmp(envp[i], "PATH=", 5) == 0)
+            return envp[i] + 5;
+    return "/usr/local/bin:/usr/bin:/bin";
+}
+
+int posix_path_try(const char *file, char *const *envp,
+                   int (*attempt)(const char *path, void *ctx), void *ctx)
+{
+    if (strchr(file, '/'))
+        return attempt(file, ctx);
+    size_t flen = strlen(file);
+    int found = ENOENT;
+    for (const char *dir = env_path(envp); dir;) {
+        const char *colon = strchr(dir, ':');
+        size_t dlen = colon ? (size_t)(colon - dir) : strlen(dir);
+        char path[PATH_MAX];
+        if (dlen + 1 + flen + 1 <= sizeof(path)) {
+            size_t n = 0;
+            if (dlen) {
+                memcpy(path, dir, dlen);
+                n = dlen;
+                path[n++] = '/';
+            }
+            memcpy(path + n, file, flen + 1);
+            int e = attempt(path, ctx);
+            if (e == 0)
+                return 0;
+            if (e == EACCES)
+                found = EACCES;
+            else if (e != ENOENT && e != ENOTDIR)
+                return e;
+        }
+        dir = colon ? colon + 1 : NULL;
+    }
+    return found;
+}
+
+/* A rename is durable only once the directory holding the new name is on disk. */
+static void fsync_dir_of(const char *path)
+{
+    char *dir = path_dirname(path);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    free(dir);
+    if (fd < 0)
+        return;
+    fsync(fd);
+    close(fd);
+}
+
+int plat_replace_file(const char *tmp, const char *path)
+{
+    if (rename(tmp, path) < 0)
+        return -1;
+    fsync_dir_of(path);
+    return 0;
+}
+
+char *plat_realpath(const char *path)
+{
+    return realpath(path, NULL);
+}
+
+int plat_mkdir(const char *path, unsigned mode)
+{
+    return mkdir(path, (mode_t)mode);
+}
+
+int plat_lock_try(int fd)
+{
+    return flock(fd, LOCK_EX | LOCK_NB);
+}
+
+void plat_lock_release(const char *path, int fd)
+{
+    /* Unlinked while still locked, so nobody can lock the old file in between (lock_take
+     * sees a lock on a file that is no longer at its path and tries again). */
+    unlink(path);
+    close(fd);
+}
+
+FILE *plat_scratch_file(struct lb_error *err)
+{
+    FILE *f = tmpfile();
+    if (!f)
+        lb_fail_errno(err, errno, "cannot create a temporary file");
+    return f;
+}
+
+int plat_run_program(char *const *argv, const char *dir, const char *output_path,
+                     int *wstatus, struct lb_error *err)
+{
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, output_path,
+                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    if (dir)
+        posix_spawn_file_actions_addchdir_np(&fa, dir);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0) {
+        lb_fail_errno(err, rc, "cannot run %s (output to '%s')", argv[0], output_path);
+        errno = rc;
+        return -1;
+    }
+    while (waitpid(pid, wstatus, 0) < 0)
+        if (errno != EINTR)
+            return lb_fail_errno(err, errno, "cannot wait for %s", argv[0]);
+    return 0;
+}
+
+int plat_tcp_accepting(const char *host, int port)
+{
+    char service[16];
+    snprintf(service, sizeof(service), "%d", port);
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM};
+    struct addrinfo *res = NULL;
+    if (getaddrinfo(host, service, &hints, &res) != 0)
+        return 0;
+    int ok = 0;
+    for (struct addrinfo *a = res; a && !ok; a = a->ai_next) {
+        int fd = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+        if (fd < 0)
+            continue;
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+        fcntl(fd, F_SETFL, O_NONBLOCK);
+        if (connect(fd, a->ai_addr, a->ai_addrlen) == 0) {
+            ok = 1;
+        } else if (errno == EINPROGRESS) {
+            struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+            int soerr = 0;
+            socklen_t len = sizeof(soerr);
+            if (poll(&pfd, 1, 100) == 1 &&
+                getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == 0 && soerr == 0)
+                ok = 1;
+        }
+        close(fd);
+    }
+    freeaddrinfo(res);
+    return ok;
+}
+
+struct plat_regex {
+    regex_t re;
+};
+
+int plat_regex_compile(const char *pattern, struct plat_regex **out, struct lb_error *err)
+{
+    struct plat_regex *r = xmalloc(sizeof(*r));
+    int rc = regcomp(&r->re, pattern, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char why[256];
+        regerror(rc, &r->re, why, sizeof(why));
+        free(r);
+        return lb_fail(err, "invalid regular expression '%s': %s", pattern, why);
+    }
+    *out = r;
+    return 0;
+}
+
+bool plat_regex_match(const struct plat_regex *re, const char *text)
+{
+    return regexec(&re->re, text, 0, NULL, 0) == 0;
+}
+
+void plat_regex_free(struct plat_regex *re)
+{
+    if (!re)
+        return;
+    regfree(&re->re);
+    free(re);
+}
+
+void plat_hogs_stop(const pid_t *pids, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        kill(pids[i], SIGKILL);
+    for (unsigned i = 0; i < n; i++)
+        while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
+            ;
+}
