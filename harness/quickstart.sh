@@ -68,6 +68,30 @@ main_job() {
   ./build/loopbench run
 }
 
+# The Windows build (mingw-w64, cross-compiled) and its tests under wine: the unit tests
+# of the portable modules and the platform layer, and the smoke test of run, report and
+# sample --pid (tests/e2e/windows.sh). jansson and check are cross-built from Debian's
+# source packages once per Debian version, into a cache outside the clone.
+windows_tests() {
+  local deps=${LOOPBENCH_WINDEPS_PREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/loopbench/windeps}
+  say "cross-building jansson and check for Windows (cached in $deps)"
+  LOOPBENCH_WINDEPS="jansson check" bash harness/windows/deps.sh "$deps" || return 1
+  configure build-win -Dwerror=true --cross-file "$deps/cross-prefix.ini" \
+    --cross-file harness/windows/x86_64-w64-mingw32.ini
+  say "building for Windows (mingw-w64, warnings are errors)"
+  ninja -C build-win || return 1
+  say "running the Windows tests under wine"
+  # One scratch wine prefix, made before the tests run side by side, and its wineserver
+  # stopped after them.
+  export WINEPREFIX=$PWD/build-win/wineprefix WINEDEBUG=-all
+  wineboot --init >/dev/null 2>&1 && wineserver -w
+  local status=0
+  meson test -C build-win --print-errorlogs || status=1
+  wineserver -k 2>/dev/null || true
+  count_results build-win
+  return $status
+}
+
 test_job() {
   install_missing
   local rc=0
@@ -93,6 +117,7 @@ test_job() {
   say "running two end-to-end tests with loopbench under valgrind (clang build)"
   meson test -C build-clang --setup valgrind sample restore --print-errorlogs || rc=1
   count_results build-clang valgrind
+  windows_tests || rc=1
   if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
   else

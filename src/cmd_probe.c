@@ -87,7 +87,10 @@ static void print_text(const struct probe_report *r)
            (unsigned long long)h->clock_resolution_ns);
     printf("  governor    %s\n", or_dash(h->governor));
     printf("  virtual     %s\n", or_dash(h->virtualization));
-    printf("  load        %.2f %.2f %.2f\n", h->loadavg[0], h->loadavg[1], h->loadavg[2]);
+    if (h->loadavg[0] >= 0)
+        printf("  load        %.2f %.2f %.2f\n", h->loadavg[0], h->loadavg[1], h->loadavg[2]);
+    else
+        printf("  load        -\n"); /* Windows has no load average */
 
     printf("\n%-26s %12s %12s  %s\n", "operation", "ns/op", "desktop ref", "verdict");
     for (int i = 0; i < PROBE_N_OPS; i++) {

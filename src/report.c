@@ -286,6 +286,36 @@ static double doc_num(const struct loaded_results *r, const char *obj, const cha
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+/* " CPU clock: perf-task-clock, resolution 1 us." from the runs' records: the source
+ * and resolution differ per system (a Windows tick is 15.6 ms), and a reader weighs a
+ * small figure by them. Sources that differ between runs are all named. */
+static void cpu_clock_note(const struct loaded_results *r, FILE *out)
+{
+    json_t *runs = json_object_get(r->doc, "runs"), *run;
+    const char *source = NULL;
+    double resolution_ns = 0;
+    bool mixed = false;
+    size_t j;
+    json_array_foreach(runs, j, run) {
+        const char *s = json_string_value(json_object_get(run, "cpu_source"));
+        json_t *res = json_object_get(run, "cpu_resolution_ns");
+        if (!s)
+            continue;
+        mixed |= source && strcmp(source, s) != 0;
+        source = source ? source : s;
+        if (json_is_number(res) && json_number_value(res) > resolution_ns)
+            resolution_ns = json_number_value(res);
+    }
+    if (!source)
+        return;
+    fprintf(out, " CPU clock: %s%s", source, mixed ? " and others (runs differ)" : "");
+    if (resolution_ns >= 1e6)
+        fprintf(out, ", resolution %.3g ms", resolution_ns / 1e6);
+    else if (resolution_ns > 0)
+        fprintf(out, ", resolution %.3g us", resolution_ns / 1e3);
+    fputc('.', out);
+}
+
 /* Host, method and whatever the run recorded that weakens the figures. */
 static void footnote(const struct loaded_results *r, size_t n, FILE *out)
 {
@@ -300,6 +330,10 @@ static void footnote(const struct loaded_results *r, size_t n, FILE *out)
                 doc_num(&r[i], "campaign", "sample_seconds"), doc_num(&r[i], "campaign", "repeat"),
                 r[i].order, doc_num(&r[i], "campaign", "seed"),
                 doc_str(&r[i], "loopbench", "version"));
+        cpu_clock_note(&r[i], out);
+        if (strcmp(doc_str(&r[i], "host", "virtualization"), "wine") == 0)
+            fprintf(out, " Warning: measured under wine, which does not account CPU time as "
+                         "Windows does: these CPU figures are not Windows'.");
         size_t unreliable = 0;
         json_t *runs = json_object_get(r[i].doc, "runs"), *run;
         size_t j;

@@ -328,8 +328,12 @@ int lock_take(const char *path, const char *what, struct lb_error *err)
         int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (fd < 0)
             return lb_fail_errno(err, errno, "cannot create lock file '%s'", path);
-        if (plat_lock_try(fd) < 0) {
+        if (plat_lock_try(fd, path) < 0) {
             int e = errno;
+            if (e == ESTALE) { /* the holder before us removed it: try the new file */
+                close(fd);
+                continue;
+            }
             char pid[32] = "";
             ssize_t n = read(fd, pid, sizeof(pid) - 1);
             close(fd);
@@ -341,21 +345,14 @@ int lock_take(const char *path, const char *what, struct lb_error *err)
                                 "at a time",
                            what, pid[0] ? pid : "unknown", path);
         }
-        /* The holder before us may have removed the file between our open and our
-         * lock: then the lock is on a dead inode, and we try again on the new one. */
-        struct stat held, now;
-        if (fstat(fd, &held) == 0 && stat(path, &now) == 0 && held.st_ino == now.st_ino &&
-            held.st_dev == now.st_dev) {
-            char pid[32];
-            int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-            if (ftruncate(fd, 0) < 0 || write(fd, pid, (size_t)n) != n) {
-                int e = errno;
-                close(fd);
-                return lb_fail_errno(err, e, "cannot write lock file '%s'", path);
-            }
-            return fd;
+        char pid[32];
+        int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+        if (ftruncate(fd, 0) < 0 || write(fd, pid, (size_t)n) != n) {
+            int e = errno;
+            close(fd);
+            return lb_fail_errno(err, e, "cannot write lock file '%s'", path);
         }
-        close(fd);
+        return fd;
     }
 }
 

@@ -117,12 +117,25 @@ void testlib_rmtree(const char *path)
 
 void testlib_write(const char *path, const char *text, unsigned mode)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
     ck_assert_int_ge(fd, 0);
     size_t len = strlen(text);
     ck_assert_int_eq(write(fd, text, len), (ssize_t)len);
     close(fd);
     ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+unsigned testlib_mode_kept(unsigned mode)
+{
+    char *dir = testlib_tmpdir();
+    char *path = path_join(dir, "mode");
+    testlib_write(path, "", mode);
+    struct stat st;
+    ck_assert_int_eq(stat(path, &st), 0);
+    testlib_rmtree(dir);
+    free(path);
+    free(dir);
+    return (unsigned)st.st_mode & 07777;
 }
 
 char *testlib_read(const char *path)
@@ -131,6 +144,26 @@ char *testlib_read(const char *path)
     struct lb_error err;
     ck_assert_msg(read_file(path, &data, NULL, &err) == 0, "%s", err.msg);
     return data;
+}
+
+FILE *testlib_capture(void)
+{
+    struct lb_error err;
+    FILE *f = plat_scratch_file(&err);
+    ck_assert_msg(f != NULL, "%s", err.msg);
+    return f;
+}
+
+char *testlib_captured(FILE *f)
+{
+    long size = ftell(f);
+    ck_assert_int_ge(size, 0);
+    char *text = xmalloc((size_t)size + 1);
+    ck_assert_int_eq(fseek(f, 0, SEEK_SET), 0);
+    ck_assert_uint_eq(fread(text, 1, (size_t)size, f), (size_t)size);
+    text[size] = '\0';
+    fclose(f);
+    return text;
 }
 
 int testlib_run(Suite *s)

@@ -3,6 +3,7 @@
 #define LOOPBENCH_TESTLIB_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* One directory per test executable, made in the parent before the tests fork and
  * removed after them (a Check unchecked fixture), so a failing test leaves nothing
@@ -24,7 +25,14 @@ char *testlib_tmpdir(void);
 void testlib_rmtree(const char *path);
 /* Write a file with the given text and mode; fails the test on error. */
 void testlib_write(const char *path, const char *text, unsigned mode);
+/* The permission bits a file made with mode ends up with on this file system (all of
+ * them on POSIX; Windows keeps only read-only). */
+unsigned testlib_mode_kept(unsigned mode);
 /* Read a whole file (new string). */
 char *testlib_read(const char *path);
+/* A stream whose text testlib_captured returns (new string) and closes it: what
+ * open_memstream does, which Windows lacks. */
+FILE *testlib_capture(void);
+char *testlib_captured(FILE *f);
 
 #endif

@@ -72,6 +72,8 @@ const char *cpu_source_name(enum cpu_source_kind kind)
         return "perf-task-clock";
     case CPU_SOURCE_TREE:
         return "proc-pid-rusage";
+    case CPU_SOURCE_PROCESS: /* Windows' only: an attached tree is walked here */
+        return "process-times";
     }
     return "unknown";
 }
@@ -713,19 +715,6 @@ int plat_host_facts(struct plat_host_facts *out, struct lb_error *err)
         out->clock_resolution_ns = (uint64_t)res.tv_sec * NS_PER_SEC + (uint64_t)res.tv_nsec;
     out->virtualization = virtualization();
     return 0;
-}
-
-void plat_host_facts_release(struct plat_host_facts *f)
-{
-    free(f->hostname);
-    free(f->os);
-    free(f->kernel);
-    free(f->arch);
-    free(f->cpu_model);
-    free(f->clocksource);
-    free(f->governor);
-    free(f->virtualization);
-    memset(f, 0, sizeof(*f));
 }
 
 /* ---- Probing the host ------------------------------------------------------------- */

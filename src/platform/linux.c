@@ -76,6 +76,8 @@ const char *cpu_source_name(enum cpu_source_kind kind)
         return "perf-task-clock";
     case CPU_SOURCE_TREE:
         return "process-tree-clocks";
+    case CPU_SOURCE_PROCESS: /* Windows' only: an attached tree is walked here */
+        return "process-times";
     }
     return "unknown";
 }
@@ -1181,19 +1183,6 @@ int plat_host_facts(struct plat_host_facts *out, struct lb_error *err)
     out->governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
     out->virtualization = virtualization();
     return 0;
-}
-
-void plat_host_facts_release(struct plat_host_facts *f)
-{
-    free(f->hostname);
-    free(f->os);
-    free(f->kernel);
-    free(f->arch);
-    free(f->cpu_model);
-    free(f->clocksource);
-    free(f->governor);
-    free(f->virtualization);
-    memset(f, 0, sizeof(*f));
 }
 
 /* ---- Probing the host ------------------------------------------------------------- */

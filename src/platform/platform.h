@@ -24,7 +24,10 @@ char *plat_exe_dir(struct lb_error *err);
 enum cpu_source_kind {
     CPU_SOURCE_AUTO = 0, /* the best one the host allows */
     CPU_SOURCE_PERF,     /* Linux perf_event task-clock, inherited by the whole tree */
-    CPU_SOURCE_TREE,     /* per-process CPU clocks of the live tree + reaped children */
+    CPU_SOURCE_TREE,     /* per-process CPU clocks of the live tree + reaped children
+                            (Windows: the job's accounting) */
+    CPU_SOURCE_PROCESS,  /* one attached process's own times, without descendants
+                            (Windows' sample --pid: GetProcessTimes) */
 };
 
 /* "perf-task-clock", "process-tree-clocks", ...: recorded in results. */
@@ -124,10 +127,12 @@ int plat_replace_file(const char *tmp, const char *path);
 char *plat_realpath(const char *path);
 /* mkdir; mode is applied where the file system has modes. -1 with errno. */
 int plat_mkdir(const char *path, unsigned mode);
-/* Lock the open file fd exclusively, without waiting: 0, or -1 with errno EWOULDBLOCK
- * when another process holds it. The system drops the lock when the process dies. The
- * lock must not stop other processes from reading the file. */
-int plat_lock_try(int fd);
+/* Lock fd, the file just opened at path, exclusively and without waiting: 0, or -1 with
+ * errno EWOULDBLOCK when another process holds it, or ESTALE when the lock was taken on
+ * a file that is no longer at path (its holder removed it meanwhile: open it again).
+ * The system drops the lock when the process dies. The lock must not stop other
+ * processes from reading the file. */
+int plat_lock_try(int fd, const char *path);
 /* Delete the lock file and release the lock held through fd, in the order the system
  * allows (Windows cannot delete a file that is open). */
 void plat_lock_release(const char *path, int fd);

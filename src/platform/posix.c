@@ -24,25 +24,6 @@
 
 extern char **environ;
 
-int cpu_source_parse(const char *s, enum cpu_source_kind *out)
-{
-    static const struct {
-        const char *name;
-        enum cpu_source_kind kind;
-    } names[] = {
-        {"auto", CPU_SOURCE_AUTO},
-        {"perf", CPU_SOURCE_PERF},
-        {"tree", CPU_SOURCE_TREE},
-    };
-    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-        if (strcmp(s, names[i].name) == 0) {
-            *out = names[i].kind;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 uint64_t posix_rusage_ns(const struct rusage *ru)
 {
     return ((uint64_t)ru->ru_utime.tv_sec + (uint64_t)ru->ru_stime.tv_sec) * NS_PER_SEC +
@@ -139,9 +120,18 @@ int plat_mkdir(const char *path, unsigned mode)
     return mkdir(path, (mode_t)mode);
 }
 
-int plat_lock_try(int fd)
+int plat_lock_try(int fd, const char *path)
 {
-    return flock(fd, LOCK_EX | LOCK_NB);
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+        return -1;
+    /* The holder before us may have removed the file between our open and our lock:
+     * then the lock is on a dead inode. */
+    struct stat held, now;
+    if (fstat(fd, &held) == 0 && stat(path, &now) == 0 && held.st_ino == now.st_ino &&
+        held.st_dev == now.st_dev)
+        return 0;
+    errno = ESTALE;
+    return -1;
 }
 
 void plat_lock_release(const char *path, int fd)

@@ -33,6 +33,9 @@ check "the separator row has one cell per column" awk -F'|' '
 check "the method footnote names host, window and version" grep -Eq \
   'logical CPUs.*warm-up 0.5 s, sample 2.5 s, 3 runs per setting, order interleave.*loopbench [0-9]' \
   "$out/report.md"
+check "the method footnote names the CPU clock and its resolution" grep -Eq \
+  'CPU clock: (perf-task-clock, resolution 1 us|process-tree-clocks, resolution [0-9.]+ ms)\.' \
+  "$out/report.md"
 for img in cpu cpu-time tradeoff; do
   check "$img.svg is an SVG, linked" bash -c "grep -q '<svg' '$out/plots/$img.svg' &&
     grep -qF '](plots/$img.svg)' '$out/report.md'"

@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "confedit.h"
+#include "platform/platform.h"
 #include "profile.h"
 #include "testlib.h"
 #include "util.h"
@@ -31,7 +33,7 @@ static void assert_file(const char *path, const char *want, size_t want_len, uns
     ck_assert_msg(len == want_len && memcmp(got, want, len) == 0, "%s:\n got: [%s]\nwant: [%s]",
                   path, got, want);
     ck_assert_int_eq(stat(path, &st), 0);
-    ck_assert_uint_eq(st.st_mode & 07777, mode);
+    ck_assert_uint_eq(st.st_mode & 07777, testlib_mode_kept(mode));
     free(got);
 }
 
@@ -322,11 +324,14 @@ START_TEST(test_restore_keeps_going)
     ck_assert_int_eq(confedit_apply(&ce, &p, "0", &err), 0);
     /* a.json is restored first and fails: a directory stands in its place. */
     ck_assert_int_eq(unlink("a.json"), 0);
-    ck_assert_int_eq(mkdir("a.json", 0755), 0);
+    ck_assert_int_eq(plat_mkdir("a.json", 0755), 0);
     put("a.json/inside", "x", 0644);
     ck_assert_int_eq(confedit_restore(&ce, &err), -1);
-    char *want = xasprintf("cannot replace '%s/a.json': Is a directory", dir);
-    ck_assert_str_eq(err.msg, want);
+    /* The reason is the system's ("Is a directory" on Linux, "Permission denied" on
+     * Windows), and so is the separator before the name. */
+    char *want = xasprintf("cannot replace '%s", dir);
+    ck_assert_msg(strncmp(err.msg, want, strlen(want)) == 0 && strstr(err.msg, "a.json': "),
+                  "%s", err.msg);
     assert_file("b.json", "{\"b\": 1}", 8, 0644);
     free(want);
     confedit_release(&ce);
@@ -338,7 +343,7 @@ END_TEST
 START_TEST(test_symlinked_config_stays_a_link)
 {
     testlib_case_dir();
-    ck_assert_int_eq(mkdir("real", 0755), 0);
+    ck_assert_int_eq(plat_mkdir("real", 0755), 0);
     put("real/cfg.json", odd_config, 0640);
     ck_assert_int_eq(symlink("real/cfg.json", "cfg.json"), 0);
     struct profile p;
@@ -528,7 +533,10 @@ static Suite *confedit_suite(void)
     tcase_add_test(files, test_apply_starts_from_original);
     tcase_add_test(files, test_restore_leaves_identical_file_alone);
     tcase_add_test(files, test_restore_keeps_going);
-    tcase_add_test(files, test_symlinked_config_stays_a_link);
+    /* Windows' symbolic links need a privilege or developer mode, and its stat does not
+     * see them. */
+    if (strcmp(plat_name(), "windows") != 0)
+        tcase_add_test(files, test_symlinked_config_stays_a_link);
     tcase_add_test(files, test_begin_needs_the_file);
     tcase_add_test(files, test_apply_error_names_file);
     tcase_add_test(files, test_modernuo_applied);

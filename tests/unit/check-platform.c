@@ -109,19 +109,44 @@ START_TEST(a_lock_excludes_a_second_open_but_not_readers)
     int held = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
     ck_assert_int_ge(held, 0);
     ck_assert_int_eq(write(held, "4242\n", 5), 5);
-    ck_assert_int_eq(plat_lock_try(held), 0);
+    ck_assert_int_eq(plat_lock_try(held, path), 0);
     /* flock locks belong to an open file, LockFileEx locks to a handle: a second open
      * in this same process is refused on both systems. */
     int other = open(path, O_RDWR | O_CLOEXEC);
     ck_assert_int_ge(other, 0);
     errno = 0;
-    ck_assert_int_eq(plat_lock_try(other), -1);
+    ck_assert_int_eq(plat_lock_try(other, path), -1);
     ck_assert_int_eq(errno, EWOULDBLOCK);
     char pid[16] = "";
     ck_assert_int_eq(read(other, pid, sizeof(pid) - 1), 5);
     ck_assert_str_eq(pid, "4242\n");
     close(other);
     plat_lock_release(path, held);
+    ck_assert(!exists(path));
+    free(path);
+    testlib_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+START_TEST(a_lock_is_never_taken_on_a_file_gone_from_its_path)
+{
+    char *dir = testlib_tmpdir();
+    char *path = path_join(dir, "lock");
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    ck_assert_int_ge(fd, 0);
+    if (remove(path) == 0) {
+        /* POSIX: the holder before us removed the file between our open and our lock,
+         * and the next one made a new file there. */
+        testlib_write(path, "", 0600);
+        errno = 0;
+        ck_assert_int_eq(plat_lock_try(fd, path), -1);
+        ck_assert_int_eq(errno, ESTALE);
+    } else {
+        /* Windows: an open file cannot be removed, so the race cannot happen. */
+        ck_assert_int_eq(plat_lock_try(fd, path), 0);
+    }
+    plat_lock_release(path, fd);
     ck_assert(!exists(path));
     free(path);
     testlib_rmtree(dir);
@@ -328,6 +353,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, realpath_is_absolute_and_missing_files_are_enoent);
     tcase_add_test(tc, mkdir_makes_a_directory_once);
     tcase_add_test(tc, a_lock_excludes_a_second_open_but_not_readers);
+    tcase_add_test(tc, a_lock_is_never_taken_on_a_file_gone_from_its_path);
     tcase_add_test(tc, a_scratch_file_reads_back_what_was_written);
     tcase_add_test(tc, run_program_gives_the_exit_status_and_output);
     tcase_add_test(tc, run_program_names_a_missing_program);

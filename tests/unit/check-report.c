@@ -126,14 +126,13 @@ END_TEST
 /* The report as a string into *text (new). */
 static void render(const struct loaded_results *r, size_t n, int csv, char **text)
 {
-    static size_t len; /* open_memstream keeps the address until fclose */
-    FILE *f = open_memstream(text, &len);
+    FILE *f = testlib_capture();
     struct report_opts o = {0};
     if (csv)
         report_csv(r, n, f);
     else
         report_markdown(r, n, &o, f);
-    fclose(f);
+    *text = testlib_captured(f);
 }
 
 START_TEST(markdown_from_the_figures)

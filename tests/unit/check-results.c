@@ -154,11 +154,9 @@ START_TEST(written_file_parses_and_table_marks_baseline)
     ck_assert_msg(doc != NULL, "%s", jerr.text);
     json_decref(doc);
 
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&buf, &len);
+    FILE *out = testlib_capture();
     results_print_table(&c, out);
-    fclose(out);
+    char *buf = testlib_captured(out);
     ck_assert_ptr_nonnull(strstr(buf, "0 (baseline)"));
     ck_assert_ptr_nonnull(strstr(buf, "109.4x")); /* 98.5 / 0.9 */
     ck_assert_ptr_nonnull(strstr(buf, "peak lag"));

@@ -2,7 +2,6 @@
  * lines, then whole logs (canned in tests/data/logs/, or generated into a temporary
  * directory that the fixture removes even when a test fails). */
 #include <check.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,28 +391,16 @@ static char tmpdir[256];
 
 static void tmpdir_create(void)
 {
-    const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof(tmpdir), "%s/check-scrape.XXXXXX", base && *base ? base : "/tmp");
-    if (!mkdtemp(tmpdir))
-        ck_abort_msg("cannot create a temporary directory '%s'", tmpdir);
+    char *dir = testlib_tmpdir();
+    ck_assert_uint_lt(strlen(dir), sizeof(tmpdir));
+    strcpy(tmpdir, dir);
+    free(dir);
 }
 
 /* Unchecked, so it runs in the parent even when a forked test failed half-way. */
 static void tmpdir_remove(void)
 {
-    DIR *d = opendir(tmpdir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char *p = path_join(tmpdir, e->d_name);
-        unlink(p);
-        free(p);
-    }
-    closedir(d);
-    rmdir(tmpdir);
+    testlib_rmtree(tmpdir);
 }
 
 /* A new file in the temporary directory; returns its path (caller frees). */

@@ -1,0 +1,42 @@
+/* The parts of the platform contract that are the same on every system: built with
+ * each back-end. */
+#include "platform/platform.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+/* "perf" is known everywhere, so that asking for it where there is none fails at the
+ * start with the reason, rather than as an unknown word. */
+int cpu_source_parse(const char *s, enum cpu_source_kind *out)
+{
+    static const struct {
+        const char *name;
+        enum cpu_source_kind kind;
+    } names[] = {
+        {"auto", CPU_SOURCE_AUTO},
+        {"perf", CPU_SOURCE_PERF},
+        {"tree", CPU_SOURCE_TREE},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+        if (strcmp(s, names[i].name) == 0) {
+            *out = names[i].kind;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+void plat_host_facts_release(struct plat_host_facts *f)
+{
+    free(f->hostname);
+    free(f->os);
+    free(f->kernel);
+    free(f->arch);
+    free(f->cpu_model);
+    free(f->clocksource);
+    free(f->governor);
+    free(f->virtualization);
+    memset(f, 0, sizeof(*f));
+}

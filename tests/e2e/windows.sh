@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# End-to-end smoke test of the Windows build, under wine: `loopbench run` of a small
+# campaign against tests/helpers/wintarget.exe with its config restored, `report`,
+# `sample --pid`, and a profile the Windows build must refuse.
+#
+# Wine runs every code path but does not account CPU as Windows does (its job
+# accounting reports 0, GetProcessTimes of another process its caller's own times;
+# docs/platforms.md), so CPU figures are checked for presence and sanity, never value.
+# Needs LOOPBENCH and WINTARGET (the .exe files, set by meson), wine and jq.
+set -euo pipefail
+
+: "${LOOPBENCH:?set LOOPBENCH to loopbench.exe}"
+: "${WINTARGET:?set WINTARGET to wintarget.exe}"
+command -v wine >/dev/null || { echo "wine is missing: apt-get install -y wine wine64"; exit 1; }
+command -v jq >/dev/null || { echo "jq is missing: apt-get install -y jq"; exit 1; }
+export WINEDEBUG=-all
+
+tmp=$(mktemp -d)
+fails=0
+sampled=
+cleanup() {
+    [ -z "$sampled" ] || kill -9 "$sampled" 2>/dev/null || true
+    wait 2>/dev/null || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ok() { printf 'ok: %s\n' "$*"; }
+fail() { printf 'FAIL: %s\n' "$*"; fails=$((fails + 1)); }
+check() { # check "description" command...
+    local what=$1; shift
+    if "$@"; then ok "$what"; else fail "$what"; fi
+}
+
+# lb ARGS...: loopbench.exe under wine, keeping its exit status, stdout and stderr.
+lb() {
+    set +e
+    wine "$LOOPBENCH" "$@" >"$tmp/out" 2>"$tmp/err"
+    status=$?
+    set -e
+}
+
+# Live processes running wintarget.exe (wine shows them by their .exe name; a zombie
+# waiting for a container's init to reap it is not one).
+targets_left() { pgrep -r R,S,D,T -f 'wintarget\.exe' >/dev/null; }
+
+cp "$WINTARGET" "$tmp/wintarget.exe"
+printf '{\n  "loop": {"idleWaitMs": "0"},\n  "name": "smoke"\n}\n' >"$tmp/wintarget.config.json"
+cp "$tmp/wintarget.config.json" "$tmp/config.orig"
+cat >"$tmp/wintarget.json" <<'EOF'
+{
+  "name": "wintarget",
+  "description": "the Windows smoke test's target: burns a share of a core, logs loop: lines",
+  "command": ["wintarget.exe", "--share", "0.1", "--config", "wintarget.config.json"],
+  "cwd": ".",
+  "knob": {
+    "name": "idleWaitMs",
+    "values": ["0", "2"],
+    "baseline": "0",
+    "config": { "file": "wintarget.config.json", "path": ["loop", "idleWaitMs"], "type": "string" }
+  },
+  "ready": { "delay": 0.5 },
+  "metrics": {
+    "marker": "loop: ",
+    "health": [ { "key": "missed16ms", "better": "lower", "must_be_zero": true } ]
+  },
+  "stop": { "signal": "SIGTERM", "grace": 1 },
+  "defaults": { "warmup": 0.5, "sample": 2, "repeat": 1 }
+}
+EOF
+
+# --- 1. the build names its back-end -----------------------------------------------------
+lb --version
+check "loopbench --version names the windows back-end" grep -q windows "$tmp/out"
+
+# --- 2. a campaign: two settings, one run each -----------------------------------------------
+cd "$tmp"
+lb run wintarget.json -o "$tmp/res"
+if [ "$status" -eq 0 ]; then
+    ok "loopbench run exited 0"
+else
+    fail "loopbench run exited $status: $(cat "$tmp/err")"
+fi
+check "the config file is byte-identical after the campaign" cmp -s wintarget.config.json config.orig
+check "no journal or lock file is left beside the config" \
+    test -z "$(find "$tmp" -maxdepth 1 -name '.wintarget.config.json.loopbench-*')"
+check "no wintarget process is left" eval '! targets_left'
+res=$tmp/res/results.json
+if [ -f "$res" ]; then
+    check "results.json: the campaign completed" \
+        test "$(jq -r .campaign.state "$res")" = finished
+    check "results.json: 2 runs, both ok" \
+        test "$(jq '[.runs[] | select(.status == "ok")] | length' "$res")" = 2
+    check "results.json: the platform is windows" \
+        test "$(jq -r .loopbench.platform "$res")" = windows
+    check "results.json: each run's CPU is a number >= 0" \
+        test "$(jq '[.runs[] | .cpu_seconds | select(type == "number" and . >= 0)] | length' "$res")" = 2
+    check "results.json: the CPU source and its resolution are recorded" \
+        jq -e '.runs[0].cpu_source == "job-object-accounting" and .runs[0].cpu_resolution_ns > 0' "$res"
+    check "the target read each setting from its config (its stdout shows it)" \
+        eval 'grep -q "idleWaitMs\": *\"2\"" "$tmp"/res/runs/*/stdout.log'
+    check "results.json: health lines were scraped" \
+        jq -e '[.runs[] | .metrics.missed16ms | select(. != null)] | length == 2' "$res"
+else
+    fail "no results.json in $tmp/res"
+fi
+
+lb report "$tmp/res" --no-plots
+check "loopbench report exits 0" test "$status" -eq 0
+check "the report has the CPU table" grep -q '^| idleWaitMs | CPU % of one core' "$tmp/out"
+check "the report states the CPU clock and its resolution" \
+    grep -Eq 'CPU clock: job-object-accounting, resolution [0-9.]+ ms' "$tmp/out"
+check "the report warns that wine's CPU figures are not Windows'" \
+    grep -q 'measured under wine' "$tmp/out"
+
+# --- 3. sample --pid: attach to a process loopbench did not start ----------------------------
+wine "$tmp/wintarget.exe" --share 0.1 --seconds 60 --pidfile "$tmp/target.pid" >/dev/null 2>&1 &
+sampled=$!
+for _ in $(seq 100); do [ -s "$tmp/target.pid" ] && break; sleep 0.1; done
+winpid=$(tr -d '\r\n' <"$tmp/target.pid" 2>/dev/null || true)
+if [ -n "$winpid" ]; then
+    lb sample --pid "$winpid" --seconds 2 --interval 250 --json
+    check "sample --pid exits 0" test "$status" -eq 0
+    check "sample --pid: CPU seconds >= 0 and wall time about 2 s" \
+        jq -e '.cpu_seconds >= 0 and .wall_seconds > 1.5 and .wall_seconds < 4' "$tmp/out"
+    check "sample --pid: the CPU source is that process's own times" \
+        jq -e '.cpu_source == "process-times" and .resolution_ns > 0' "$tmp/out"
+    check "sample --pid: a series of points, the CPU never running backwards" \
+        jq -e '(.series | length) >= 4 and all(.series[]; .cpu_percent >= 0)' "$tmp/out"
+else
+    fail "wintarget wrote no pid file"
+fi
+kill -9 "$sampled" 2>/dev/null || true
+wait "$sampled" 2>/dev/null || true
+sampled=
+
+# --- 4. what the Windows build refuses, and how -------------------------------------------
+jq '.ready = {"log": "ready"}' wintarget.json >needs-regex.json
+lb validate needs-regex.json
+check "a ready.log profile is refused (exit 2)" test "$status" -eq 2
+check "... saying regular expressions are not available on Windows" \
+    grep -q 'not available' "$tmp/err"
+jq '.rtt = {"tcp": "127.0.0.1:9", "send": "ping"}' wintarget.json >needs-network.json
+lb validate needs-network.json
+check "an rtt profile is refused, saying the build has no network support" \
+    grep -q 'without network support' "$tmp/err"
+
+echo "$fails failed"
+[ "$fails" -eq 0 ]
