@@ -75,7 +75,7 @@ main_job() {
 windows_tests() {
   local deps=${LOOPBENCH_WINDEPS_PREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/loopbench/windeps}
   say "cross-building jansson and check for Windows (cached in $deps)"
-  LOOPBENCH_WINDEPS="jansson check" bash harness/windows/deps.sh "$deps" || return 1
+  LOOPBENCH_WINDEPS="jansson check" bash harness/windows/deps.sh "$deps" "$deps-src" || return 1
   configure build-win -Dwerror=true --cross-file "$deps/cross-prefix.ini" \
     --cross-file harness/windows/x86_64-w64-mingw32.ini
   say "building for Windows (mingw-w64, warnings are errors)"

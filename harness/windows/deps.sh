@@ -123,7 +123,7 @@ timed() {   # timed NAME CMD... : runs CMD, logs wall time
 build_jansson() {
     local src; src=$(fetch jansson)
     rm -rf "$src/_win"; mkdir "$src/_win"
-    [ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >/dev/null)
+    [ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >autoreconf.log 2>&1)
     (cd "$src/_win" &&
         env "${cross_env[@]}" ../configure --host=$HOST --prefix="$PREFIX" \
             --enable-static --disable-shared >configure.log 2>&1 &&
@@ -133,7 +133,7 @@ build_jansson() {
 build_check() {
     local src; src=$(fetch check)
     rm -rf "$src/_win"; mkdir "$src/_win"
-    [ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >/dev/null)
+    [ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >autoreconf.log 2>&1)
     # Only the library (lib/, src/) and check.pc: the docs need texinfo and the
     # self-tests are not needed. Fork mode does not exist on Windows: check's
     # configure detects that and builds the no-fork variant. LIBS: mingw's
@@ -154,7 +154,7 @@ build_check() {
 build_curl() {
     local src; src=$(fetch curl)
     rm -rf "$src/_win"; mkdir "$src/_win"
-    [ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >/dev/null)
+    [ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >autoreconf.log 2>&1)
     # TLS through Windows' own Schannel; nothing else optional.
     (cd "$src/_win" &&
         env "${cross_env[@]}" ../configure --host=$HOST --prefix="$PREFIX" \
@@ -179,7 +179,7 @@ for lib in $LIBS; do
     fi
     log "building $lib $(src_version "$lib") into $PREFIX (logs: $WORK/$lib-*/*/_win/*.log)"
     if ! timed "$lib" "build_$lib"; then
-        for f in "$WORK/$lib"-*/*/_win/{configure,make,install}.log; do
+        for f in "$WORK/$lib"-*/*/autoreconf.log "$WORK/$lib"-*/*/_win/{configure,make,install}.log; do
             [ -e "$f" ] && { echo "--- tail of $f" >&2; tail -n 30 "$f" >&2; }
         done
         echo "building $lib failed" >&2

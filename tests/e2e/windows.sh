@@ -44,10 +44,14 @@ lb() {
 # waiting for a container's init to reap it is not one).
 targets_left() { pgrep -r R,S,D,T -f 'wintarget\.exe' >/dev/null; }
 
-cp "$WINTARGET" "$tmp/wintarget.exe"
-printf '{\n  "loop": {"idleWaitMs": "0"},\n  "name": "smoke"\n}\n' >"$tmp/wintarget.config.json"
-cp "$tmp/wintarget.config.json" "$tmp/config.orig"
-cat >"$tmp/wintarget.json" <<'EOF'
+# The campaign's directory has a space and non-ASCII letters in its name: loopbench.exe
+# takes UTF-8 paths (its manifest's code page) and hands the target UTF-16 ones.
+work="$tmp/café ü dir"
+mkdir "$work"
+cp "$WINTARGET" "$work/wintarget.exe"
+printf '{\n  "loop": {"idleWaitMs": "0"},\n  "name": "smoke"\n}\n' >"$work/wintarget.config.json"
+cp "$work/wintarget.config.json" "$work/config.orig"
+cat >"$work/wintarget.json" <<'EOF'
 {
   "name": "wintarget",
   "description": "the Windows smoke test's target: burns a share of a core, logs loop: lines",
@@ -74,8 +78,8 @@ lb --version
 check "loopbench --version names the windows back-end" grep -q windows "$tmp/out"
 
 # --- 2. a campaign: two settings, one run each -----------------------------------------------
-cd "$tmp"
-lb run wintarget.json -o "$tmp/res"
+cd "$work"
+lb run wintarget.json -o "$work/res"
 if [ "$status" -eq 0 ]; then
     ok "loopbench run exited 0"
 else
@@ -83,10 +87,12 @@ else
 fi
 check "the config file is byte-identical after the campaign" cmp -s wintarget.config.json config.orig
 check "no journal or lock file is left beside the config" \
-    test -z "$(find "$tmp" -maxdepth 1 -name '.wintarget.config.json.loopbench-*')"
+    test -z "$(find "$work" -maxdepth 1 -name '.wintarget.config.json.loopbench-*')"
 check "no wintarget process is left" eval '! targets_left'
-res=$tmp/res/results.json
+res=$work/res/results.json
 if [ -f "$res" ]; then
+    check "results.json records the command line, non-ASCII letters intact" \
+        jq -e '.command_line | tostring | test("café ü dir/res")' "$res"
     check "results.json: the campaign completed" \
         test "$(jq -r .campaign.state "$res")" = finished
     check "results.json: 2 runs, both ok" \
@@ -98,14 +104,14 @@ if [ -f "$res" ]; then
     check "results.json: the CPU source and its resolution are recorded" \
         jq -e '.runs[0].cpu_source == "job-object-accounting" and .runs[0].cpu_resolution_ns > 0' "$res"
     check "the target read each setting from its config (its stdout shows it)" \
-        eval 'grep -q "idleWaitMs\": *\"2\"" "$tmp"/res/runs/*/stdout.log'
+        eval 'grep -q "idleWaitMs\": *\"2\"" "$work"/res/runs/*/stdout.log'
     check "results.json: health lines were scraped" \
         jq -e '[.runs[] | .metrics.missed16ms | select(. != null)] | length == 2' "$res"
 else
-    fail "no results.json in $tmp/res"
+    fail "no results.json in $work/res"
 fi
 
-lb report "$tmp/res" --no-plots
+lb report "$work/res" --no-plots
 check "loopbench report exits 0" test "$status" -eq 0
 check "the report has the CPU table" grep -q '^| idleWaitMs | CPU % of one core' "$tmp/out"
 check "the report states the CPU clock and its resolution" \
@@ -114,7 +120,7 @@ check "the report warns that wine's CPU figures are not Windows'" \
     grep -q 'measured under wine' "$tmp/out"
 
 # --- 3. sample --pid: attach to a process loopbench did not start ----------------------------
-wine "$tmp/wintarget.exe" --share 0.1 --seconds 60 --pidfile "$tmp/target.pid" >/dev/null 2>&1 &
+wine "$work/wintarget.exe" --share 0.1 --seconds 60 --pidfile "$tmp/target.pid" >/dev/null 2>&1 &
 sampled=$!
 for _ in $(seq 100); do [ -s "$tmp/target.pid" ] && break; sleep 0.1; done
 winpid=$(tr -d '\r\n' <"$tmp/target.pid" 2>/dev/null || true)
