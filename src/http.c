@@ -21,6 +21,11 @@ static void init_curl(void)
     }
 }
 
+bool network_available(void)
+{
+    return true;
+}
+
 void http_init(void)
 {
     pthread_once(&init_once, init_curl);

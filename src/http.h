@@ -43,6 +43,11 @@ struct http_response {
 /* curl_global_init, once per process (http_request calls it; thread-safe). */
 void http_init(void);
 
+/* False in a build without the network features (src/network_off.c: Windows, or
+ * -Dnetwork=disabled), which refuses them with this reason. */
+bool network_available(void);
+#define NETWORK_UNAVAILABLE "not available in this build of loopbench (built without network support)"
+
 /* 0 when url is an http:// or https:// URL curl can parse, else -1 saying why
  * (`what` names it, e.g. "--api-url"). */
 int http_url_check(const char *what, const char *url, struct lb_error *err);

@@ -11,7 +11,12 @@
 #include "http.h"
 #include "rtt.h"
 
-#define UNAVAILABLE "not available in this build of loopbench (built without network support)"
+#define UNAVAILABLE NETWORK_UNAVAILABLE
+
+bool network_available(void)
+{
+    return false;
+}
 
 int http_url_check(const char *what, const char *url, struct lb_error *err)
 {

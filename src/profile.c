@@ -616,6 +616,8 @@ static int parse_ready(struct loader *ld, json_t *root, struct ready_rule *r)
     }
     if (http) {
         r->kind = READY_HTTP;
+        if (!network_available())
+            return fail(ld, "ready.http", NETWORK_UNAVAILABLE);
         struct lb_error e;
         if (get_string(ld, o, "ready", "http", STR_NONEMPTY, &s) < 0)
             return -1;
@@ -746,6 +748,8 @@ static int parse_http_metrics(struct loader *ld, json_t *root, struct profile *p
         return -1;
     if (!o)
         return 0;
+    if (!network_available())
+        return fail(ld, "http_metrics", NETWORK_UNAVAILABLE);
     struct metrics_endpoint *ep = &p->endpoint;
     const char *url = NULL, *format = "prometheus";
     json_t *values = json_object_get(o, "values");
@@ -812,6 +816,8 @@ static int parse_rtt(struct loader *ld, json_t *root, struct profile *p)
         return -1;
     if (!o)
         return 0;
+    if (!network_available())
+        return fail(ld, "rtt", NETWORK_UNAVAILABLE);
     struct rtt_opts *r = &p->rtt;
     const char *tcp = NULL;
     char *host = NULL, *send = NULL, *expect = NULL;

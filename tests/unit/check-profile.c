@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "confedit.h"
+#include "http.h"
 #include "platform/platform.h"
 #include "profile.h"
 #include "testlib.h"
@@ -242,41 +243,51 @@ static const struct bad_case {
     {WITH_CONFIG("{'file': 'x.json', 'path': ['knob']}"),
      "profile 'x.json': knob.config.file: '{dir}/x.json' is the profile itself: a setting "
      "cannot be written into it"},
+};
+
+/* What needs the network features (src/network_off.c), with the error a build without
+ * them gives instead (NULL: the same, found before the feature is asked for). */
+#define OFFLINE(key) "profile 'x.json': " key ": " NETWORK_UNAVAILABLE
+static const struct network_case {
+    const char *json;
+    const char *error;
+    const char *offline;
+} network_cases[] = {
     /* metrics from an HTTP endpoint */
-    {"{" BASE ", 'http_metrics': {'values': [{'key': 'a', 'series': 'a'}]}}", "profile 'x.json': http_metrics: missing key 'url'"},
+    {"{" BASE ", 'http_metrics': {'values': [{'key': 'a', 'series': 'a'}]}}", "profile 'x.json': http_metrics: missing key 'url'", OFFLINE("http_metrics")},
     {"{" BASE ", 'http_metrics': {'url': 'http://127.0.0.1:9/m', 'format': 'xml', "
-     "'values': [{'key': 'a', 'series': 'a'}]}}", "profile 'x.json': http_metrics.format: expected 'prometheus' or 'json', got 'xml'"},
-    {"{" BASE ", 'http_metrics': {'url': 'http://127.0.0.1:9/m', 'values': []}}", "profile 'x.json': http_metrics.values: expected a non-empty array of objects"},
+     "'values': [{'key': 'a', 'series': 'a'}]}}", "profile 'x.json': http_metrics.format: expected 'prometheus' or 'json', got 'xml'", OFFLINE("http_metrics")},
+    {"{" BASE ", 'http_metrics': {'url': 'http://127.0.0.1:9/m', 'values': []}}", "profile 'x.json': http_metrics.values: expected a non-empty array of objects", OFFLINE("http_metrics")},
     {"{" BASE ", 'http_metrics': {'url': 'http://127.0.0.1:9/m', "
      "'values': [{'key': 'a', 'series': 'a{b=}'}]}}", "profile 'x.json': http_metrics.values[0].series: series selector 'a{b=}': expected a "
-     "quoted label value at byte 5"},
+     "quoted label value at byte 5", OFFLINE("http_metrics")},
     {"{" BASE ", 'http_metrics': {'url': 'http://127.0.0.1:9/m', "
      "'values': [{'key': 'a', 'series': 'a', 'kind': 'histogram'}]}}", "profile 'x.json': http_metrics.values[0].kind: expected 'counter' or 'gauge', got "
-     "'histogram'"},
+     "'histogram'", OFFLINE("http_metrics")},
     {"{" BASE ", 'http_metrics': {'url': 'http://127.0.0.1:9/m', 'format': 'json', "
      "'values': [{'key': 'a', 'path': ['x']}]}}", "profile 'x.json': http_metrics: metrics endpoint: 'a': expected a kind, counter or gauge "
-     "(JSON has no types)"},
+     "(JSON has no types)", OFFLINE("http_metrics")},
     {"{" BASE ", 'http_metrics': {'url': 'http://127.0.0.1:9/m', "
      "'values': [{'key': 'slots', 'series': 'a'}]}, 'metrics': {'health': [{'key': 'slots'}]}}",
      "profile 'x.json': http_metrics.values[0]: key 'slots' is also a health key of the log or "
-     "the rtt probe"},
+     "the rtt probe", OFFLINE("http_metrics")},
     /* readiness by HTTP */
-    {WITH_READY("{'http': 'ftp://host/x'}"), "profile 'x.json': ready.http: URL 'ftp://host/x': expected an http:// or https:// URL"},
-    {WITH_READY("{'http': ''}"), "profile 'x.json': ready.http: expected a non-empty string"},
+    {WITH_READY("{'http': 'ftp://host/x'}"), "profile 'x.json': ready.http: URL 'ftp://host/x': expected an http:// or https:// URL", OFFLINE("ready.http")},
+    {WITH_READY("{'http': ''}"), "profile 'x.json': ready.http: expected a non-empty string", OFFLINE("ready.http")},
     /* the round-trip probe */
-    {"{" BASE ", 'rtt': {'send': 'ping'}}", "profile 'x.json': rtt: missing key 'tcp'"},
-    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:0', 'send': 'ping'}}", "profile 'x.json': rtt.tcp: expected 'host:port' with a port from 1 to 65535, got '127.0.0.1:0'"},
-    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593'}}", "profile 'x.json': rtt: missing key 'send'"},
-    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping', 'rate': 0}}", "profile 'x.json': rtt.rate: expected a number > 0, got 0"},
-    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping', 'connections': 1.5}}", "profile 'x.json': rtt.connections: expected a whole number from 1 to 1024"},
+    {"{" BASE ", 'rtt': {'send': 'ping'}}", "profile 'x.json': rtt: missing key 'tcp'", OFFLINE("rtt")},
+    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:0', 'send': 'ping'}}", "profile 'x.json': rtt.tcp: expected 'host:port' with a port from 1 to 65535, got '127.0.0.1:0'", OFFLINE("rtt")},
+    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593'}}", "profile 'x.json': rtt: missing key 'send'", OFFLINE("rtt")},
+    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping', 'rate': 0}}", "profile 'x.json': rtt.rate: expected a number > 0, got 0", OFFLINE("rtt")},
+    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping', 'connections': 1.5}}", "profile 'x.json': rtt.connections: expected a whole number from 1 to 1024", OFFLINE("rtt")},
     {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping', 'rate': 1e6, 'timeout': 10}}",
      "profile 'x.json': rtt: rate x timeout (1e+07 requests in flight) exceeds 1000000: "
-     "lower one of them"},
-    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping', 'rat': 5}}", "profile 'x.json': rtt: unknown key 'rat' (did you mean 'rate'?)"},
+     "lower one of them", OFFLINE("rtt")},
+    {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping', 'rat': 5}}", "profile 'x.json': rtt: unknown key 'rat' (did you mean 'rate'?)", NULL},
     {"{" BASE ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping'}, 'metrics': {'health': "
      "[{'key': 'rtt_p99_ms'}]}}",
      "profile 'x.json': metrics.health: key 'rtt_p99_ms' is also a health key of the log or "
-     "the rtt probe"},
+     "the rtt probe", OFFLINE("rtt")},
 };
 
 static char *regerror_text(void)
@@ -289,27 +300,39 @@ static char *regerror_text(void)
     return xstrdup(buf);
 }
 
-START_TEST(test_bad_profile)
+/* Load x.json written from json and expect exactly the error (after substitution). */
+static void expect_refused(const char *json, const char *error)
 {
-    const struct bad_case *c = &bad_cases[_i];
     const char *dir = testlib_case_dir();
     put_config_files();
-    put_profile("x.json", c->json);
+    put_profile("x.json", json);
 
     char *why = regerror_text();
     const char *from[] = {"{dir}", "{regerror}"};
     const char *to[] = {dir, why};
-    char *want = confedit_subst(c->error, from, to, 2, NULL);
+    char *want = confedit_subst(error, from, to, 2, NULL);
 
     struct profile p;
     struct lb_error err = {{0}};
     ck_assert_int_eq(profile_load("x.json", &p, &err), -1);
-    ck_assert_msg(strcmp(err.msg, want) == 0, "case %d:\n got: %s\nwant: %s", _i, err.msg, want);
+    ck_assert_msg(strcmp(err.msg, want) == 0, "\n got: %s\nwant: %s", err.msg, want);
     /* A failed load leaves nothing to release. */
     ck_assert_ptr_null(p.path);
     ck_assert_ptr_null(p.text);
     free(want);
     free(why);
+}
+
+START_TEST(test_bad_profile)
+{
+    expect_refused(bad_cases[_i].json, bad_cases[_i].error);
+}
+END_TEST
+
+START_TEST(test_network_profile)
+{
+    const struct network_case *c = &network_cases[_i];
+    expect_refused(c->json, c->offline && !network_available() ? c->offline : c->error);
 }
 END_TEST
 
@@ -566,6 +589,7 @@ static Suite *profile_suite(void)
     TCase *tc = tcase_create("profile");
     tcase_add_unchecked_fixture(tc, testlib_root_make, testlib_root_remove);
     tcase_add_loop_test(tc, test_bad_profile, 0, (int)ARRAY_SIZE(bad_cases));
+    tcase_add_loop_test(tc, test_network_profile, 0, (int)ARRAY_SIZE(network_cases));
     tcase_add_test(tc, test_missing_file);
     tcase_add_test(tc, test_defaults);
     tcase_add_test(tc, test_every_key);
