@@ -28,10 +28,8 @@
 /* DIR/.NAME<suffix> for file DIR/NAME. */
 static char *hidden_beside(const char *file, const char *suffix)
 {
-    const char *slash = strrchr(file, '/');
-    if (!slash)
-        return xasprintf(".%s%s", file, suffix);
-    return xasprintf("%.*s/.%s%s", (int)(slash - file), file, slash + 1, suffix);
+    const char *base = path_basename(file);
+    return xasprintf("%.*s.%s%s", (int)(base - file), file, base, suffix);
 }
 
 char *journal_path_for(const char *file)

@@ -1014,8 +1014,7 @@ static int parse_cwd(struct loader *ld, json_t *root, struct profile *p)
 
 static char *default_name(const char *path)
 {
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
+    const char *base = path_basename(path);
     size_t len = strlen(base);
     if (len > 5 && strcmp(base + len - 5, ".json") == 0)
         len -= 5;

@@ -254,22 +254,32 @@ int mkdir_p(const char *path, unsigned mode, struct lb_error *err)
     return rc;
 }
 
+const char *path_basename(const char *path)
+{
+    const char *base = path + plat_path_root_len(path);
+    for (const char *c = base; *c; c++)
+        if (plat_path_is_separator(*c))
+            base = c + 1;
+    return base;
+}
+
 char *path_dirname(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    if (!slash)
+    size_t root = plat_path_root_len(path);
+    const char *base = path_basename(path);
+    if (base == path)
         return xstrdup(".");
-    if (slash == path)
-        return xstrdup("/");
-    return xstrndup(path, (size_t)(slash - path));
+    if (base == path + root)
+        return xstrndup(path, root);
+    return xstrndup(path, (size_t)(base - 1 - path));
 }
 
 char *path_join(const char *dir, const char *rel)
 {
-    if (rel[0] == '/' || !dir || !*dir)
+    if (plat_path_root_len(rel) > 0 || !dir || !*dir)
         return xstrdup(rel);
     size_t dl = strlen(dir);
-    if (dir[dl - 1] == '/')
+    if (plat_path_is_separator(dir[dl - 1]))
         return xasprintf("%s%s", dir, rel);
     return xasprintf("%s/%s", dir, rel);
 }

@@ -59,8 +59,10 @@ int lock_take(const char *path, const char *what, struct lb_error *err);
 /* Remove the lock file and release the lock. */
 void lock_drop(const char *path, int fd);
 
-/* Directory part of path (new string) and a path joined onto a directory (new string;
- * absolute `rel` is returned as a copy). */
+/* The last component of path (a pointer into it), its directory part (new string) and
+ * a path joined onto a directory (new string; an absolute `rel` is returned as a copy).
+ * Separators and roots are the system's (plat_path_root_len). */
+const char *path_basename(const char *path);
 char *path_dirname(const char *path);
 char *path_join(const char *dir, const char *rel);
 

@@ -139,6 +139,12 @@ void plat_lock_release(const char *path, int fd);
 /* A read-write temporary file, deleted when closed (NULL with err). */
 FILE *plat_scratch_file(struct lb_error *err);
 
+/* Path syntax. The length of path's root ("/" on POSIX; on Windows also "C:\", "C:/",
+ * "C:" and "\\server\share\"), 0 for a relative path; and whether c separates
+ * directories ('/'; Windows also '\'). */
+size_t plat_path_root_len(const char *path);
+bool plat_path_is_separator(char c);
+
 /* ---- Programs and the network ------------------------------------------------------ */
 
 /* Run argv (argv[0] looked up in PATH) in dir, stdin from the null device, stdout and

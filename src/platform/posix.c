@@ -110,6 +110,16 @@ int plat_replace_file(const char *tmp, const char *path)
     return 0;
 }
 
+size_t plat_path_root_len(const char *path)
+{
+    return path[0] == '/';
+}
+
+bool plat_path_is_separator(char c)
+{
+    return c == '/';
+}
+
 char *plat_realpath(const char *path)
 {
     return realpath(path, NULL);

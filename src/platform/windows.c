@@ -1039,6 +1039,31 @@ int plat_replace_file(const char *tmp, const char *path)
     return 0;
 }
 
+bool plat_path_is_separator(char c)
+{
+    return c == '/' || c == '\\';
+}
+
+size_t plat_path_root_len(const char *path)
+{
+    bool drive = ((path[0] >= 'A' && path[0] <= 'Z') || (path[0] >= 'a' && path[0] <= 'z')) &&
+                 path[1] == ':';
+    if (drive)
+        return plat_path_is_separator(path[2]) ? 3 : 2;
+    if (!plat_path_is_separator(path[0]))
+        return 0;
+    if (!plat_path_is_separator(path[1]))
+        return 1; /* the current drive's root */
+    /* \\server\share\ (and \\?\C:\, whose "share" is the drive) */
+    size_t n = 2, parts = 0;
+    while (path[n] && parts < 2) {
+        if (plat_path_is_separator(path[n]))
+            parts++;
+        n++;
+    }
+    return n;
+}
+
 char *plat_realpath(const char *path)
 {
     wchar_t *w = utf16(path);

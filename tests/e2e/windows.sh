@@ -140,7 +140,19 @@ kill -9 "$sampled" 2>/dev/null || true
 wait "$sampled" 2>/dev/null || true
 sampled=
 
-# --- 4. what the Windows build refuses, and how -------------------------------------------
+# --- 4. the shipped ModernUO profile is valid here ----------------------------------------
+: "${SOURCE_ROOT:?set SOURCE_ROOT to the source tree}"
+mkdir -p "$tmp/shard/Distribution/Configuration"
+cp "$SOURCE_ROOT/profiles/modernuo.json" "$tmp/shard/"
+cp "$SOURCE_ROOT/tests/data/profiles/modernuo.config.json" \
+    "$tmp/shard/Distribution/Configuration/modernuo.json"
+cd "$tmp/shard"
+lb validate modernuo.json
+check "the shipped ModernUO profile validates (exit 0)" test "$status" -eq 0
+check "... its ready rule is TCP, which Windows has" grep -q 'a TCP connection to 127.0.0.1 port 2593' "$tmp/out"
+cd "$work"
+
+# --- 5. what the Windows build refuses, and how -------------------------------------------
 jq '.ready = {"log": "ready"}' wintarget.json >needs-regex.json
 lb validate needs-regex.json
 check "a ready.log profile is refused (exit 2)" test "$status" -eq 2

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "platform/platform.h"
 #include "testlib.h"
 #include "util.h"
 
@@ -54,6 +55,36 @@ START_TEST(paths_join_and_split)
     p = path_dirname("/file");
     ck_assert_str_eq(p, "/");
     free(p);
+    ck_assert_str_eq(path_basename("a/b/c.json"), "c.json");
+    ck_assert_str_eq(path_basename("c.json"), "c.json");
+}
+END_TEST
+
+/* Windows paths: both separators, drive and UNC roots; elsewhere '\' is a name's. */
+START_TEST(paths_of_the_system)
+{
+    static const struct {
+        const char *path, *windows_dir, *posix_dir;
+    } dirs[] = {
+        {"C:\\srv\\cfg.json", "C:\\srv", "."},
+        {"C:\\cfg.json", "C:\\", "."},
+        {"C:/srv/cfg.json", "C:/srv", "C:/srv"},
+        {"\\\\host\\share\\cfg.json", "\\\\host\\share\\", "."},
+        {"Z:\\tmp\\case/a.json", "Z:\\tmp\\case", "Z:\\tmp\\case"},
+    };
+    bool windows = strcmp(plat_name(), "windows") == 0;
+    for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+        char *d = path_dirname(dirs[i].path);
+        ck_assert_str_eq(d, windows ? dirs[i].windows_dir : dirs[i].posix_dir);
+        free(d);
+    }
+    char *p = path_join("C:\\srv", "D:\\other\\cfg.json");
+    ck_assert_str_eq(p, windows ? "D:\\other\\cfg.json" : "C:\\srv/D:\\other\\cfg.json");
+    free(p);
+    p = path_join("C:\\srv\\", "cfg.json");
+    ck_assert_str_eq(p, windows ? "C:\\srv\\cfg.json" : "C:\\srv\\/cfg.json");
+    free(p);
+    ck_assert_str_eq(path_basename("C:\\srv\\cfg.json"), windows ? "cfg.json" : "C:\\srv\\cfg.json");
 }
 END_TEST
 
@@ -143,6 +174,7 @@ int main(void)
     tcase_add_test(tc, atomic_write_replaces_content_and_keeps_mode);
     tcase_add_test(tc, atomic_write_to_missing_directory_fails_with_path);
     tcase_add_test(tc, paths_join_and_split);
+    tcase_add_test(tc, paths_of_the_system);
     tcase_add_test(tc, numbers_parse_strictly);
     tcase_add_test(tc, mkdir_p_makes_every_level);
     tcase_add_test(tc, fnv1a64_matches_reference_vectors);
