@@ -774,29 +774,16 @@ void plat_waiter_free(struct plat_waiter *w)
     free(w);
 }
 
-int plat_hogs_start(pid_t *pids, unsigned n, struct lb_error *err)
+void posix_hog_run(pid_t parent)
 {
-    pid_t parent = getpid();
-    for (unsigned i = 0; i < n; i++) {
-        pid_t pid = fork();
-        if (pid < 0) {
-            int e = errno;
-            plat_hogs_stop(pids, i);
-            return lb_fail_errno(err, e, "cannot start a busy process");
-        }
-        if (pid == 0) {
-            /* No parent-death signal on macOS: the hog looks at its parent now and then and
-             * leaves once launchd has adopted it, loopbench being dead. */
-            for (;;) {
-                for (volatile unsigned long spin = 0; spin < HOG_SPINS_PER_CHECK; spin++)
-                    ;
-                if (getppid() != parent)
-                    _exit(0);
-            }
-        }
-        pids[i] = pid;
+    /* No parent-death signal on macOS: the hog looks at its parent now and then and
+     * leaves once launchd has adopted it, loopbench being dead. */
+    for (;;) {
+        for (volatile unsigned long spin = 0; spin < HOG_SPINS_PER_CHECK; spin++)
+            ;
+        if (getppid() != parent)
+            _exit(0);
     }
-    return 0;
 }
 
 void plat_self_usage(struct plat_self_usage *out)

@@ -1246,28 +1246,15 @@ void plat_waiter_free(struct plat_waiter *w)
     free(w);
 }
 
-int plat_hogs_start(pid_t *pids, unsigned n, struct lb_error *err)
+void posix_hog_run(pid_t parent)
 {
-    pid_t parent = getpid();
-    for (unsigned i = 0; i < n; i++) {
-        pid_t pid = fork();
-        if (pid < 0) {
-            int e = errno;
-            plat_hogs_stop(pids, i);
-            return lb_fail_errno(err, e, "cannot start a busy process");
-        }
-        if (pid == 0) {
-            /* Dies with loopbench, whatever kills it; and if that already happened,
-             * does not start spinning as an orphan. */
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (getppid() != parent)
-                _exit(0);
-            for (volatile unsigned long spin = 0;; spin++)
-                ;
-        }
-        pids[i] = pid;
-    }
-    return 0;
+    /* Dies with loopbench, whatever kills it; and if that already happened, does not
+     * start spinning as an orphan. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(0);
+    for (volatile unsigned long spin = 0;; spin++)
+        ;
 }
 
 void plat_self_usage(struct plat_self_usage *out)

@@ -247,6 +247,23 @@ void plat_regex_free(struct plat_regex *re)
     free(re);
 }
 
+int plat_hogs_start(pid_t *pids, unsigned n, struct lb_error *err)
+{
+    pid_t parent = getpid();
+    for (unsigned i = 0; i < n; i++) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            int e = errno;
+            plat_hogs_stop(pids, i);
+            return lb_fail_errno(err, e, "cannot start a busy process");
+        }
+        if (pid == 0)
+            posix_hog_run(parent);
+        pids[i] = pid;
+    }
+    return 0;
+}
+
 void plat_hogs_stop(const pid_t *pids, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/types.h>
 
 #include "msg.h"
 
@@ -25,5 +26,9 @@ int posix_open_output(const char *path, struct lb_error *err);
  * ENOENT). Async-signal-safe, for a child between fork and exec. */
 int posix_path_try(const char *file, char *const *envp,
                    int (*attempt)(const char *path, void *ctx), void *ctx);
+
+/* The body of a busy process of plat_hogs_start (posix.c), in the forked child: spin
+ * until killed, and not outlive loopbench (each back-end has its own way). */
+_Noreturn void posix_hog_run(pid_t parent);
 
 #endif

@@ -9,28 +9,13 @@
 # Needs LOOPBENCH and WINTARGET (the .exe files, set by meson), wine and jq.
 set -euo pipefail
 
-: "${LOOPBENCH:?set LOOPBENCH to loopbench.exe}"
 : "${WINTARGET:?set WINTARGET to wintarget.exe}"
 command -v wine >/dev/null || { echo "wine is missing: apt-get install -y wine wine64"; exit 1; }
 command -v jq >/dev/null || { echo "jq is missing: apt-get install -y jq"; exit 1; }
 export WINEDEBUG=-all
-
-tmp=$(mktemp -d)
-fails=0
-sampled=
-cleanup() {
-    [ -z "$sampled" ] || kill -9 "$sampled" 2>/dev/null || true
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-ok() { printf 'ok: %s\n' "$*"; }
-fail() { printf 'FAIL: %s\n' "$*"; fails=$((fails + 1)); }
-check() { # check "description" command...
-    local what=$1; shift
-    if "$@"; then ok "$what"; else fail "$what"; fi
-}
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh" # ok, fail, check; $TMP, removed (and its processes killed) at exit
+tmp=$TMP
 
 # lb ARGS...: loopbench.exe under wine, keeping its exit status, stdout and stderr.
 lb() {
@@ -122,6 +107,7 @@ check "the report warns that wine's CPU figures are not Windows'" \
 # --- 3. sample --pid: attach to a process loopbench did not start ----------------------------
 wine "$work/wintarget.exe" --share 0.1 --seconds 60 --pidfile "$tmp/target.pid" >/dev/null 2>&1 &
 sampled=$!
+PIDS+=("$sampled")
 for _ in $(seq 100); do [ -s "$tmp/target.pid" ] && break; sleep 0.1; done
 winpid=$(tr -d '\r\n' <"$tmp/target.pid" 2>/dev/null || true)
 if [ -n "$winpid" ]; then
@@ -138,7 +124,6 @@ else
 fi
 kill -9 "$sampled" 2>/dev/null || true
 wait "$sampled" 2>/dev/null || true
-sampled=
 
 # --- 4. the shipped ModernUO profile is valid here ----------------------------------------
 : "${SOURCE_ROOT:?set SOURCE_ROOT to the source tree}"
@@ -163,5 +148,5 @@ lb validate needs-network.json
 check "an rtt profile is refused, saying the build has no network support" \
     grep -q 'without network support' "$tmp/err"
 
+cd / # out of $TMP, which lib.sh checks for processes left behind
 echo "$fails failed"
-[ "$fails" -eq 0 ]
