@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end smoke test of the Windows build, under wine: `loopbench run` of a small
-# campaign against tests/helpers/wintarget.exe with its config restored, `report`,
-# `sample --pid`, and a profile the Windows build must refuse.
+# campaign against tests/helpers/wintarget.exe with its config restored, `report`, a
+# loopbench killed mid-campaign and `restore`, `sample --pid`, the shipped ModernUO
+# profile, and the profiles the Windows build must refuse.
 #
 # Wine runs every code path but does not account CPU as Windows does (its job
 # accounting reports 0, GetProcessTimes of another process its caller's own times;
@@ -104,7 +105,26 @@ check "the report states the CPU clock and its resolution" \
 check "the report warns that wine's CPU figures are not Windows'" \
     grep -q 'measured under wine' "$tmp/out"
 
-# --- 3. sample --pid: attach to a process loopbench did not start ----------------------------
+# --- 3. loopbench killed mid-campaign: the target goes with it, restore puts the config back
+jq '.defaults.sample = 30' wintarget.json >long.json
+wine "$LOOPBENCH" run long.json -o "$work/res-killed" >/dev/null 2>&1 &
+PIDS+=("$!")
+for _ in $(seq 100); do cmp -s wintarget.config.json config.orig || break; sleep 0.1; done
+check "a second campaign edited the config" eval '! cmp -s wintarget.config.json config.orig'
+for _ in $(seq 100); do targets_left && break; sleep 0.1; done
+check "... and started its target" targets_left
+pkill -9 -f 'loopbench\.exe run long\.json' || true
+for _ in $(seq 50); do targets_left || break; sleep 0.1; done
+check "killing loopbench.exe (SIGKILL) took its target with it: the job's kill-on-close" \
+    eval '! targets_left'
+check "the config's journal is left beside it" test -s .wintarget.config.json.loopbench-journal
+lb restore "$work"
+check "loopbench restore exits 0" test "$status" -eq 0
+check "... and the config is byte-identical again" cmp -s wintarget.config.json config.orig
+check "... with no journal or lock left" \
+    test -z "$(find "$work" -maxdepth 1 -name '.wintarget.config.json.loopbench-*')"
+
+# --- 4. sample --pid: attach to a process loopbench did not start ----------------------------
 wine "$work/wintarget.exe" --share 0.1 --seconds 60 --pidfile "$tmp/target.pid" >/dev/null 2>&1 &
 sampled=$!
 PIDS+=("$sampled")
@@ -125,7 +145,7 @@ fi
 kill -9 "$sampled" 2>/dev/null || true
 wait "$sampled" 2>/dev/null || true
 
-# --- 4. the shipped ModernUO profile is valid here ----------------------------------------
+# --- 5. the shipped ModernUO profile is valid here ----------------------------------------
 : "${SOURCE_ROOT:?set SOURCE_ROOT to the source tree}"
 mkdir -p "$tmp/shard/Distribution/Configuration"
 cp "$SOURCE_ROOT/profiles/modernuo.json" "$tmp/shard/"
@@ -137,7 +157,7 @@ check "the shipped ModernUO profile validates (exit 0)" test "$status" -eq 0
 check "... its ready rule is TCP, which Windows has" grep -q 'a TCP connection to 127.0.0.1 port 2593' "$tmp/out"
 cd "$work"
 
-# --- 5. what the Windows build refuses, and how -------------------------------------------
+# --- 6. what the Windows build refuses, and how -------------------------------------------
 jq '.ready = {"log": "ready"}' wintarget.json >needs-regex.json
 lb validate needs-regex.json
 check "a ready.log profile is refused (exit 2)" test "$status" -eq 2
