@@ -120,29 +120,36 @@ timed() {   # timed NAME CMD... : runs CMD, logs wall time
 }
 
 # --- 4. libraries -------------------------------------------------------------------
-build_jansson() {
-    local src; src=$(fetch jansson)
+# cross_configure PKG [VAR=VALUE...] -- [ARG...]: fetch PKG's source, configure it in a
+# fresh _win directory for the host (static only, into PREFIX), and print that directory.
+cross_configure() {
+    local pkg=$1 src vars=()
+    shift
+    while [ "$1" != -- ]; do vars+=("$1"); shift; done
+    shift
+    src=$(fetch "$pkg")
     rm -rf "$src/_win"; mkdir "$src/_win"
     [ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >autoreconf.log 2>&1)
     (cd "$src/_win" &&
-        env "${cross_env[@]}" ../configure --host=$HOST --prefix="$PREFIX" \
-            --enable-static --disable-shared >configure.log 2>&1 &&
-        make -j"$JOBS" >make.log 2>&1 && make install >install.log 2>&1)
+        env "${cross_env[@]}" "${vars[@]}" ../configure --host=$HOST --prefix="$PREFIX" \
+            --enable-static --disable-shared "$@" >configure.log 2>&1) || return 1
+    echo "$src/_win"
+}
+
+build_jansson() {
+    local dir; dir=$(cross_configure jansson --) || return 1
+    (cd "$dir" && make -j"$JOBS" >make.log 2>&1 && make install >install.log 2>&1)
 }
 
 build_check() {
-    local src; src=$(fetch check)
-    rm -rf "$src/_win"; mkdir "$src/_win"
-    [ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >autoreconf.log 2>&1)
     # Only the library (lib/, src/) and check.pc: the docs need texinfo and the
     # self-tests are not needed. Fork mode does not exist on Windows: check's
     # configure detects that and builds the no-fork variant. LIBS: mingw's
     # clock_gettime is in winpthreads; unseen, check compiles a replacement that
     # returns 0, which then stands in for the real one in every test program.
-    (cd "$src/_win" &&
-        env "${cross_env[@]}" LIBS=-lpthread ../configure --host=$HOST --prefix="$PREFIX" \
-            --enable-static --disable-shared --disable-subunit \
-            --disable-build-docs --disable-timeout-tests >configure.log 2>&1 &&
+    local dir; dir=$(cross_configure check LIBS=-lpthread -- --disable-subunit \
+        --disable-build-docs --disable-timeout-tests) || return 1
+    (cd "$dir" &&
         make -j"$JOBS" -C lib >make.log 2>&1 && make -j"$JOBS" -C src >>make.log 2>&1 &&
         make -C lib install >install.log 2>&1 && make -C src install >>install.log 2>&1 &&
         make install-pcdataDATA install-includeHEADERS >>install.log 2>&1) || return 1
@@ -152,21 +159,17 @@ build_check() {
 }
 
 build_curl() {
-    local src; src=$(fetch curl)
-    rm -rf "$src/_win"; mkdir "$src/_win"
-    [ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >autoreconf.log 2>&1)
     # TLS through Windows' own Schannel; nothing else optional.
-    (cd "$src/_win" &&
-        env "${cross_env[@]}" ../configure --host=$HOST --prefix="$PREFIX" \
-            --enable-static --disable-shared --with-schannel --without-openssl \
-            --without-gnutls --without-mbedtls --without-wolfssl --without-rustls \
-            --without-libpsl --without-libidn2 --without-zlib --without-brotli \
-            --without-zstd --without-nghttp2 --without-nghttp3 --without-ngtcp2 \
-            --without-libssh2 --without-libssh --without-librtmp --without-libgsasl \
-            --disable-ldap --disable-ldaps --disable-manual --disable-docs \
-            --disable-dict --disable-gopher --disable-imap --disable-pop3 \
-            --disable-rtsp --disable-smtp --disable-telnet --disable-tftp \
-            --disable-mqtt --disable-smb >configure.log 2>&1 &&
+    local dir; dir=$(cross_configure curl -- --with-schannel --without-openssl \
+        --without-gnutls --without-mbedtls --without-wolfssl --without-rustls \
+        --without-libpsl --without-libidn2 --without-zlib --without-brotli \
+        --without-zstd --without-nghttp2 --without-nghttp3 --without-ngtcp2 \
+        --without-libssh2 --without-libssh --without-librtmp --without-libgsasl \
+        --disable-ldap --disable-ldaps --disable-manual --disable-docs \
+        --disable-dict --disable-gopher --disable-imap --disable-pop3 \
+        --disable-rtsp --disable-smtp --disable-telnet --disable-tftp \
+        --disable-mqtt --disable-smb) || return 1
+    (cd "$dir" &&
         make -j"$JOBS" -C lib >make.log 2>&1 &&
         make -C lib install >install.log 2>&1 && make -C include install >>install.log 2>&1 &&
         make install-pkgconfigDATA >>install.log 2>&1)
