@@ -1,5 +1,4 @@
 /* loopbench report: Markdown, CSV or JSON from one or more result directories. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,19 +88,7 @@ static char *render(enum format f, const struct loaded_results *r, size_t n,
         fputc('\n', mem);
         json_decref(doc);
     }
-    long size = ftell(mem);
-    char *text = size >= 0 ? xmalloc((size_t)size + 1) : NULL;
-    if (!text || fflush(mem) != 0 || fseek(mem, 0, SEEK_SET) != 0 ||
-        fread(text, 1, (size_t)size, mem) != (size_t)size) {
-        lb_fail_errno(err, errno, "cannot write the report to a temporary file");
-        free(text);
-        fclose(mem);
-        return NULL;
-    }
-    fclose(mem);
-    text[size] = '\0';
-    *len = (size_t)size;
-    return text;
+    return read_back(mem, len, err);
 }
 
 static int report_main(int argc, char **argv)

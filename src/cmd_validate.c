@@ -229,8 +229,7 @@ static json_t *js_profile(const struct profile *p)
     if (r->kind == READY_LOG) {
         json_object_set_new(ready, "log", json_string(r->log_pattern));
     } else if (r->kind == READY_TCP) {
-        char *hp = strchr(r->host, ':') ? xasprintf("[%s]:%d", r->host, r->port)
-                                        : xasprintf("%s:%d", r->host, r->port);
+        char *hp = format_hostport(r->host, r->port);
         json_object_set_new(ready, "tcp", json_string(hp));
         free(hp);
     } else if (r->kind == READY_HTTP) {
@@ -243,8 +242,7 @@ static json_t *js_profile(const struct profile *p)
 
     if (p->has_rtt) {
         const struct rtt_opts *q = &p->rtt;
-        char *hp = strchr(q->host, ':') ? xasprintf("[%s]:%d", q->host, q->port)
-                                        : xasprintf("%s:%d", q->host, q->port);
+        char *hp = format_hostport(q->host, q->port);
         json_t *rtt = json_pack("{s:s, s:s%, s:o, s:i, s:o, s:o}", "tcp", hp, "send", q->send,
                                 q->send_len, "rate", js_seconds(q->rate_per_s), "connections",
                                 q->connections, "timeout", js_seconds(q->timeout_s),

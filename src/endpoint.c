@@ -2,12 +2,12 @@
 
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "platform/platform.h"
 #include "util.h"
 
 struct endpoint_window {
@@ -83,12 +83,7 @@ struct endpoint_window *endpoint_window_open(const struct metrics_endpoint *ep,
     pthread_cond_init(&w->wake, &attr);
     pthread_condattr_destroy(&attr);
     pthread_mutex_init(&w->lock, NULL);
-    /* The thread inherits a full mask: signals stay with the caller's signalfd. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    w->started = pthread_create(&w->thread, NULL, poll_loop, w) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    w->started = plat_thread_start(&w->thread, poll_loop, w) == 0;
     if (!w->started) {
         pthread_cond_destroy(&w->wake);
         pthread_mutex_destroy(&w->lock);
@@ -126,12 +121,3 @@ void endpoint_window_close(struct endpoint_window *w, struct endpoint_result *ou
     free(w);
 }
 
-void endpoint_result_release(struct endpoint_result *r)
-{
-    for (size_t i = 0; r->missing && i < r->n; i++)
-        free(r->missing[i]);
-    free(r->missing);
-    free(r->values);
-    free(r->error);
-    memset(r, 0, sizeof(*r));
-}

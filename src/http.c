@@ -26,7 +26,8 @@ bool network_available(void)
     return true;
 }
 
-void http_init(void)
+/* curl_global_init, once per process (thread-safe). */
+static void http_init(void)
 {
     pthread_once(&init_once, init_curl);
 }
@@ -35,11 +36,7 @@ void http_init(void)
 static CURLU *parse_url(const char *url)
 {
     http_init();
-    CURLU *u = curl_url();
-    if (!u) {
-        fputs("loopbench: out of memory\n", stderr);
-        abort();
-    }
+    CURLU *u = xcheck(curl_url());
     if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
         curl_url_cleanup(u);
         return NULL;
@@ -162,13 +159,6 @@ const char *http_header(const struct http_response *resp, const char *name)
     return found;
 }
 
-void http_response_release(struct http_response *resp)
-{
-    free(resp->body);
-    strv_release(&resp->headers);
-    memset(resp, 0, sizeof(*resp));
-}
-
 static const char *method_of(const struct http_request *req)
 {
     return req->method ? req->method : "GET";
@@ -193,12 +183,7 @@ static void set_method_and_body(CURL *curl, const struct http_request *req)
 
 static struct curl_slist *append_header(struct curl_slist *list, const char *line)
 {
-    struct curl_slist *longer = curl_slist_append(list, line);
-    if (!longer) {
-        fputs("loopbench: out of memory\n", stderr);
-        abort();
-    }
-    return longer;
+    return xcheck(curl_slist_append(list, line));
 }
 
 /* One exchange; *code tells the retry logic what kind of failure it was. */
@@ -209,11 +194,7 @@ static int perform(const struct http_request *req, struct http_response *resp, C
     *code = CURLE_OK;
     if (http_url_check("URL", req->url, err) < 0)
         return -1;
-    CURL *curl = curl_easy_init();
-    if (!curl) {
-        fputs("loopbench: out of memory\n", stderr);
-        abort();
-    }
+    CURL *curl = xcheck(curl_easy_init());
     struct curl_slist *headers = NULL;
     for (const char *const *h = req->headers; h && *h; h++)
         headers = append_header(headers, *h);
@@ -313,9 +294,13 @@ static long long asked_wait_ms(const struct http_response *resp, int64_t now)
     return -1;
 }
 
-enum http_retry_verdict http_retry_decide(const struct http_response *resp,
-                                          const struct http_retry *policy, int attempt,
-                                          int64_t now, uint64_t *wait_ms)
+/* The decision for one response: RETRY_NO (final: success or an error to report),
+ * RETRY_WAIT (retry after *wait_ms) or RETRY_TOO_LONG (rate-limited for *wait_ms, over
+ * max_wait_ms). attempt counts from 1; now is the wall clock in seconds. */
+enum http_retry_verdict { HTTP_RETRY_NO, HTTP_RETRY_WAIT, HTTP_RETRY_TOO_LONG };
+static enum http_retry_verdict http_retry_decide(const struct http_response *resp,
+                                                 const struct http_retry *policy, int attempt,
+                                                 int64_t now, uint64_t *wait_ms)
 {
     *wait_ms = 0;
     if (attempt >= policy->max_attempts)

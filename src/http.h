@@ -40,9 +40,6 @@ struct http_response {
     struct strv headers;         /* the final response's "Name: value" lines */
 };
 
-/* curl_global_init, once per process (http_request calls it; thread-safe). */
-void http_init(void);
-
 /* False in a build without the network features (src/network_off.c: Windows, or
  * -Dnetwork=disabled), which refuses them with this reason. */
 bool network_available(void);
@@ -85,14 +82,6 @@ struct http_retry {
 #define HTTP_RETRY_DEFAULT \
     {.max_attempts = 4, .backoff_ms = 1000, .max_wait_ms = 60000, .on_retry = NULL, .ctx = NULL}
 
-/* The decision for one response: RETRY_NO (final: success or an error to report),
- * RETRY_WAIT (retry after *wait_ms) or RETRY_TOO_LONG (rate-limited for *wait_ms, over
- * max_wait_ms). attempt counts from 1; now is the wall clock in seconds. Pure, for
- * tests. */
-enum http_retry_verdict { HTTP_RETRY_NO, HTTP_RETRY_WAIT, HTTP_RETRY_TOO_LONG };
-enum http_retry_verdict http_retry_decide(const struct http_response *resp,
-                                          const struct http_retry *policy, int attempt,
-                                          int64_t now, uint64_t *wait_ms);
 /* True for a response that is a rate limit (429, or a 403 saying so). */
 bool http_rate_limited(const struct http_response *resp);
 

@@ -228,17 +228,6 @@ static bool is_timestamp(const char *p, const char *end)
 
 /* ---- Selected names: a hash table for one parse ------------------------------------ */
 
-static uint64_t fnv1a(const void *data, size_t len, uint64_t h)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-#define FNV_OFFSET 0xcbf29ce484222325ULL
-
 /* splitmix64's finaliser: spreads a hash's bits before they are added together. */
 static uint64_t mix64(uint64_t x)
 {
@@ -294,7 +283,7 @@ static struct name_slot *slot_find(const struct prom_parse *ps, const char *name
 
 static struct name_slot *slot_add(struct prom_parse *ps, const char *name, size_t len)
 {
-    uint64_t hash = fnv1a(name, len, FNV_OFFSET);
+    uint64_t hash = hash_fnv1a64(name, len, FNV1A64_OFFSET);
     struct name_slot *s = slot_find(ps, name, len, hash);
     if (!s->name)
         *s = (struct name_slot){name, len, hash, NO_SELECTION, false, PT_UNTYPED};
@@ -383,9 +372,9 @@ static uint64_t label_set_hash(const struct label_spans *spans)
     for (size_t i = 0; i < spans->n; i++) {
         const struct label_span *l = &spans->v[i];
         /* '=' cannot be in a name, so name and value cannot run into each other. */
-        uint64_t h = fnv1a(l->name, l->name_len, FNV_OFFSET);
-        h = fnv1a("=", 1, h);
-        sum += mix64(fnv1a(l->raw, l->raw_len, h));
+        uint64_t h = hash_fnv1a64(l->name, l->name_len, FNV1A64_OFFSET);
+        h = hash_fnv1a64("=", 1, h);
+        sum += mix64(hash_fnv1a64(l->raw, l->raw_len, h));
     }
     return sum;
 }
@@ -429,7 +418,7 @@ static bool parse_type_line(struct prom_parse *ps, const char *p, const char *en
         if (strlen(prom_type_names[t]) != type_len ||
             memcmp(prom_type_names[t], type, type_len) != 0)
             continue;
-        struct name_slot *s = slot_find(ps, name, name_len, fnv1a(name, name_len, FNV_OFFSET));
+        struct name_slot *s = slot_find(ps, name, name_len, hash_fnv1a64(name, name_len, FNV1A64_OFFSET));
         if (s->name && !s->typed) {
             s->typed = true;
             s->type = (enum prom_type)t;
@@ -458,7 +447,7 @@ static bool parse_sample(struct prom_parse *ps, const char *p, const char *end)
     if (p == name)
         return false;
     size_t name_len = (size_t)(p - name);
-    struct name_slot *slot = slot_find(ps, name, name_len, fnv1a(name, name_len, FNV_OFFSET));
+    struct name_slot *slot = slot_find(ps, name, name_len, hash_fnv1a64(name, name_len, FNV1A64_OFFSET));
     bool selected = slot->name && slot->first != NO_SELECTION;
     ps->spans.n = 0;
     p = skip_blanks(p, end);
@@ -519,14 +508,14 @@ static enum metrics_kind resolve_kind(const struct prom_parse *ps, size_t i)
         return sel->kind;
     const char *name = sel->name ? sel->name : "";
     size_t len = strlen(name);
-    const struct name_slot *own = slot_find(ps, name, len, fnv1a(name, len, FNV_OFFSET));
+    const struct name_slot *own = slot_find(ps, name, len, hash_fnv1a64(name, len, FNV1A64_OFFSET));
     if (own->typed)
         return kind_of_type(own->type);
     for (size_t k = 0; k < ARRAY_SIZE(part_suffixes); k++) {
         size_t fl = family_len(name, len, part_suffixes[k]);
         if (!fl)
             continue;
-        const struct name_slot *family = slot_find(ps, name, fl, fnv1a(name, fl, FNV_OFFSET));
+        const struct name_slot *family = slot_find(ps, name, fl, hash_fnv1a64(name, fl, FNV1A64_OFFSET));
         if (!family->typed)
             continue;
         bool total = strcmp(part_suffixes[k], "_total") == 0;

@@ -2,16 +2,15 @@
  * Windows build, which has neither libcurl nor POSIX sockets): round trips (rtt.c),
  * HTTP readiness, metrics endpoints (endpoint.c) and publishing (http.c).
  *
- * A profile that asks for one is refused when it is loaded, by the checks below, so a
- * campaign never starts without what it asked for; `loopbench publish` fails the same
- * way. Nothing here pretends to measure. */
+ * A profile that asks for one is refused when it is loaded (profile.c asks
+ * network_available() first), so a campaign never starts without what it asked for;
+ * `loopbench publish` and any other caller get the refusals below. Nothing here pretends
+ * to measure. */
 #include <stdlib.h>
 
 #include "endpoint.h"
 #include "http.h"
 #include "rtt.h"
-
-#define UNAVAILABLE NETWORK_UNAVAILABLE
 
 bool network_available(void)
 {
@@ -20,7 +19,7 @@ bool network_available(void)
 
 int http_url_check(const char *what, const char *url, struct lb_error *err)
 {
-    return lb_fail(err, "%s '%s': HTTP is %s", what, url, UNAVAILABLE);
+    return lb_fail(err, "%s '%s': HTTP is %s", what, url, NETWORK_UNAVAILABLE);
 }
 
 char *http_url_display(const char *url, bool origin_only)
@@ -34,7 +33,7 @@ int http_request(const struct http_request *req, struct http_response *resp,
 {
     *resp = (struct http_response){0};
     return lb_fail(err, "%s %s: HTTP is %s", req->method ? req->method : "GET", req->url,
-                   UNAVAILABLE);
+                   NETWORK_UNAVAILABLE);
 }
 
 int http_request_retry(const struct http_request *req, const struct http_retry *policy,
@@ -42,12 +41,6 @@ int http_request_retry(const struct http_request *req, const struct http_retry *
 {
     (void)policy;
     return http_request(req, resp, err);
-}
-
-void http_response_release(struct http_response *resp)
-{
-    free(resp->body);
-    strv_release(&resp->headers);
 }
 
 const char *http_header(const struct http_response *resp, const char *name)
@@ -66,7 +59,7 @@ bool http_rate_limited(const struct http_response *resp)
 int rtt_check(const struct rtt_opts *opts, struct lb_error *err)
 {
     (void)opts;
-    return lb_fail(err, "round trips are %s", UNAVAILABLE);
+    return lb_fail(err, "round trips are %s", NETWORK_UNAVAILABLE);
 }
 
 int rtt_start(const struct rtt_opts *opts, struct rtt_probe **out, struct lb_error *err)
@@ -81,14 +74,7 @@ void rtt_stop(struct rtt_probe *p, struct rtt_result *out)
     *out = (struct rtt_result){0};
 }
 
-void rtt_result_release(struct rtt_result *r)
-{
-    histogram_release(&r->rtt);
-    histogram_release(&r->lag);
-    histogram_release(&r->setup);
-}
-
-/* Never reached: a profile with an endpoint is refused by http_url_check above. */
+/* Never reached: a profile with an endpoint is refused when it is loaded. */
 struct endpoint_window *endpoint_window_open(const struct metrics_endpoint *ep,
                                              uint64_t interval_ns)
 {
@@ -103,10 +89,3 @@ void endpoint_window_close(struct endpoint_window *w, struct endpoint_result *ou
     *out = (struct endpoint_result){0};
 }
 
-void endpoint_result_release(struct endpoint_result *r)
-{
-    free(r->values);
-    free(r->error);
-    free(r->missing);
-    *r = (struct endpoint_result){0};
-}

@@ -36,6 +36,7 @@ struct loader {
     const char *file; /* the profile as given, for messages */
     const char *dir;  /* its directory, absolute */
     char *exe_dir;    /* found on the first {loopbench_dir} */
+    char *real_file;  /* the profile's canonical path, found by the first config file */
     struct lb_error *err;
 };
 
@@ -339,18 +340,17 @@ static int check_config_file(struct loader *ld, const char *kp, const struct set
     struct stat st;
     if (stat(s->file, &st) == 0 && !S_ISREG(st.st_mode))
         return fail(ld, at, "'%s' is not a regular file", s->file);
-    if (read_file(s->file, &text, &len, &e) < 0)
-        return fail(ld, at, "%s", e.msg);
     /* Editing the profile itself would change what the campaign measures mid-way. */
-    char *real_file = plat_realpath(s->file), *real_profile = plat_realpath(ld->file);
-    bool itself = real_file && real_profile && strcmp(real_file, real_profile) == 0;
+    if (!ld->real_file)
+        ld->real_file = plat_realpath(ld->file);
+    char *real_file = plat_realpath(s->file);
+    bool itself = real_file && ld->real_file && strcmp(real_file, ld->real_file) == 0;
     free(real_file);
-    free(real_profile);
-    if (itself) {
-        free(text);
+    if (itself)
         return fail(ld, at, "'%s' is the profile itself: a setting cannot be written into it",
                     s->file);
-    }
+    if (read_file(s->file, &text, &len, &e) < 0)
+        return fail(ld, at, "%s", e.msg);
     json_error_t jerr;
     json_t *doc = json_loadb(text, len, 0, &jerr);
     free(text);
@@ -1080,6 +1080,7 @@ int profile_parse(const char *text, size_t len, const char *path, struct profile
     int rc = parse_profile(&ld, root, p);
     json_decref(root);
     free(ld.exe_dir);
+    free(ld.real_file);
     if (rc < 0)
         profile_release(p);
     return rc;

@@ -202,12 +202,8 @@ static char *report_title(const char *report, size_t len)
 /* json_dumps of a new reference (stolen), compact. */
 static char *dump_json(json_t *doc)
 {
-    char *text = json_dumps(doc, JSON_COMPACT);
+    char *text = xcheck(json_dumps(doc, JSON_COMPACT));
     json_decref(doc);
-    if (!text) {
-        fputs("loopbench: out of memory\n", stderr);
-        abort();
-    }
     return text;
 }
 

@@ -82,7 +82,6 @@ static int load_rtt(struct loaded_results *r, json_t *run, size_t si, size_t ind
         rc = lb_fail(err, "'%s': runs[%zu].rtt.%s", r->path, index, e.msg);
     if (rc == 0) {
         struct loaded_rtt *l = &r->rtt[si];
-        l->runs++;
         l->scheduled += (uint64_t)scheduled;
         l->failed += (uint64_t)(errors + timeouts);
         histogram_add(&l->latency, &h);

@@ -46,7 +46,6 @@ struct loaded_results {
 };
 
 struct loaded_rtt {
-    size_t runs;
     uint64_t scheduled, failed; /* requests; failed: errors and timeouts */
     struct histogram latency;   /* ns */
 };

@@ -16,7 +16,6 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include <sys/prctl.h>
 #endif
 
+#include "platform/platform.h"
 #include "util.h"
 
 #define RETRY_NS (RTT_RETRY_MS * 1000000ULL)
@@ -504,8 +504,6 @@ int rtt_start(const struct rtt_opts *o, struct rtt_probe **out, struct lb_error 
 {
     if (rtt_check(o, err) < 0)
         return -1;
-    char where[300];
-    snprintf(where, sizeof(where), strchr(o->host, ':') ? "[%s]:%d" : "%s:%d", o->host, o->port);
     struct rtt_probe *p = xcalloc(1, sizeof(*p));
     p->stop_pipe[0] = p->stop_pipe[1] = -1;
     bool echo = !o->expect || o->expect_len == 0;
@@ -519,20 +517,19 @@ int rtt_start(const struct rtt_opts *o, struct rtt_probe **out, struct lb_error 
     probe_alloc(p, o);
     if (resolve(p, o, err) < 0)
         goto fail;
-    for (size_t i = 0; i < p->n_persistent; i++)
-        if (connect_now(p, &p->conns[i], where, err) < 0)
-            goto fail;
+    char *where = format_hostport(o->host, o->port);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < p->n_persistent; i++)
+        rc = connect_now(p, &p->conns[i], where, err);
+    free(where);
+    if (rc < 0)
+        goto fail;
     if (pipe2(p->stop_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
         lb_fail_errno(err, errno, "rtt: cannot create a pipe");
         goto fail;
     }
-    /* The thread inherits this mask: every signal stays with the caller's signalfd. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
     p->start_ns = mono_ns();
-    int e = pthread_create(&p->thread, NULL, probe_main, p);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int e = plat_thread_start(&p->thread, probe_main, p);
     if (e) {
         lb_fail_errno(err, e, "rtt: cannot start the probe thread");
         goto fail;
@@ -555,9 +552,3 @@ void rtt_stop(struct rtt_probe *p, struct rtt_result *out)
     probe_free(p);
 }
 
-void rtt_result_release(struct rtt_result *r)
-{
-    histogram_release(&r->rtt);
-    histogram_release(&r->lag);
-    histogram_release(&r->setup);
-}

@@ -18,6 +18,13 @@ static void oom(void)
     abort();
 }
 
+void *xcheck(void *p)
+{
+    if (!p)
+        oom();
+    return p;
+}
+
 void *xmalloc(size_t size)
 {
     void *p = malloc(size ? size : 1);
@@ -181,6 +188,24 @@ int read_file(const char *path, char **data, size_t *len, struct lb_error *err)
     return 0;
 }
 
+char *read_back(FILE *f, size_t *len, struct lb_error *err)
+{
+    long size = ftell(f);
+    char *text = size >= 0 ? xmalloc((size_t)size + 1) : NULL;
+    if (!text || fflush(f) != 0 || fseek(f, 0, SEEK_SET) != 0 ||
+        fread(text, 1, (size_t)size, f) != (size_t)size) {
+        lb_fail_errno(err, errno, "cannot read back a temporary file");
+        free(text);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    text[size] = '\0';
+    if (len)
+        *len = (size_t)size;
+    return text;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
                       struct lb_error *err)
 {
@@ -284,15 +309,24 @@ char *path_join(const char *dir, const char *rel)
     return xasprintf("%s/%s", dir, rel);
 }
 
-void hash_fnv1a64_hex(const void *data, size_t len, char out[17])
+char *format_hostport(const char *host, int port)
+{
+    return xasprintf(strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
+}
+
+uint64_t hash_fnv1a64(const void *data, size_t len, uint64_t h)
 {
     const unsigned char *p = data;
-    uint64_t h = 0xcbf29ce484222325ULL;
     for (size_t i = 0; i < len; i++) {
         h ^= p[i];
         h *= 0x100000001b3ULL;
     }
-    snprintf(out, 17, "%016llx", (unsigned long long)h);
+    return h;
+}
+
+void hash_fnv1a64_hex(const void *data, size_t len, char out[17])
+{
+    snprintf(out, 17, "%016llx", (unsigned long long)hash_fnv1a64(data, len, FNV1A64_OFFSET));
 }
 
 void format_utc(uint64_t wall, bool compact, char *out, size_t outlen)

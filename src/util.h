@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "msg.h"
@@ -22,6 +23,8 @@ void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) LB_PRINTF(1, 2);
+/* p, or the same fatal exit when a library's allocator (curl, jansson) returned NULL. */
+void *xcheck(void *p);
 
 /* A NULL-terminated, growable array of owned strings (argv/envp shaped). */
 struct strv {
@@ -44,6 +47,9 @@ int parse_int64(const char *s, int64_t min, int64_t max, int64_t *out);
 
 /* Read a whole file (new buffer, NUL-terminated, caller frees). */
 int read_file(const char *path, char **data, size_t *len, struct lb_error *err);
+/* Everything written to the stream f so far (a plat_scratch_file: new string,
+ * NUL-terminated); f is closed either way. NULL with err. */
+char *read_back(FILE *f, size_t *len, struct lb_error *err);
 /* Replace path atomically: temp file in the same directory, fsync, rename, fsync dir.
  * mode is applied to the new file. */
 int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
@@ -66,7 +72,14 @@ const char *path_basename(const char *path);
 char *path_dirname(const char *path);
 char *path_join(const char *dir, const char *rel);
 
-/* FNV-1a 64-bit, written as 16 hex digits into out[17]. */
+/* "host:port", or "[host]:port" for an IPv6 address (new string): the form profiles
+ * use. */
+char *format_hostport(const char *host, int port);
+
+/* FNV-1a 64-bit: continued from h (FNV1A64_OFFSET to start), or written as 16 hex
+ * digits into out[17]. */
+#define FNV1A64_OFFSET 0xcbf29ce484222325ULL
+uint64_t hash_fnv1a64(const void *data, size_t len, uint64_t h);
 void hash_fnv1a64_hex(const void *data, size_t len, char out[17]);
 
 /* UTC timestamp "2026-12-02T14:38:57Z" (ISO 8601) or compact "20261202T143857Z". */

@@ -156,13 +156,9 @@ FILE *testlib_capture(void)
 
 char *testlib_captured(FILE *f)
 {
-    long size = ftell(f);
-    ck_assert_int_ge(size, 0);
-    char *text = xmalloc((size_t)size + 1);
-    ck_assert_int_eq(fseek(f, 0, SEEK_SET), 0);
-    ck_assert_uint_eq(fread(text, 1, (size_t)size, f), (size_t)size);
-    text[size] = '\0';
-    fclose(f);
+    struct lb_error err;
+    char *text = read_back(f, NULL, &err);
+    ck_assert_msg(text != NULL, "%s", err.msg);
     return text;
 }
 

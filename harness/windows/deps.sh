@@ -8,15 +8,15 @@
 #   autotools) when they are missing (needs root, as on CI);
 # - adds deb-src entries mirroring the enabled Debian deb entries when apt has
 #   none, so that `apt-get source` works;
-# - fetches jansson, check and curl with `apt-get source` and builds each as a
-#   static library with a .pc file into PREFIX (curl: Schannel TLS, no OpenSSL);
+# - fetches jansson and check with `apt-get source` and builds each as a static
+#   library with a .pc file into PREFIX;
 # - writes PREFIX/cross-prefix.ini, a meson cross file holding only the prefix,
 #   to be given to meson before harness/windows/x86_64-w64-mingw32.ini:
 #     meson setup build-win --cross-file PREFIX/cross-prefix.ini \
 #         --cross-file harness/windows/x86_64-w64-mingw32.ini
 # Idempotent: a library whose stamp (name and Debian version) is in
 # PREFIX/.stamps is skipped. LOOPBENCH_WINDEPS (space-separated, default
-# "jansson check"; add curl for the network features) picks the libraries.
+# "jansson check") picks the libraries.
 set -euo pipefail
 
 HOST=x86_64-w64-mingw32
@@ -156,23 +156,6 @@ build_check() {
     # Debian's check.pc.in names the library check_pic (Debian ships a PIC
     # archive under that name); this build installs plain libcheck.a.
     sed -i 's/-lcheck_pic/-lcheck/' "$PREFIX/lib/pkgconfig/check.pc"
-}
-
-build_curl() {
-    # TLS through Windows' own Schannel; nothing else optional.
-    local dir; dir=$(cross_configure curl -- --with-schannel --without-openssl \
-        --without-gnutls --without-mbedtls --without-wolfssl --without-rustls \
-        --without-libpsl --without-libidn2 --without-zlib --without-brotli \
-        --without-zstd --without-nghttp2 --without-nghttp3 --without-ngtcp2 \
-        --without-libssh2 --without-libssh --without-librtmp --without-libgsasl \
-        --disable-ldap --disable-ldaps --disable-manual --disable-docs \
-        --disable-dict --disable-gopher --disable-imap --disable-pop3 \
-        --disable-rtsp --disable-smtp --disable-telnet --disable-tftp \
-        --disable-mqtt --disable-smb) || return 1
-    (cd "$dir" &&
-        make -j"$JOBS" -C lib >make.log 2>&1 &&
-        make -C lib install >install.log 2>&1 && make -C include install >>install.log 2>&1 &&
-        make install-pkgconfigDATA >>install.log 2>&1)
 }
 
 for lib in $LIBS; do

@@ -7,6 +7,21 @@
 
 #include "util.h"
 
+const char *cpu_source_name(enum cpu_source_kind kind)
+{
+    switch (kind) {
+    case CPU_SOURCE_AUTO:
+        return "auto";
+    case CPU_SOURCE_PERF:
+        return "perf-task-clock";
+    case CPU_SOURCE_TREE:
+        return plat_tree_source_name;
+    case CPU_SOURCE_PROCESS:
+        return "process-times";
+    }
+    return "unknown";
+}
+
 /* "perf" is known everywhere, so that asking for it where there is none fails at the
  * start with the reason, rather than as an unknown word. */
 int cpu_source_parse(const char *s, enum cpu_source_kind *out)

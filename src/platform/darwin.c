@@ -63,20 +63,7 @@ char *plat_exe_dir(struct lb_error *err)
     return path_dirname(real);
 }
 
-const char *cpu_source_name(enum cpu_source_kind kind)
-{
-    switch (kind) {
-    case CPU_SOURCE_AUTO:
-        return "auto";
-    case CPU_SOURCE_PERF:
-        return "perf-task-clock";
-    case CPU_SOURCE_TREE:
-        return "proc-pid-rusage";
-    case CPU_SOURCE_PROCESS: /* Windows' only: an attached tree is walked here */
-        return "process-times";
-    }
-    return "unknown";
-}
+const char plat_tree_source_name[] = "proc-pid-rusage";
 
 /* ---- Units ------------------------------------------------------------------------ */
 
@@ -661,11 +648,10 @@ int plat_host_cpu(struct plat_host_cpu *out, struct lb_error *err)
         last[s] = load.cpu_ticks[s];
     }
     /* Ticks of the statistics clock, CLK_TCK per second. macOS accounts no steal time. */
-    long hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
     uint64_t busy = total[CPU_STATE_USER] + total[CPU_STATE_SYSTEM] + total[CPU_STATE_NICE];
     out->steal_ns = 0;
-    out->busy_ns = busy * (NS_PER_SEC / (uint64_t)hz);
-    out->total_ns = (busy + total[CPU_STATE_IDLE]) * (NS_PER_SEC / (uint64_t)hz);
+    out->busy_ns = posix_clock_ticks_ns(busy);
+    out->total_ns = posix_clock_ticks_ns(busy + total[CPU_STATE_IDLE]);
     return 0;
 }
 

@@ -65,22 +65,9 @@ char *plat_exe_dir(struct lb_error *err)
     return path_dirname(buf);
 }
 
-/* ---- CPU source names ------------------------------------------------------------- */
+/* ---- CPU source name -------------------------------------------------------------- */
 
-const char *cpu_source_name(enum cpu_source_kind kind)
-{
-    switch (kind) {
-    case CPU_SOURCE_AUTO:
-        return "auto";
-    case CPU_SOURCE_PERF:
-        return "perf-task-clock";
-    case CPU_SOURCE_TREE:
-        return "process-tree-clocks";
-    case CPU_SOURCE_PROCESS: /* Windows' only: an attached tree is walked here */
-        return "process-times";
-    }
-    return "unknown";
-}
+const char plat_tree_source_name[] = "process-tree-clocks";
 
 /* ---- /proc readers ---------------------------------------------------------------- */
 
@@ -250,14 +237,6 @@ static bool is_leader(pid_t pid)
 static bool orphan_belongs(const struct plat_target *t, pid_t pgid)
 {
     return pgid == t->pid || !is_leader(pgid);
-}
-
-static uint64_t ticks_to_ns(unsigned long long ticks)
-{
-    static long hz;
-    if (!hz)
-        hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
-    return (uint64_t)ticks * (NS_PER_SEC / (uint64_t)hz);
 }
 
 /* Reap a child of loopbench if it has exited: its whole usage, its own reaped children
@@ -476,7 +455,7 @@ static int member_visit(struct plat_target *t, size_t i, uint64_t *cpu_ns, struc
          * plat_target_cpu_ns absorbs. */
         if (clock_getcpuclockid(m->pid, &cid) == 0 && clock_gettime(cid, &ts) == 0)
             *cpu_ns += (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
-        *cpu_ns += ticks_to_ns(st.cutime + st.cstime);
+        *cpu_ns += posix_clock_ticks_ns(st.cutime + st.cstime);
     }
     size_t n = children_of(t, m->pid, m);
     for (size_t k = 0; k < n; k++)
@@ -1073,9 +1052,9 @@ int plat_host_cpu(struct plat_host_cpu *out, struct lb_error *err)
     unsigned long long total = 0;
     for (size_t i = 0; i < ARRAY_SIZE(v); i++)
         total += v[i];
-    out->steal_ns = ticks_to_ns(v[7]);
-    out->busy_ns = ticks_to_ns(total - v[3] - v[4] - v[7]);
-    out->total_ns = ticks_to_ns(total);
+    out->steal_ns = posix_clock_ticks_ns(v[7]);
+    out->busy_ns = posix_clock_ticks_ns(total - v[3] - v[4] - v[7]);
+    out->total_ns = posix_clock_ticks_ns(total);
     return 0;
 }
 

@@ -6,6 +6,7 @@
 #ifndef LOOPBENCH_PLATFORM_H
 #define LOOPBENCH_PLATFORM_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +33,8 @@ enum cpu_source_kind {
 
 /* "perf-task-clock", "process-tree-clocks", ...: recorded in results. */
 const char *cpu_source_name(enum cpu_source_kind kind);
+/* The back-end's name for CPU_SOURCE_TREE (each <os>.c defines it). */
+extern const char plat_tree_source_name[];
 /* Parse "auto", "perf", "tree"; -1 if unknown. */
 int cpu_source_parse(const char *s, enum cpu_source_kind *out);
 
@@ -99,6 +102,10 @@ void plat_target_free(struct plat_target *t);
 /* Tests only: find tree members by scanning every process, as on hosts without a
  * cheaper way (Linux without /proc/PID/task/TID/children). No-op where there is one. */
 void plat_force_full_scan(bool on);
+
+/* Start a thread that takes no signals (they stay events of the calling thread's
+ * plat_wait_until): pthread_create's result. */
+int plat_thread_start(pthread_t *thread, void *(*run)(void *), void *arg);
 
 /* ---- Waiting ---------------------------------------------------------------------- */
 

@@ -24,6 +24,14 @@
 
 extern char **environ;
 
+uint64_t posix_clock_ticks_ns(unsigned long long ticks)
+{
+    static long hz;
+    if (!hz)
+        hz = sysconf(_SC_CLK_TCK) > 0 ? sysconf(_SC_CLK_TCK) : 100;
+    return (uint64_t)ticks * (NS_PER_SEC / (uint64_t)hz);
+}
+
 uint64_t posix_rusage_ns(const struct rusage *ru)
 {
     return ((uint64_t)ru->ru_utime.tv_sec + (uint64_t)ru->ru_stime.tv_sec) * NS_PER_SEC +
@@ -245,6 +253,17 @@ void plat_regex_free(struct plat_regex *re)
         return;
     regfree(&re->re);
     free(re);
+}
+
+int plat_thread_start(pthread_t *thread, void *(*run)(void *), void *arg)
+{
+    /* The thread inherits a full mask. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int e = pthread_create(thread, NULL, run, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return e;
 }
 
 int plat_hogs_start(pid_t *pids, unsigned n, struct lb_error *err)

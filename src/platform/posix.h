@@ -8,6 +8,8 @@
 
 #include "msg.h"
 
+/* Clock ticks (sysconf(_SC_CLK_TCK) a second: /proc's, host_statistics') in ns. */
+uint64_t posix_clock_ticks_ns(unsigned long long ticks);
 /* user + system time of a rusage, in ns. */
 uint64_t posix_rusage_ns(const struct rusage *ru);
 

@@ -202,30 +202,16 @@ char *plat_exe_dir(struct lb_error *err)
         free(buf);
         return NULL;
     }
-    while (n > 0 && buf[n - 1] != L'\\' && buf[n - 1] != L'/')
-        n--;
-    buf[n > 0 ? n - 1 : 0] = L'\0';
-    char *dir = utf8(buf);
+    char *exe = utf8(buf);
     free(buf);
+    char *dir = path_dirname(exe);
+    free(exe);
     return dir;
 }
 
-/* ---- CPU source names ------------------------------------------------------------- */
+/* ---- CPU source name -------------------------------------------------------------- */
 
-const char *cpu_source_name(enum cpu_source_kind kind)
-{
-    switch (kind) {
-    case CPU_SOURCE_AUTO:
-        return "auto";
-    case CPU_SOURCE_PERF:
-        return "perf-task-clock"; /* Linux's, refused here at the start */
-    case CPU_SOURCE_TREE:
-        return "job-object-accounting";
-    case CPU_SOURCE_PROCESS:
-        return "process-times";
-    }
-    return "unknown";
-}
+const char plat_tree_source_name[] = "job-object-accounting";
 
 /* ---- Starting programs ------------------------------------------------------------ */
 
@@ -349,11 +335,6 @@ static bool is_file(const wchar_t *path)
     return a != INVALID_FILE_ATTRIBUTES && !(a & FILE_ATTRIBUTE_DIRECTORY);
 }
 
-static bool is_absolute(const char *path)
-{
-    return path[0] == '/' || path[0] == '\\' || (path[0] && path[1] == ':');
-}
-
 /* The file to run for argv0 (new string), or NULL. A name with a directory part is
  * taken as it is, relative to dir when given (the POSIX back-end changes directory
  * before it execs); a bare name is looked up by search_list. ".exe" may be left out,
@@ -361,7 +342,7 @@ static bool is_absolute(const char *path)
 static wchar_t *program_find(const char *argv0, const char *dir, char *const *envp)
 {
     if (strpbrk(argv0, "/\\")) {
-        char *path = dir && !is_absolute(argv0) ? xasprintf("%s\\%s", dir, argv0) : xstrdup(argv0);
+        char *path = path_join(dir, argv0);
         char *exe = xasprintf("%s.exe", path);
         wchar_t *w = utf16(path), *wexe = utf16(exe);
         free(path);
@@ -1452,6 +1433,12 @@ static DWORD WINAPI hog_spin(void *arg)
     while (!atomic_load_explicit(&hogs_stopping, memory_order_relaxed))
         ;
     return 0;
+}
+
+/* Console control events are delivered on a thread of their own anyway. */
+int plat_thread_start(pthread_t *thread, void *(*run)(void *), void *arg)
+{
+    return pthread_create(thread, NULL, run, arg);
 }
 
 int plat_hogs_start(pid_t *pids, unsigned n, struct lb_error *err)

@@ -97,7 +97,7 @@ check "  ... recorded as killed, the run ok" jq -e \
 check "  ... config byte-identical, no process left" intact_and_clean
 
 # --- 3. a target that never gets ready -------------------------------------------------
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 sed "s|\"ready\": { \"delay\": 0 }|\"ready\": { \"tcp\": \"127.0.0.1:$port\", \"timeout\": 1 }|" \
   "$TMP/steady.json" >"$TMP/never.json"
 rc=0

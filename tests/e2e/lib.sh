@@ -64,6 +64,9 @@ check() { # check "description" command...
 # no_process_from DIR: nothing runs from DIR (see procs_in).
 no_process_from() { [ -z "$(procs_in "$1")" ]; }
 
+# free_port: a TCP port on 127.0.0.1 that nothing listens on just now.
+free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
 # float comparisons with awk: lt A B, gt A B
 lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
 gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }

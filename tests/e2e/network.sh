@@ -5,8 +5,6 @@
 # real local HTTP server, and a timeout naming the URL. See docs/network.md.
 source "$(dirname "$0")/lib.sh"
 
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
 # A private copy of the rtt profile on a free port.
 port=$(free_port)
 mkdir -p "$TMP/ref"
