@@ -1,6 +1,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -327,6 +328,11 @@ uint64_t hash_fnv1a64(const void *data, size_t len, uint64_t h)
 void hash_fnv1a64_hex(const void *data, size_t len, char out[17])
 {
     snprintf(out, 17, "%016llx", (unsigned long long)hash_fnv1a64(data, len, FNV1A64_OFFSET));
+}
+
+json_t *json_num_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
 }
 
 void format_utc(uint64_t wall, bool compact, char *out, size_t outlen)

@@ -13,6 +13,10 @@
 
 #include "msg.h"
 
+/* jansson's json_t, declared here (C11 allows the typedef twice) so that modules using
+ * the helpers below need not include jansson.h. */
+typedef struct json_t json_t;
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define NS_PER_SEC 1000000000ULL
 
@@ -81,6 +85,10 @@ char *format_hostport(const char *host, int port);
 #define FNV1A64_OFFSET 0xcbf29ce484222325ULL
 uint64_t hash_fnv1a64(const void *data, size_t len, uint64_t h);
 void hash_fnv1a64_hex(const void *data, size_t len, char out[17]);
+
+/* A figure as JSON (new reference): a number, or null when it is undefined (NaN) or
+ * infinite, which JSON cannot hold. */
+json_t *json_num_or_null(double v);
 
 /* UTC timestamp "2026-12-02T14:38:57Z" (ISO 8601) or compact "20261202T143857Z". */
 void format_utc(uint64_t wall, bool compact, char *out, size_t outlen);

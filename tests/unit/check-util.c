@@ -1,5 +1,7 @@
 /* util.c: the helpers everything else leans on. */
 #include <check.h>
+#include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -105,6 +107,23 @@ START_TEST(numbers_parse_strictly)
 }
 END_TEST
 
+/* results.json and every --json output write an undefined figure as null, never as
+ * an invalid NaN token or a dropped key. */
+START_TEST(figures_are_numbers_or_null)
+{
+    json_t *x = json_num_or_null(2.5);
+    ck_assert(json_is_real(x));
+    ck_assert_double_eq(json_real_value(x), 2.5);
+    json_decref(x);
+    const double undefined[] = {NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < ARRAY_SIZE(undefined); i++) {
+        x = json_num_or_null(undefined[i]);
+        ck_assert(json_is_null(x));
+        json_decref(x);
+    }
+}
+END_TEST
+
 START_TEST(mkdir_p_makes_every_level)
 {
     char *dir = testlib_tmpdir();
@@ -176,6 +195,7 @@ int main(void)
     tcase_add_test(tc, paths_join_and_split);
     tcase_add_test(tc, paths_of_the_system);
     tcase_add_test(tc, numbers_parse_strictly);
+    tcase_add_test(tc, figures_are_numbers_or_null);
     tcase_add_test(tc, mkdir_p_makes_every_level);
     tcase_add_test(tc, fnv1a64_matches_reference_vectors);
     tcase_add_test(tc, utc_formats);
