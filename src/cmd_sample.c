@@ -195,31 +195,16 @@ static void print_text(const struct sample_report *rep)
            s->n_windows == 1 ? "" : "s");
     if (!s->n_aggs)
         return;
-    printf("  %-20s %-11s %4s %12s %12s %12s %12s\n", "key", "type", "n", "mean", "min", "max",
-           "sum");
+    printf("  %-20s %-11s %7s %12s %12s %12s %12s\n", "key", "type", "windows", "mean", "min",
+           "max", "sum");
     for (size_t i = 0; i < s->n_aggs; i++) {
         const struct scrape_agg *a = &s->aggs[i];
-        printf("  %-20s %-11s %4zu %12g %12g %12g %12g", a->key, scrape_type_name(a->type), a->n,
+        printf("  %-20s %-11s %7zu %12g %12g %12g %12g", a->key, scrape_type_name(a->type), a->n,
                a->mean, a->min, a->max, a->sum);
         if (a->type == SCRAPE_RATIO)
             printf(" of %g", a->total_sum);
         putchar('\n');
     }
-}
-
-static json_t *metrics_json(const struct scrape_run *s)
-{
-    json_t *m = json_object();
-    for (size_t i = 0; i < s->n_aggs; i++) {
-        const struct scrape_agg *a = &s->aggs[i];
-        json_t *o = json_pack("{s:s, s:I, s:f, s:f, s:f, s:f}", "type", scrape_type_name(a->type),
-                              "n", (json_int_t)a->n, "mean", a->mean, "min", a->min, "max", a->max,
-                              "sum", a->sum);
-        if (a->type == SCRAPE_RATIO)
-            json_object_set_new(o, "total_sum", json_real(a->total_sum));
-        json_object_set_new(m, a->key, o);
-    }
-    return m;
 }
 
 static int print_json(const struct sample_report *rep)
@@ -253,7 +238,7 @@ static int print_json(const struct sample_report *rep)
                             json_pack("{s:s, s:s, s:I}", "path", rep->args->log, "marker",
                                       rep->args->marker, "marker_lines",
                                       (json_int_t)rep->scrape->n_windows));
-        json_object_set_new(o, "metrics", metrics_json(rep->scrape));
+        json_object_set_new(o, "metrics", scrape_run_to_json(rep->scrape));
     }
     int rc = json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
     putchar('\n');

@@ -499,3 +499,104 @@ const struct scrape_agg *scrape_run_find(const struct scrape_run *r, const char 
     size_t i = key ? agg_index(r, key) : SIZE_MAX;
     return i == SIZE_MAX ? NULL : &r->aggs[i];
 }
+
+json_t *scrape_run_to_json(const struct scrape_run *s)
+{
+    json_t *m = json_object();
+    for (size_t i = 0; i < s->n_aggs; i++) {
+        const struct scrape_agg *a = &s->aggs[i];
+        json_t *o = json_pack("{s:s, s:I, s:o, s:o, s:o, s:o}", "type", scrape_type_name(a->type),
+                              "windows", (json_int_t)a->n, "mean", json_num_or_null(a->mean),
+                              "min", json_num_or_null(a->min), "max", json_num_or_null(a->max),
+                              "sum", json_num_or_null(a->sum));
+        if (a->type == SCRAPE_RATIO)
+            json_object_set_new(o, "total_sum", json_num_or_null(a->total_sum));
+        json_object_set_new(m, a->key, xcheck(o));
+    }
+    return m;
+}
+
+static int type_from_name(const char *name, enum scrape_type *out)
+{
+    for (size_t t = 0; t < ARRAY_SIZE(type_names); t++) {
+        if (strcmp(name, type_names[t]) == 0) {
+            *out = (enum scrape_type)t;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* A figure scrape_run_to_json wrote: a number, or null for NaN. */
+static int figure_from_json(json_t *v, double *out)
+{
+    if (json_is_null(v)) {
+        *out = NAN;
+        return 0;
+    }
+    if (!json_is_number(v))
+        return -1;
+    *out = json_number_value(v);
+    return 0;
+}
+
+/* One key's aggregate; total_sum exactly when the type is ratio, as it is written. */
+static int agg_from_json(const char *key, json_t *m, struct scrape_agg *a, const char *where,
+                         struct lb_error *err)
+{
+    const char *type;
+    json_int_t windows;
+    json_t *mean, *min, *max, *sum, *total = NULL;
+    json_error_t je;
+    if (json_unpack_ex(m, &je, JSON_STRICT, "{s:s, s:I, s:o, s:o, s:o, s:o, s?o}", "type", &type,
+                       "windows", &windows, "mean", &mean, "min", &min, "max", &max, "sum",
+                       &sum, "total_sum", &total) < 0)
+        return lb_fail(err, "%s: metrics.%s: %s", where, key, je.text);
+    if (strlen(key) >= sizeof(a->key))
+        return lb_fail(err, "%s: metrics.%s: expected a key of at most %d bytes", where, key,
+                       SCRAPE_KEY_MAX - 1);
+    if (type_from_name(type, &a->type) < 0)
+        return lb_fail(err, "%s: metrics.%s.type: unknown type '%s'", where, key, type);
+    if (windows < 0)
+        return lb_fail(err, "%s: metrics.%s.windows: expected a count >= 0, got %lld", where,
+                       key, (long long)windows);
+    if ((total != NULL) != (a->type == SCRAPE_RATIO))
+        return lb_fail(err, "%s: metrics.%s: total_sum is %s", where, key,
+                       total ? "for ratio keys only" : "missing");
+    a->total_sum = NAN;
+    if (figure_from_json(mean, &a->mean) < 0 || figure_from_json(min, &a->min) < 0 ||
+        figure_from_json(max, &a->max) < 0 || figure_from_json(sum, &a->sum) < 0 ||
+        (total && figure_from_json(total, &a->total_sum) < 0))
+        return lb_fail(err, "%s: metrics.%s: expected mean, min, max, sum%s as numbers or null",
+                       where, key, total ? " and total_sum" : "");
+    strcpy(a->key, key);
+    a->n = (size_t)windows;
+    return 0;
+}
+
+int scrape_run_from_json(json_t *metrics, struct scrape_run *out, const char *where,
+                         struct lb_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (!json_is_object(metrics))
+        return lb_fail(err, "%s: metrics: expected an object", where);
+    size_t n = json_object_size(metrics);
+    if (n > SCRAPE_VALUES_MAX)
+        return lb_fail(err, "%s: metrics: %zu keys, expected at most %d", where, n,
+                       SCRAPE_VALUES_MAX);
+    /* Room to the next power of two, as scrape_run_add grows the array (needs_growth). */
+    size_t room = 1;
+    while (room < n)
+        room *= 2;
+    out->aggs = xcalloc(room, sizeof(*out->aggs));
+    const char *key;
+    json_t *m;
+    json_object_foreach(metrics, key, m) {
+        if (agg_from_json(key, m, &out->aggs[out->n_aggs], where, err) < 0) {
+            scrape_run_release(out);
+            return -1;
+        }
+        out->n_aggs++;
+    }
+    return 0;
+}

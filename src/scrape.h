@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "msg.h"
 
 #define SCRAPE_KEY_MAX 64
@@ -112,5 +114,18 @@ void scrape_run_release(struct scrape_run *r);
 void scrape_run_add(struct scrape_run *r, const struct scrape_value *v);
 /* Look up an aggregate by key; NULL if absent. */
 const struct scrape_agg *scrape_run_find(const struct scrape_run *r, const char *key);
+
+/* The aggregates of s as the object results.json keeps under a run's "metrics" and
+ * `sample --json` prints (new reference): per key, in first-seen order, {type, windows,
+ * mean, min, max, sum} and for a ratio total_sum; an undefined figure (NaN) is null. */
+json_t *scrape_run_to_json(const struct scrape_run *s);
+/* The inverse (metrics is borrowed): out is overwritten with those aggregates, null
+ * read back as NaN, so that scrape_run_to_json gives metrics again; nothing else of out
+ * is set (results.json keeps a run's window count and log levels elsewhere). out can
+ * still take scrape_run_add and is freed by scrape_run_release. -1 with err naming
+ * where, the key and what was expected (an unknown type, a missing figure...); out is
+ * then empty. */
+int scrape_run_from_json(json_t *metrics, struct scrape_run *out, const char *where,
+                         struct lb_error *err);
 
 #endif

@@ -102,7 +102,7 @@ log="$tmp/server.log"
 started+=($!)
 lb sample --pid "$burner" --seconds 1.5 --log "$log" --json
 [ "$status" -eq 0 ] || fail "sample --log exited $status: $(cat "$tmp/err")"
-jq -e '.metrics.cps.n >= 3 and .metrics.cps.max == 412 and .metrics.cps.min == 412
+jq -e '.metrics.cps.windows >= 3 and .metrics.cps.max == 412 and .metrics.cps.min == 412
        and .metrics.slots.type == "ratio" and .log.marker_lines >= 3' "$tmp/out" >/dev/null ||
     fail "--log metrics are off: $(jq -c '{log, metrics}' "$tmp/out")"
 ok "--log aggregates the $(jq .log.marker_lines "$tmp/out") marker lines of the window only"

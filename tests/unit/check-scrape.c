@@ -2,6 +2,7 @@
  * lines, then whole logs (canned in tests/data/logs/, or generated into a temporary
  * directory that the fixture removes even when a test fails). */
 #include <check.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -382,6 +383,134 @@ START_TEST(test_names)
     ck_assert_str_eq(log_level_name(LOG_VRB), "VRB");
     ck_assert_str_eq(log_level_name(LOG_FTL), "FTL");
     ck_assert_str_eq(log_level_name(LOG_LEVELS), "unknown");
+}
+END_TEST
+
+/* ---- aggregates as results.json keeps them ---- */
+
+static void add_value(struct scrape_run *r, const char *key, enum scrape_type type, double value,
+                      double total)
+{
+    struct scrape_value v = {.type = type, .value = value, .total = total, .percent = NAN};
+    snprintf(v.key, sizeof(v.key), "%s", key);
+    scrape_run_add(r, &v);
+}
+
+/* A run written into results.json and read back (by resume, by report) must be the
+ * run that was measured: every figure, in the order the keys were first seen, with an
+ * undefined one kept undefined; and written again, the same object. */
+START_TEST(test_json_round_trip)
+{
+    struct scrape_run run = {0};
+    add_value(&run, "cps", SCRAPE_NUMBER, 412, 0);
+    add_value(&run, "slots", SCRAPE_RATIO, 1, 1875);
+    add_value(&run, "cps", SCRAPE_NUMBER, 0.1, 0);
+    add_value(&run, "slots", SCRAPE_RATIO, 0, 1875);
+    add_value(&run, "tickLagPeak", SCRAPE_DURATION_MS, 11, 0);
+    add_value(&run, "cpu", SCRAPE_PERCENT, 0.8, 0);
+    run.aggs[2].mean = NAN; /* tickLagPeak: as a sum that overflowed would leave it */
+
+    json_t *m = scrape_run_to_json(&run);
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(m, "cps"), "type")),
+                     "number");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(m, "cps"), "windows")), 2);
+    ck_assert_ptr_null(json_object_get(json_object_get(m, "cps"), "total_sum"));
+    ck_assert_double_eq(json_real_value(json_object_get(json_object_get(m, "slots"), "total_sum")),
+                        3750);
+    ck_assert(json_is_null(json_object_get(json_object_get(m, "tickLagPeak"), "mean")));
+
+    /* Through text, as a file holds it. */
+    char *text = json_dumps(m, 0);
+    json_t *loaded = json_loads(text, 0, NULL);
+    ck_assert_ptr_nonnull(loaded);
+    struct scrape_run back;
+    struct lb_error err;
+    ck_assert_int_eq(scrape_run_from_json(loaded, &back, "r.json: runs[0]", &err), 0);
+    ck_assert_uint_eq(back.n_aggs, run.n_aggs);
+    for (size_t i = 0; i < run.n_aggs; i++) {
+        const struct scrape_agg *a = &run.aggs[i], *b = &back.aggs[i];
+        ck_assert_str_eq(b->key, a->key);
+        ck_assert_int_eq(b->type, a->type);
+        ck_assert_uint_eq(b->n, a->n);
+        const double want[] = {a->mean, a->min, a->max, a->sum};
+        const double got[] = {b->mean, b->min, b->max, b->sum};
+        for (size_t k = 0; k < ARRAY_SIZE(want); k++)
+            ck_assert(isnan(want[k]) ? isnan(got[k]) : got[k] == want[k]);
+        if (a->type == SCRAPE_RATIO)
+            ck_assert_double_eq(b->total_sum, a->total_sum);
+    }
+    json_t *again = scrape_run_to_json(&back);
+    ck_assert_msg(json_equal(again, m), "written again: %s", json_dumps(again, 0));
+
+    /* Read back, a run still aggregates: a known key and a new one. */
+    add_value(&back, "cps", SCRAPE_NUMBER, 100, 0);
+    add_value(&back, "missed16ms", SCRAPE_NUMBER, 0, 0);
+    ck_assert_uint_eq(scrape_run_find(&back, "cps")->n, 3);
+    ck_assert_uint_eq(back.n_aggs, 5);
+    ck_assert_str_eq(back.aggs[4].key, "missed16ms");
+
+    json_decref(again);
+    json_decref(loaded);
+    json_decref(m);
+    free(text);
+    scrape_run_release(&back);
+    scrape_run_release(&run);
+}
+END_TEST
+
+/* A damaged results.json is refused with where, the key and what was wrong, and the
+ * run is left empty rather than half filled. */
+static const struct {
+    const char *json;
+    const char *error;
+} bad_metrics[] = {
+    {"[]", "r.json: runs[1]: metrics: expected an object"},
+    {"{\"cps\": {\"type\": \"gauge\", \"windows\": 1, \"mean\": 1, \"min\": 1, \"max\": 1, "
+     "\"sum\": 1}}",
+     "r.json: runs[1]: metrics.cps.type: unknown type 'gauge'"},
+    {"{\"cps\": {\"type\": \"number\", \"mean\": 1, \"min\": 1, \"max\": 1, \"sum\": 1}}",
+     "r.json: runs[1]: metrics.cps: "},
+    {"{\"cps\": {\"type\": \"number\", \"windows\": -1, \"mean\": 1, \"min\": 1, \"max\": 1, "
+     "\"sum\": 1}}",
+     "r.json: runs[1]: metrics.cps.windows: expected a count >= 0, got -1"},
+    {"{\"cps\": {\"type\": \"number\", \"windows\": 1, \"mean\": \"1\", \"min\": 1, \"max\": 1, "
+     "\"sum\": 1}}",
+     "r.json: runs[1]: metrics.cps: expected mean, min, max, sum as numbers or null"},
+    {"{\"slots\": {\"type\": \"ratio\", \"windows\": 1, \"mean\": 1, \"min\": 1, \"max\": 1, "
+     "\"sum\": 1}}",
+     "r.json: runs[1]: metrics.slots: total_sum is missing"},
+    {"{\"cps\": {\"type\": \"number\", \"windows\": 1, \"mean\": 1, \"min\": 1, \"max\": 1, "
+     "\"sum\": 1, \"total_sum\": 1}}",
+     "r.json: runs[1]: metrics.cps: total_sum is for ratio keys only"},
+    {"{\"cps\": {\"type\": \"number\", \"windows\": 1, \"mean\": 1, \"min\": 1, \"max\": 1, "
+     "\"sum\": 1, \"median\": 1}}",
+     "r.json: runs[1]: metrics.cps: "},
+    {"{\"" KEY64 "\": {\"type\": \"number\", \"windows\": 1, \"mean\": 1, \"min\": 1, "
+     "\"max\": 1, \"sum\": 1}}",
+     "r.json: runs[1]: metrics." KEY64 ": expected a key of at most 63 bytes"},
+};
+
+START_TEST(test_json_refused)
+{
+    const char *text = bad_metrics[_i].json;
+    /* A good key first, so that a refusal after it must free what was read. */
+    char *doc = text[0] == '{'
+                    ? xasprintf("{\"ok\": {\"type\": \"flag\", \"windows\": 1, \"mean\": 1, "
+                                "\"min\": 1, \"max\": 1, \"sum\": 1}, %s",
+                                text + 1)
+                    : xstrdup(text);
+    json_error_t je;
+    json_t *m = json_loads(doc, 0, &je);
+    ck_assert_msg(m != NULL, "case %d: %s", _i, je.text);
+    struct scrape_run run;
+    struct lb_error err;
+    ck_assert_int_eq(scrape_run_from_json(m, &run, "r.json: runs[1]", &err), -1);
+    ck_assert_msg(strncmp(err.msg, bad_metrics[_i].error, strlen(bad_metrics[_i].error)) == 0,
+                  "case %d: got '%s'", _i, err.msg);
+    ck_assert_uint_eq(run.n_aggs, 0);
+    ck_assert_ptr_null(run.aggs);
+    json_decref(m);
+    free(doc);
 }
 END_TEST
 
@@ -838,6 +967,11 @@ static Suite *scrape_suite(void)
     tcase_add_test(tc, test_ten_thousand_keys);
     tcase_add_test(tc, test_megabyte_line_parsed_whole);
     tcase_add_test(tc, test_names);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("json");
+    tcase_add_test(tc, test_json_round_trip);
+    tcase_add_loop_test(tc, test_json_refused, 0, (int)ARRAY_SIZE(bad_metrics));
     suite_add_tcase(s, tc);
 
     tc = tcase_create("file");
