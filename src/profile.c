@@ -1153,6 +1153,173 @@ const char *profile_signal_name(int sig)
     return NULL;
 }
 
+/* ---- the profile as JSON ------------------------------------------------------------ */
+
+/* Whole seconds print as integers: 45, not 45.0. */
+static json_t *seconds_json(double x)
+{
+    if (x == floor(x) && fabs(x) < 1e15)
+        return json_integer((json_int_t)x);
+    return json_real(x);
+}
+
+static json_t *strings_json(char *const *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < n; i++)
+        json_array_append_new(a, json_string(v[i]));
+    return a;
+}
+
+/* The setter under its profile key ("config", "argv" or "env") in obj. */
+static void setter_json(json_t *obj, const struct setter *s)
+{
+    switch (s->kind) {
+    case SETTER_CONFIG:
+        json_object_set_new(obj, "config",
+                            json_pack("{s:s, s:o, s:s}", "file", s->file, "path",
+                                      strings_json(s->key_path, s->key_depth), "type",
+                                      s->type == SETTER_NUMBER ? "number" : "string"));
+        break;
+    case SETTER_ARGV:
+        json_object_set_new(obj, "argv", json_pack("{s:s}", "placeholder", s->placeholder));
+        break;
+    case SETTER_ENV:
+        json_object_set_new(obj, "env", json_string(s->env_name));
+        break;
+    }
+}
+
+static json_t *env_json(const struct strv *env)
+{
+    json_t *o = json_object();
+    for (size_t i = 0; i < env->n; i++) {
+        const char *eq = strchr(env->v[i], '=');
+        char *name = xstrndup(env->v[i], (size_t)(eq - env->v[i]));
+        json_object_set_new(o, name, json_string(eq + 1));
+        free(name);
+    }
+    return o;
+}
+
+static json_t *knob_json(const struct knob *k)
+{
+    json_t *o = json_pack("{s:s, s:s, s:o, s:s}", "name", k->name, "label", k->label, "values",
+                          strings_json(k->values.v, k->values.n), "baseline", k->baseline);
+    setter_json(o, &k->set);
+    return o;
+}
+
+static json_t *fixed_json(const struct profile *p)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < p->n_fixed; i++) {
+        json_t *f = json_pack("{s:s, s:s}", "name", p->fixed[i].name, "value", p->fixed[i].value);
+        setter_json(f, &p->fixed[i].set);
+        json_array_append_new(a, f);
+    }
+    return a;
+}
+
+static json_t *ready_json(const struct ready_rule *r)
+{
+    json_t *o = json_object();
+    if (r->kind == READY_LOG) {
+        json_object_set_new(o, "log", json_string(r->log_pattern));
+    } else if (r->kind == READY_TCP) {
+        char *hp = format_hostport(r->host, r->port);
+        json_object_set_new(o, "tcp", json_string(hp));
+        free(hp);
+    } else if (r->kind == READY_HTTP) {
+        json_object_set_new(o, "http", json_string(r->url));
+    } else {
+        json_object_set_new(o, "delay", seconds_json(r->delay_s));
+    }
+    json_object_set_new(o, "timeout", seconds_json(r->timeout_s));
+    return o;
+}
+
+static json_t *health_key_json(const struct health_key *h)
+{
+    return json_pack("{s:s, s:s, s:s, s:b}", "key", h->key, "label", h->label, "better",
+                     h->better == HIGHER_IS_BETTER ? "higher" : "lower", "must_be_zero",
+                     h->must_be_zero);
+}
+
+static json_t *rtt_json(const struct rtt_opts *q)
+{
+    char *hp = format_hostport(q->host, q->port);
+    json_t *o = json_pack("{s:s, s:s%, s:o, s:i, s:o, s:o}", "tcp", hp, "send", q->send,
+                          q->send_len, "rate", seconds_json(q->rate_per_s), "connections",
+                          q->connections, "timeout", seconds_json(q->timeout_s), "connect_rate",
+                          seconds_json(q->connect_rate_per_s));
+    free(hp);
+    if (q->expect)
+        json_object_set_new(o, "expect", json_stringn(q->expect, q->expect_len));
+    return o;
+}
+
+/* The endpoint's values were added last to the health keys (after the rtt probe's), in
+ * their order. */
+static json_t *http_metrics_json(const struct profile *p)
+{
+    const struct metrics_endpoint *ep = &p->endpoint;
+    json_t *values = json_array();
+    for (size_t i = 0; i < ep->n_select; i++) {
+        const struct metrics_select *sel = &ep->select[i];
+        json_t *v = health_key_json(&p->health[p->n_health - ep->n_select + i]);
+        if (ep->format == METRICS_JSON) {
+            json_object_set_new(v, "path", strings_json(sel->json_path, sel->json_depth));
+        } else {
+            char *series = metrics_select_text(ep, i);
+            json_object_set_new(v, "series", json_string(series));
+            free(series);
+        }
+        if (sel->kind != METRICS_KIND_AUTO)
+            json_object_set_new(v, "kind", json_string(metrics_kind_name(sel->kind)));
+        json_array_append_new(values, v);
+    }
+    json_t *o = json_pack("{s:s, s:s, s:o}", "url", ep->url, "format",
+                          ep->format == METRICS_JSON ? "json" : "prometheus", "values", values);
+    if (ep->timeout_s > 0)
+        json_object_set_new(o, "timeout", seconds_json(ep->timeout_s));
+    if (p->endpoint_interval_s >= 0)
+        json_object_set_new(o, "interval", seconds_json(p->endpoint_interval_s));
+    return o;
+}
+
+json_t *profile_to_json(const struct profile *p)
+{
+    char hash[32];
+    snprintf(hash, sizeof(hash), "fnv1a64:%s", p->hash);
+    json_t *o = json_pack("{s:s, s:s, s:s}", "name", p->name, "path", p->path, "hash", hash);
+    if (p->description)
+        json_object_set_new(o, "description", json_string(p->description));
+    json_object_set_new(o, "command", strings_json(p->command.v, p->command.n));
+    json_object_set_new(o, "cwd", json_string(p->cwd));
+    json_object_set_new(o, "env", env_json(&p->env));
+    json_object_set_new(o, "knob", knob_json(&p->knob));
+    json_object_set_new(o, "fixed", fixed_json(p));
+    json_object_set_new(o, "ready", ready_json(&p->ready));
+    json_object_set_new(o, "marker", json_string(p->marker));
+    json_t *health = json_array();
+    for (size_t i = 0; i < p->n_health; i++)
+        json_array_append_new(health, health_key_json(&p->health[i]));
+    json_object_set_new(o, "health", health);
+    if (p->has_rtt)
+        json_object_set_new(o, "rtt", rtt_json(&p->rtt));
+    if (p->endpoint.n_select)
+        json_object_set_new(o, "http_metrics", http_metrics_json(p));
+    json_object_set_new(o, "stop",
+                        json_pack("{s:s, s:o}", "signal", profile_signal_name(p->stop_signal),
+                                  "grace", seconds_json(p->stop_grace_s)));
+    json_object_set_new(o, "defaults",
+                        json_pack("{s:o, s:o, s:I}", "warmup", seconds_json(p->warmup_s),
+                                  "sample", seconds_json(p->sample_s), "repeat",
+                                  (json_int_t)p->repeat));
+    return o;
+}
+
 char *profile_default_path(struct lb_error *err)
 {
     char *exe_dir = plat_exe_dir(err);

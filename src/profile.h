@@ -131,6 +131,15 @@ void profile_release(struct profile *p);
  * source tree, found next to the executable's build or install location. */
 char *profile_default_path(struct lb_error *err);
 
+/* The profile as JSON (new reference), as `validate --json` prints it and results.json
+ * records it: name, path, hash ("fnv1a64:<16 hex digits>"), the profile's own keys with
+ * every default filled in and every path resolved (description when there is one,
+ * command, cwd, env, knob with its setter, fixed, ready, rtt and http_metrics when
+ * declared, stop, defaults), and instead of "metrics" its marker and health at the top,
+ * health holding every health key (the rtt probe's and the endpoint's too), each
+ * {key, label, better, must_be_zero}. Not the file's text: results.json adds that. */
+json_t *profile_to_json(const struct profile *p);
+
 /* "SIGTERM" for SIGTERM, for the signals a profile's stop.signal accepts; NULL for any
  * other. Static string. */
 const char *profile_signal_name(int sig);

@@ -2,6 +2,7 @@
  * exact line, defaults are filled in, and the two shipped profiles load. */
 #include <check.h>
 #include <errno.h>
+#include <jansson.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -494,6 +495,81 @@ START_TEST(test_loopbench_dir)
 }
 END_TEST
 
+/* What results.json records of a profile and `validate --json` prints: the keys a
+ * results reader relies on (name, path, the prefixed hash, the knob, the marker and
+ * every health key at the top), and the profile's own keys with defaults filled in. */
+START_TEST(test_profile_json)
+{
+    testlib_case_dir();
+    put_config_files();
+    bool network = network_available();
+    char *json = xasprintf(
+        "{'name': 'srv', " CMD ", 'env': {'A': '1'}, " CONFIG_KNOB(
+            "{'file': 'cfg.json', 'path': ['settings', 'idle']}") ", " READY ","
+        " 'fixed': [{'name': 'mode', 'value': 'bench', 'env': 'SRV_MODE'}],"
+        " 'metrics': {'health': [{'key': 'slots', 'label': 'skipped', 'must_be_zero': true},"
+        "   {'key': 'cps', 'better': 'higher'}]}%s}",
+        network ? ", 'rtt': {'tcp': '127.0.0.1:2593', 'send': 'ping'}, 'http_metrics': {'url': "
+                  "'http://127.0.0.1:9/m', 'values': [{'key': 'temp', 'series': 'temp'}]}"
+                : "");
+    put_profile("x.json", json);
+    struct profile p;
+    struct lb_error err;
+    ck_assert_msg(profile_load("x.json", &p, &err) == 0, "%s", err.msg);
+    json_t *o = profile_to_json(&p);
+
+    ck_assert_str_eq(json_string_value(json_object_get(o, "name")), "srv");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "path")), "x.json");
+    char *hash = xasprintf("fnv1a64:%s", p.hash);
+    ck_assert_str_eq(json_string_value(json_object_get(o, "hash")), hash);
+    json_t *knob = json_object_get(o, "knob");
+    ck_assert_str_eq(json_string_value(json_object_get(knob, "name")), "idle");
+    ck_assert_str_eq(json_string_value(json_object_get(knob, "label")), "idle");
+    ck_assert_uint_eq(json_array_size(json_object_get(knob, "values")), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(knob, "baseline")), "0");
+    ck_assert_str_eq(json_string_value(json_object_get(json_object_get(knob, "config"), "type")),
+                     "string");
+    ck_assert_str_eq(json_string_value(json_object_get(o, "marker")), "loop: ");
+    ck_assert_ptr_null(json_object_get(o, "metrics"));
+    ck_assert_ptr_null(json_object_get(o, "document"));
+    const char *own[] = {"command", "cwd", "env", "fixed", "ready", "stop", "defaults"};
+    for (size_t i = 0; i < ARRAY_SIZE(own); i++)
+        ck_assert_msg(json_object_get(o, own[i]) != NULL, "no '%s'", own[i]);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(o, "defaults"), "warmup")),
+                     45);
+
+    /* Every health key, the rtt probe's and the endpoint's after the declared ones. */
+    static const struct {
+        const char *key, *label, *better;
+        bool must_be_zero;
+    } want[] = {
+        {"slots", "skipped", "lower", true},    {"cps", "cps", "higher", false},
+        {"rtt_p50_ms", "RTT p50", "lower", false}, {"rtt_p99_ms", "RTT p99", "lower", false},
+        {"rtt_failed", "RTT failures", "lower", true}, {"temp", "temp", "lower", false},
+    };
+    json_t *health = json_object_get(o, "health");
+    ck_assert_uint_eq(json_array_size(health), network ? ARRAY_SIZE(want) : 2);
+    for (size_t i = 0; i < json_array_size(health); i++) {
+        json_t *h = json_array_get(health, i);
+        ck_assert_uint_eq(json_object_size(h), 4);
+        ck_assert_str_eq(json_string_value(json_object_get(h, "key")), want[i].key);
+        ck_assert_str_eq(json_string_value(json_object_get(h, "label")), want[i].label);
+        ck_assert_str_eq(json_string_value(json_object_get(h, "better")), want[i].better);
+        ck_assert(json_is_true(json_object_get(h, "must_be_zero")) == want[i].must_be_zero);
+    }
+    if (network) {
+        ck_assert_str_eq(json_string_value(json_object_get(json_object_get(o, "rtt"), "tcp")),
+                         "127.0.0.1:2593");
+        json_t *v = json_array_get(json_object_get(json_object_get(o, "http_metrics"), "values"), 0);
+        ck_assert_str_eq(json_string_value(json_object_get(v, "series")), "temp");
+    }
+    json_decref(o);
+    free(hash);
+    free(json);
+    profile_release(&p);
+}
+END_TEST
+
 /* The source tree's profiles/ directory. */
 static char *shipped(const char *name)
 {
@@ -619,6 +695,7 @@ static Suite *profile_suite(void)
     tcase_add_test(tc, test_defaults);
     tcase_add_test(tc, test_every_key);
     tcase_add_test(tc, test_loopbench_dir);
+    tcase_add_test(tc, test_profile_json);
     tcase_add_test(tc, test_modernuo_shipped);
     tcase_add_test(tc, test_modernuo_without_config);
     tcase_add_test(tc, test_default_path_missing);
