@@ -56,7 +56,7 @@ static void print_setter(const struct setter *s)
     case SETTER_CONFIG:
         printf("config '%s' at ", s->file);
         print_key_path(s);
-        printf(" as a %s", s->type == SETTER_NUMBER ? "number" : "string");
+        printf(" as a %s", profile_setter_type_name(s->type));
         break;
     case SETTER_ARGV:
         printf("argv placeholder '%s'", s->placeholder);
@@ -126,8 +126,7 @@ static void print_summary(const struct profile *p)
         putchar('\n');
     }
     if (p->endpoint.n_select) {
-        printf("  http         %s metrics from %s", p->endpoint.format == METRICS_JSON ? "JSON"
-                                                                                    : "Prometheus",
+        printf("  http         %s metrics from %s", metrics_format_name(p->endpoint.format),
                p->endpoint.url);
         if (p->endpoint_interval_s >= 0)
             printf(", every %g s", p->endpoint_interval_s);
@@ -145,7 +144,7 @@ static void print_summary(const struct profile *p)
         printf("%s%s (", i ? "; " : ", health ", h->key);
         if (strcmp(h->label, h->key) != 0)
             printf("%s, ", h->label);
-        printf("%s is better%s)", h->better == HIGHER_IS_BETTER ? "higher" : "lower",
+        printf("%s is better%s)", profile_direction_name(h->better),
                h->must_be_zero ? ", must be zero" : "");
     }
     printf("\n  stop         %s, SIGKILL after %g s\n", profile_signal_name(p->stop_signal),

@@ -10,17 +10,37 @@
 #include "http.h"
 #include "util.h"
 
+static const char *const format_names[] = {[METRICS_PROMETHEUS] = "prometheus",
+                                            [METRICS_JSON] = "json"};
+static const char *const kind_names[] = {[METRICS_KIND_AUTO] = "auto",
+                                         [METRICS_COUNTER] = "counter", [METRICS_GAUGE] = "gauge"};
+
+const char *metrics_format_name(enum metrics_format f)
+{
+    return name_of(format_names, ARRAY_SIZE(format_names), (size_t)f);
+}
+
+int metrics_format_parse(const char *name, enum metrics_format *out)
+{
+    int i = name_index(format_names, ARRAY_SIZE(format_names), name);
+    if (i < 0)
+        return -1;
+    *out = (enum metrics_format)i;
+    return 0;
+}
+
 const char *metrics_kind_name(enum metrics_kind k)
 {
-    switch (k) {
-    case METRICS_COUNTER:
-        return "counter";
-    case METRICS_GAUGE:
-        return "gauge";
-    case METRICS_KIND_AUTO:
-        break;
-    }
-    return "auto";
+    return name_of(kind_names, ARRAY_SIZE(kind_names), (size_t)k);
+}
+
+int metrics_kind_parse(const char *name, enum metrics_kind *out)
+{
+    int i = name_index(kind_names, ARRAY_SIZE(kind_names), name);
+    if (i <= METRICS_KIND_AUTO) /* "auto" is no kind a profile or a result names */
+        return -1;
+    *out = (enum metrics_kind)i;
+    return 0;
 }
 
 static void free_strings(char **v, size_t n)

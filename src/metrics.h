@@ -58,8 +58,14 @@
 enum metrics_format { METRICS_PROMETHEUS, METRICS_JSON };
 enum metrics_kind { METRICS_KIND_AUTO = 0, METRICS_COUNTER, METRICS_GAUGE };
 
+/* "prometheus", "json": a profile's http_metrics.format. Static strings, as below. */
+const char *metrics_format_name(enum metrics_format f);
 /* "counter", "gauge" ("auto" for METRICS_KIND_AUTO). */
 const char *metrics_kind_name(enum metrics_kind k);
+/* The inverses: 0 with *out set, or -1 for any other word ("auto" too, which names no
+ * kind in a profile or a result); *out is then unchanged. */
+int metrics_format_parse(const char *name, enum metrics_format *out);
+int metrics_kind_parse(const char *name, enum metrics_kind *out);
 
 struct metrics_select {
     char *key; /* its name in results: 1 to METRICS_KEY_MAX - 1 bytes, unique */

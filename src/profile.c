@@ -48,6 +48,15 @@ static const struct {
     {"SIGUSR1", SIGUSR1}, {"SIGUSR2", SIGUSR2}, {"SIGKILL", SIGKILL},
 };
 
+static const char *const setter_kind_names[] = {[SETTER_CONFIG] = "config",
+                                                 [SETTER_ARGV] = "argv", [SETTER_ENV] = "env"};
+static const char *const setter_type_names[] = {[SETTER_STRING] = "string",
+                                                [SETTER_NUMBER] = "number"};
+static const char *const ready_kind_names[] = {[READY_LOG] = "log", [READY_TCP] = "tcp",
+                                               [READY_DELAY] = "delay", [READY_HTTP] = "http"};
+static const char *const direction_names[] = {[LOWER_IS_BETTER] = "lower",
+                                              [HIGHER_IS_BETTER] = "higher"};
+
 static const char *const top_keys[] = {"name",    "description", "command",  "cwd",
                                        "env",     "knob",        "fixed",    "ready",  "rtt",  "http_metrics",
                                        "metrics", "stop",        "defaults", NULL};
@@ -389,11 +398,7 @@ static int parse_config_setter(struct loader *ld, json_t *cfg, const char *kp, s
     s->key_depth = path.n;
     if (rc < 0 || get_string(ld, cfg, at, "type", STR_NONEMPTY, &type) < 0)
         return -1;
-    if (strcmp(type, "string") == 0) {
-        s->type = SETTER_STRING;
-    } else if (strcmp(type, "number") == 0) {
-        s->type = SETTER_NUMBER;
-    } else {
+    if (profile_setter_type_parse(type, &s->type) < 0) {
         kp_key(type_kp, at, "type");
         return fail(ld, type_kp, "expected 'string' or 'number', got '%s'", type);
     }
@@ -681,10 +686,8 @@ static int get_better(struct loader *ld, json_t *o, const char *kp, enum directi
     char at[KP_MAX];
     if (get_string(ld, o, kp, "better", 0, &word) < 0)
         return -1;
-    if (strcmp(word, "lower") == 0 || strcmp(word, "higher") == 0) {
-        *better = word[0] == 'l' ? LOWER_IS_BETTER : HIGHER_IS_BETTER;
+    if (profile_direction_parse(word, better) == 0)
         return 0;
-    }
     kp_key(at, kp, "better");
     return fail(ld, at, "expected 'lower' or 'higher', got '%s'", word);
 }
@@ -728,12 +731,9 @@ static int parse_endpoint_value(struct loader *ld, json_t *o, const char *kp,
         kp_key(at, kp, "series");
         return fail(ld, at, "%s", e.msg);
     }
-    if (kind) {
-        if (strcmp(kind, "counter") != 0 && strcmp(kind, "gauge") != 0) {
-            kp_key(at, kp, "kind");
-            return fail(ld, at, "expected 'counter' or 'gauge', got '%s'", kind);
-        }
-        sel->kind = kind[0] == 'c' ? METRICS_COUNTER : METRICS_GAUGE;
+    if (kind && metrics_kind_parse(kind, &sel->kind) < 0) {
+        kp_key(at, kp, "kind");
+        return fail(ld, at, "expected 'counter' or 'gauge', got '%s'", kind);
     }
     h->key = sel->key;
     h->label = (char *)label;
@@ -759,9 +759,7 @@ static int parse_http_metrics(struct loader *ld, json_t *root, struct profile *p
         get_number(ld, o, "http_metrics", "interval", 0, false, &p->endpoint_interval_s) < 0)
         return -1;
     ep->url = xstrdup(url);
-    if (strcmp(format, "prometheus") == 0 || strcmp(format, "json") == 0)
-        ep->format = format[0] == 'p' ? METRICS_PROMETHEUS : METRICS_JSON;
-    else
+    if (metrics_format_parse(format, &ep->format) < 0)
         return fail(ld, "http_metrics.format", "expected 'prometheus' or 'json', got '%s'",
                     format);
     if (!json_is_array(values) || json_array_size(values) == 0)
@@ -1145,6 +1143,44 @@ void profile_release(struct profile *p)
     memset(p, 0, sizeof(*p));
 }
 
+const char *profile_setter_kind_name(enum setter_kind k)
+{
+    return name_of(setter_kind_names, ARRAY_SIZE(setter_kind_names), (size_t)k);
+}
+
+const char *profile_setter_type_name(enum setter_type t)
+{
+    return name_of(setter_type_names, ARRAY_SIZE(setter_type_names), (size_t)t);
+}
+
+int profile_setter_type_parse(const char *name, enum setter_type *out)
+{
+    int i = name_index(setter_type_names, ARRAY_SIZE(setter_type_names), name);
+    if (i < 0)
+        return -1;
+    *out = (enum setter_type)i;
+    return 0;
+}
+
+const char *profile_ready_kind_name(enum ready_kind k)
+{
+    return name_of(ready_kind_names, ARRAY_SIZE(ready_kind_names), (size_t)k);
+}
+
+const char *profile_direction_name(enum direction d)
+{
+    return name_of(direction_names, ARRAY_SIZE(direction_names), (size_t)d);
+}
+
+int profile_direction_parse(const char *name, enum direction *out)
+{
+    int i = name_index(direction_names, ARRAY_SIZE(direction_names), name);
+    if (i < 0)
+        return -1;
+    *out = (enum direction)i;
+    return 0;
+}
+
 const char *profile_signal_name(int sig)
 {
     for (size_t i = 0; i < ARRAY_SIZE(signals); i++)
@@ -1174,20 +1210,21 @@ static json_t *strings_json(char *const *v, size_t n)
 /* The setter under its profile key ("config", "argv" or "env") in obj. */
 static void setter_json(json_t *obj, const struct setter *s)
 {
+    json_t *v;
     switch (s->kind) {
     case SETTER_CONFIG:
-        json_object_set_new(obj, "config",
-                            json_pack("{s:s, s:o, s:s}", "file", s->file, "path",
-                                      strings_json(s->key_path, s->key_depth), "type",
-                                      s->type == SETTER_NUMBER ? "number" : "string"));
+        v = json_pack("{s:s, s:o, s:s}", "file", s->file, "path",
+                      strings_json(s->key_path, s->key_depth), "type",
+                      profile_setter_type_name(s->type));
         break;
     case SETTER_ARGV:
-        json_object_set_new(obj, "argv", json_pack("{s:s}", "placeholder", s->placeholder));
+        v = json_pack("{s:s}", "placeholder", s->placeholder);
         break;
-    case SETTER_ENV:
-        json_object_set_new(obj, "env", json_string(s->env_name));
+    default:
+        v = json_string(s->env_name);
         break;
     }
+    json_object_set_new(obj, profile_setter_kind_name(s->kind), v);
 }
 
 static json_t *env_json(const struct strv *env)
@@ -1221,20 +1258,29 @@ static json_t *fixed_json(const struct profile *p)
     return a;
 }
 
+/* The rule under its profile key ("log", "tcp", "delay" or "http"), and its timeout. */
 static json_t *ready_json(const struct ready_rule *r)
 {
-    json_t *o = json_object();
-    if (r->kind == READY_LOG) {
-        json_object_set_new(o, "log", json_string(r->log_pattern));
-    } else if (r->kind == READY_TCP) {
-        char *hp = format_hostport(r->host, r->port);
-        json_object_set_new(o, "tcp", json_string(hp));
+    json_t *v;
+    char *hp;
+    switch (r->kind) {
+    case READY_LOG:
+        v = json_string(r->log_pattern);
+        break;
+    case READY_TCP:
+        hp = format_hostport(r->host, r->port);
+        v = json_string(hp);
         free(hp);
-    } else if (r->kind == READY_HTTP) {
-        json_object_set_new(o, "http", json_string(r->url));
-    } else {
-        json_object_set_new(o, "delay", seconds_json(r->delay_s));
+        break;
+    case READY_HTTP:
+        v = json_string(r->url);
+        break;
+    default:
+        v = seconds_json(r->delay_s);
+        break;
     }
+    json_t *o = json_object();
+    json_object_set_new(o, profile_ready_kind_name(r->kind), v);
     json_object_set_new(o, "timeout", seconds_json(r->timeout_s));
     return o;
 }
@@ -1242,7 +1288,7 @@ static json_t *ready_json(const struct ready_rule *r)
 static json_t *health_key_json(const struct health_key *h)
 {
     return json_pack("{s:s, s:s, s:s, s:b}", "key", h->key, "label", h->label, "better",
-                     h->better == HIGHER_IS_BETTER ? "higher" : "lower", "must_be_zero",
+                     profile_direction_name(h->better), "must_be_zero",
                      h->must_be_zero);
 }
 
@@ -1280,7 +1326,7 @@ static json_t *http_metrics_json(const struct profile *p)
         json_array_append_new(values, v);
     }
     json_t *o = json_pack("{s:s, s:s, s:o}", "url", ep->url, "format",
-                          ep->format == METRICS_JSON ? "json" : "prometheus", "values", values);
+                          metrics_format_name(ep->format), "values", values);
     if (ep->timeout_s > 0)
         json_object_set_new(o, "timeout", seconds_json(ep->timeout_s));
     if (p->endpoint_interval_s >= 0)

@@ -140,6 +140,17 @@ char *profile_default_path(struct lb_error *err);
  * {key, label, better, must_be_zero}. Not the file's text: results.json adds that. */
 json_t *profile_to_json(const struct profile *p);
 
+/* The words a profile uses for its enums (static strings; "unknown" for a value out of
+ * range): "config", "argv", "env"; "string", "number"; "log", "tcp", "delay", "http";
+ * "lower", "higher". The parsers are their inverses: 0 with *out set, or -1 for any
+ * other word, *out unchanged. */
+const char *profile_setter_kind_name(enum setter_kind k);
+const char *profile_setter_type_name(enum setter_type t);
+int profile_setter_type_parse(const char *name, enum setter_type *out);
+const char *profile_ready_kind_name(enum ready_kind k);
+const char *profile_direction_name(enum direction d);
+int profile_direction_parse(const char *name, enum direction *out);
+
 /* "SIGTERM" for SIGTERM, for the signals a profile's stop.signal accepts; NULL for any
  * other. Static string. */
 const char *profile_signal_name(int sig);

@@ -39,16 +39,12 @@ static const struct {
 
 const char *scrape_type_name(enum scrape_type t)
 {
-    if ((unsigned)t >= ARRAY_SIZE(type_names))
-        return "unknown";
-    return type_names[t];
+    return name_of(type_names, ARRAY_SIZE(type_names), (size_t)t);
 }
 
 const char *log_level_name(enum log_level l)
 {
-    if ((unsigned)l >= LOG_LEVELS)
-        return "unknown";
-    return level_names[l];
+    return name_of(level_names, ARRAY_SIZE(level_names), (size_t)l);
 }
 
 /* NUL counts as a blank so that a stray one splits tokens rather than hiding the rest. */
@@ -487,7 +483,8 @@ int scrape_file(const char *path, const char *marker, const struct scrape_window
 
 void scrape_run_release(struct scrape_run *r)
 {
-    for (size_t i = 0; i < r->n_windows; i++)
+    /* A run read back from results.json has its window count but not its lines. */
+    for (size_t i = 0; r->windows && i < r->n_windows; i++)
         scrape_line_release(&r->windows[i]);
     free(r->windows);
     free(r->aggs);
@@ -514,17 +511,6 @@ json_t *scrape_run_to_json(const struct scrape_run *s)
         json_object_set_new(m, a->key, xcheck(o));
     }
     return m;
-}
-
-static int type_from_name(const char *name, enum scrape_type *out)
-{
-    for (size_t t = 0; t < ARRAY_SIZE(type_names); t++) {
-        if (strcmp(name, type_names[t]) == 0) {
-            *out = (enum scrape_type)t;
-            return 0;
-        }
-    }
-    return -1;
 }
 
 /* A figure scrape_run_to_json wrote: a number, or null for NaN. */
@@ -555,8 +541,10 @@ static int agg_from_json(const char *key, json_t *m, struct scrape_agg *a, const
     if (strlen(key) >= sizeof(a->key))
         return lb_fail(err, "%s: metrics.%s: expected a key of at most %d bytes", where, key,
                        SCRAPE_KEY_MAX - 1);
-    if (type_from_name(type, &a->type) < 0)
+    int t = name_index(type_names, ARRAY_SIZE(type_names), type);
+    if (t < 0)
         return lb_fail(err, "%s: metrics.%s.type: unknown type '%s'", where, key, type);
+    a->type = (enum scrape_type)t;
     if (windows < 0)
         return lb_fail(err, "%s: metrics.%s.windows: expected a count >= 0, got %lld", where,
                        key, (long long)windows);

@@ -330,6 +330,19 @@ void hash_fnv1a64_hex(const void *data, size_t len, char out[17])
     snprintf(out, 17, "%016llx", (unsigned long long)hash_fnv1a64(data, len, FNV1A64_OFFSET));
 }
 
+const char *name_of(const char *const *names, size_t n, size_t i)
+{
+    return i < n && names[i] ? names[i] : "unknown";
+}
+
+int name_index(const char *const *names, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (names[i] && strcmp(names[i], name) == 0)
+            return (int)i;
+    return -1;
+}
+
 json_t *json_num_or_null(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();

@@ -86,6 +86,13 @@ char *format_hostport(const char *host, int port);
 uint64_t hash_fnv1a64(const void *data, size_t len, uint64_t h);
 void hash_fnv1a64_hex(const void *data, size_t len, char out[17]);
 
+/* An enum's words in one table of n names, indexed by value (NULL for a gap): the name
+ * of value i ("unknown" out of the table, static), and the value of a name (-1 when it
+ * is none of them). The *_name and *_parse functions of each module are built on them,
+ * so each enum's words are written once. */
+const char *name_of(const char *const *names, size_t n, size_t i);
+int name_index(const char *const *names, size_t n, const char *name);
+
 /* A figure as JSON (new reference): a number, or null when it is undefined (NaN) or
  * infinite, which JSON cannot hold. */
 json_t *json_num_or_null(double v);

@@ -570,6 +570,50 @@ START_TEST(test_profile_json)
 }
 END_TEST
 
+/* The words validate --json and results.json write are the words a profile is read
+ * with, so a written profile reads back. */
+START_TEST(test_enum_words)
+{
+    for (int d = LOWER_IS_BETTER; d <= HIGHER_IS_BETTER; d++) {
+        enum direction back = (enum direction)!d;
+        ck_assert_int_eq(profile_direction_parse(profile_direction_name((enum direction)d), &back),
+                         0);
+        ck_assert_int_eq(back, d);
+    }
+    for (int t = SETTER_STRING; t <= SETTER_NUMBER; t++) {
+        enum setter_type back = (enum setter_type)!t;
+        ck_assert_int_eq(
+            profile_setter_type_parse(profile_setter_type_name((enum setter_type)t), &back), 0);
+        ck_assert_int_eq(back, t);
+    }
+    for (int f = METRICS_PROMETHEUS; f <= METRICS_JSON; f++) {
+        enum metrics_format back = (enum metrics_format)!f;
+        ck_assert_int_eq(metrics_format_parse(metrics_format_name((enum metrics_format)f), &back),
+                         0);
+        ck_assert_int_eq(back, f);
+    }
+    for (int k = METRICS_COUNTER; k <= METRICS_GAUGE; k++) {
+        enum metrics_kind back = METRICS_KIND_AUTO;
+        ck_assert_int_eq(metrics_kind_parse(metrics_kind_name((enum metrics_kind)k), &back), 0);
+        ck_assert_int_eq(back, k);
+    }
+    enum metrics_kind kind = METRICS_GAUGE;
+    ck_assert_int_eq(metrics_kind_parse("auto", &kind), -1);
+    ck_assert_int_eq(kind, METRICS_GAUGE);
+    enum direction better = HIGHER_IS_BETTER;
+    ck_assert_int_eq(profile_direction_parse("Lower", &better), -1);
+    ck_assert_int_eq(better, HIGHER_IS_BETTER);
+    ck_assert_str_eq(profile_setter_kind_name(SETTER_CONFIG), "config");
+    ck_assert_str_eq(profile_setter_kind_name(SETTER_ARGV), "argv");
+    ck_assert_str_eq(profile_setter_kind_name(SETTER_ENV), "env");
+    ck_assert_str_eq(profile_ready_kind_name(READY_LOG), "log");
+    ck_assert_str_eq(profile_ready_kind_name(READY_TCP), "tcp");
+    ck_assert_str_eq(profile_ready_kind_name(READY_DELAY), "delay");
+    ck_assert_str_eq(profile_ready_kind_name(READY_HTTP), "http");
+    ck_assert_str_eq(profile_direction_name((enum direction)7), "unknown");
+}
+END_TEST
+
 /* The source tree's profiles/ directory. */
 static char *shipped(const char *name)
 {
@@ -696,6 +740,7 @@ static Suite *profile_suite(void)
     tcase_add_test(tc, test_every_key);
     tcase_add_test(tc, test_loopbench_dir);
     tcase_add_test(tc, test_profile_json);
+    tcase_add_test(tc, test_enum_words);
     tcase_add_test(tc, test_modernuo_shipped);
     tcase_add_test(tc, test_modernuo_without_config);
     tcase_add_test(tc, test_default_path_missing);

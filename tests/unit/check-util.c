@@ -124,6 +124,19 @@ START_TEST(figures_are_numbers_or_null)
 }
 END_TEST
 
+START_TEST(names_are_looked_up_whole)
+{
+    static const char *const names[] = {"lower", NULL, "higher"};
+    ck_assert_int_eq(name_index(names, ARRAY_SIZE(names), "lower"), 0);
+    ck_assert_int_eq(name_index(names, ARRAY_SIZE(names), "higher"), 2);
+    ck_assert_int_eq(name_index(names, ARRAY_SIZE(names), "high"), -1);
+    ck_assert_int_eq(name_index(names, ARRAY_SIZE(names), ""), -1);
+    ck_assert_str_eq(name_of(names, ARRAY_SIZE(names), 2), "higher");
+    ck_assert_str_eq(name_of(names, ARRAY_SIZE(names), 1), "unknown");
+    ck_assert_str_eq(name_of(names, ARRAY_SIZE(names), 3), "unknown");
+}
+END_TEST
+
 START_TEST(mkdir_p_makes_every_level)
 {
     char *dir = testlib_tmpdir();
@@ -196,6 +209,7 @@ int main(void)
     tcase_add_test(tc, paths_of_the_system);
     tcase_add_test(tc, numbers_parse_strictly);
     tcase_add_test(tc, figures_are_numbers_or_null);
+    tcase_add_test(tc, names_are_looked_up_whole);
     tcase_add_test(tc, mkdir_p_makes_every_level);
     tcase_add_test(tc, fnv1a64_matches_reference_vectors);
     tcase_add_test(tc, utc_formats);
