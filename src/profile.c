@@ -268,9 +268,9 @@ static int get_number(struct loader *ld, json_t *obj, const char *kp, const char
     return 0;
 }
 
-/* obj.key as a required non-empty array of non-empty strings, pushed onto sv (which
- * the caller releases, also on failure). */
-static int get_strings(struct loader *ld, json_t *obj, const char *kp, const char *key,
+/* obj.key as a required non-empty array of strings, each non-empty with STR_NONEMPTY in
+ * flags, pushed onto sv (which the caller releases, also on failure). */
+static int get_strings(struct loader *ld, json_t *obj, const char *kp, const char *key, int flags,
                        struct strv *sv)
 {
     char at[KP_MAX], el[KP_MAX];
@@ -282,10 +282,11 @@ static int get_strings(struct loader *ld, json_t *obj, const char *kp, const cha
         return fail(ld, at, "expected a non-empty array of strings");
     size_t i;
     json_t *e;
+    bool nonempty = flags & STR_NONEMPTY;
     json_array_foreach(v, i, e) {
-        if (!json_is_string(e) || json_string_length(e) == 0) {
+        if (!json_is_string(e) || (nonempty && json_string_length(e) == 0)) {
             kp_index(el, at, i);
-            return fail(ld, el, "expected a non-empty string");
+            return fail(ld, el, "expected a %sstring", nonempty ? "non-empty " : "");
         }
         strv_push(sv, json_string_value(e));
     }
@@ -393,7 +394,7 @@ static int parse_config_setter(struct loader *ld, json_t *cfg, const char *kp, s
     if (check_object(ld, cfg, at, config_keys) < 0 ||
         get_string(ld, cfg, at, "file", STR_REQUIRED | STR_NONEMPTY, &file) < 0)
         return -1;
-    int rc = get_strings(ld, cfg, at, "path", &path);
+    int rc = get_strings(ld, cfg, at, "path", STR_NONEMPTY, &path);
     s->key_path = path.v;
     s->key_depth = path.n;
     if (rc < 0 || get_string(ld, cfg, at, "type", STR_NONEMPTY, &type) < 0)
@@ -459,7 +460,7 @@ static int parse_knob(struct loader *ld, json_t *root, struct knob *k)
     if (get_object(ld, root, "", "knob", true, knob_keys, &o) < 0 ||
         get_string(ld, o, "knob", "name", STR_REQUIRED | STR_NONEMPTY, &name) < 0 ||
         get_string(ld, o, "knob", "label", STR_NONEMPTY, &label) < 0 ||
-        get_strings(ld, o, "knob", "values", &k->values) < 0 ||
+        get_strings(ld, o, "knob", "values", STR_NONEMPTY, &k->values) < 0 ||
         get_string(ld, o, "knob", "baseline", STR_NONEMPTY, &baseline) < 0)
         return -1;
     k->name = xstrdup(name);
@@ -721,7 +722,7 @@ static int parse_endpoint_value(struct loader *ld, json_t *o, const char *kp,
         return -1;
     sel->key = xstrdup(key);
     if (json_object_get(o, "path")) {
-        int rc = get_strings(ld, o, kp, "path", &path);
+        int rc = get_strings(ld, o, kp, "path", STR_NONEMPTY, &path);
         sel->json_path = path.v;
         sel->json_depth = path.n;
         if (rc < 0)
@@ -976,11 +977,15 @@ static int parse_env(struct loader *ld, json_t *root, struct profile *p)
     return 0;
 }
 
+/* The program must be named, but an argument may be empty: Redis keeps no snapshots
+ * when told `--save ""`. */
 static int parse_command(struct loader *ld, json_t *root, struct profile *p)
 {
     char at[KP_MAX];
     struct strv raw = {0};
-    int rc = get_strings(ld, root, "", "command", &raw);
+    int rc = get_strings(ld, root, "", "command", 0, &raw);
+    if (rc == 0 && !*raw.v[0])
+        rc = fail(ld, "command[0]", "expected a non-empty string, the program to run");
     for (size_t i = 0; rc == 0 && i < raw.n; i++) {
         char *arg;
         kp_index(at, "command", i);

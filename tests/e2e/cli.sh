@@ -75,4 +75,21 @@ check "validate accepts the built-in profile" "$LOOPBENCH" validate "$BUILD_ROOT
 check "validate --json prints the profile as JSON" bash -c \
   "'$LOOPBENCH' validate --json '$BUILD_ROOT/profiles/refshard.json' | jq -e '.name == \"refshard\"' >/dev/null"
 
+# An empty argument in a profile's command (Redis: --save "") reaches the target intact.
+mkdir "$TMP/empty-arg"
+cat >"$TMP/empty-arg/args.json" <<'EOF'
+{
+  "command": ["sh", "-c", "printf '%s|' \"$@\" >argv.txt; exec sleep 60", "sh", "a", "", "{value}"],
+  "knob": { "name": "v", "values": ["1"], "argv": {} },
+  "ready": { "delay": 0 },
+  "defaults": { "warmup": 0, "sample": 0.5, "repeat": 1 }
+}
+EOF
+check "validate --json keeps an empty argument" bash -c \
+  "'$LOOPBENCH' validate --json '$TMP/empty-arg/args.json' | jq -e '.command[5] == \"\"' >/dev/null"
+"$LOOPBENCH" run -q -o "$TMP/empty-arg/run" "$TMP/empty-arg/args.json" >/dev/null 2>"$TMP/err" ||
+  fail "run with an empty argument: $(cat "$TMP/err")"
+check "run passes an empty argument to the target as one" \
+  test "$(cat "$TMP/empty-arg/argv.txt" 2>/dev/null)" = 'a||1|'
+
 [ "$fails" -eq 0 ]

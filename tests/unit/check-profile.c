@@ -95,7 +95,9 @@ static const struct bad_case {
     {"{'command': './srv {value}', " KNOB ", " READY "}",
      "profile 'x.json': command: expected a non-empty array of strings"},
     {"{'command': ['./srv', 2], " KNOB ", " READY "}",
-     "profile 'x.json': command[1]: expected a non-empty string"},
+     "profile 'x.json': command[1]: expected a string"},
+    {"{'command': ['', '{value}'], " KNOB ", " READY "}",
+     "profile 'x.json': command[0]: expected a non-empty string, the program to run"},
     {"{'name': 7, " BASE "}", "profile 'x.json': name: expected a non-empty string"},
     {"{" BASE ", 'cwd': 'nowhere'}",
      "profile 'x.json': cwd: cannot access '{dir}/nowhere': No such file or directory"},
@@ -476,6 +478,28 @@ START_TEST(test_every_key)
 }
 END_TEST
 
+/* An empty argument is an argument (Redis: `--save ""` keeps no snapshots), and it
+ * reaches the target's argv as one. */
+START_TEST(test_empty_argument)
+{
+    testlib_case_dir();
+    put_profile("x.json", "{'command': ['./srv', '--save', '', '{value}'], " KNOB ", " READY "}");
+    struct profile p;
+    struct lb_error err;
+    ck_assert_msg(profile_load("x.json", &p, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(p.command.n, 4);
+    ck_assert_str_eq(p.command.v[2], "");
+    struct strv argv = {0};
+    ck_assert_msg(confedit_argv(&p, "2", &argv, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(argv.n, 4);
+    ck_assert_str_eq(argv.v[1], "--save");
+    ck_assert_str_eq(argv.v[2], "");
+    ck_assert_str_eq(argv.v[3], "2");
+    strv_release(&argv);
+    profile_release(&p);
+}
+END_TEST
+
 START_TEST(test_loopbench_dir)
 {
     testlib_case_dir();
@@ -739,6 +763,7 @@ static Suite *profile_suite(void)
     tcase_add_test(tc, test_defaults);
     tcase_add_test(tc, test_every_key);
     tcase_add_test(tc, test_loopbench_dir);
+    tcase_add_test(tc, test_empty_argument);
     tcase_add_test(tc, test_profile_json);
     tcase_add_test(tc, test_enum_words);
     tcase_add_test(tc, test_modernuo_shipped);
