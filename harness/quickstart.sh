@@ -15,14 +15,21 @@ say() { printf '==> %s\n' "$*"; }
 # Debian packages: the build, the libraries, the tests' tools.
 PACKAGES=(gcc clang pkg-config meson ninja-build libjansson-dev libcurl4-openssl-dev check jq gnuplot-nox
   python3 valgrind)
+# Only the tests need these: Node.js runs Mermaid's parser and the workflow validator
+# (tests/node/, their npm packages cached by harness/npm-deps.sh).
+TEST_PACKAGES=(nodejs npm)
 
+# install_missing PACKAGE...: apt-get install those not installed.
 install_missing() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "$@"; do
+    # A node and an npm of another origin (NodeSource's nodejs bundles npm) will do.
+    if [ "$p" = nodejs ] && command -v node >/dev/null; then continue; fi
+    if [ "$p" = npm ] && command -v npm >/dev/null; then continue; fi
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then
-    say "all packages present: ${PACKAGES[*]}"
+    say "all packages present: $*"
     return
   fi
   local sudo=()
@@ -60,7 +67,7 @@ count_results() {
 }
 
 main_job() {
-  install_missing
+  install_missing "${PACKAGES[@]}"
   configure build
   say "building"
   ninja -C build
@@ -93,8 +100,12 @@ windows_tests() {
 }
 
 test_job() {
-  install_missing
+  install_missing "${PACKAGES[@]}" "${TEST_PACKAGES[@]}"
   local rc=0
+  local npm_cache=${LOOPBENCH_NPM_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/loopbench/npm}
+  say "npm packages of the tests on Node.js (cached in $npm_cache)"
+  bash harness/npm-deps.sh tests/node "$npm_cache" || rc=1
+  export LOOPBENCH_NPM_DIR=$npm_cache
   export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
   # gcc, warnings as errors, AddressSanitizer + UndefinedBehaviorSanitizer: the whole
   # suite, unit and end-to-end.
