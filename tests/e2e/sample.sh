@@ -1,130 +1,116 @@
 #!/usr/bin/env bash
 # End-to-end tests of `loopbench sample --pid` on a real process: the burner.
-# Needs LOOPBENCH and BURNER (set by meson) and jq.
-set -euo pipefail
+# Needs BURNER (set by meson) and jq. Under `meson test --setup valgrind`, every loopbench
+# here runs under memcheck (lib.sh).
+source "$(dirname "$0")/lib.sh"
 
-: "${LOOPBENCH:?set LOOPBENCH to the loopbench binary}"
 : "${BURNER:?set BURNER to the burner binary}"
 command -v jq >/dev/null || { echo "jq is missing: apt-get install -y jq"; exit 1; }
 
-tmp=$(mktemp -d)
-started=()
-cleanup() {
-    for pid in "${started[@]}"; do
-        kill -9 "$pid" 2>/dev/null || true
-    done
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-fail() {
-    echo "FAIL: $*"
-    exit 1
-}
-
-ok() {
-    echo "ok: $*"
-}
-
-# within X LOW HIGH: LOW <= X <= HIGH
-within() {
-    awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'
+# stop MESSAGE: a failure that leaves nothing for the checks after it to check.
+stop() {
+  fail "$*"
+  exit 1
 }
 
 # Run loopbench, keeping its exit status, stdout and stderr.
 lb() {
-    set +e
-    "$LOOPBENCH" "$@" >"$tmp/out" 2>"$tmp/err"
-    status=$?
-    set -e
+  set +e
+  "$LOOPBENCH" "$@" >"$TMP/out" 2>"$TMP/err"
+  status=$?
+  set -e
+}
+
+# expect_json WHAT FILTER SHOW: FILTER holds of the last JSON printed; else fail, showing
+# SHOW of it.
+expect_json() {
+  if jq -e "$2" "$TMP/out" >/dev/null; then
+    ok "$1"
+  else
+    fail "$1: $(jq -c "$3" "$TMP/out")"
+  fi
 }
 
 # expect_usage_error ARGS...: exit 2 and one error line plus the usage hint.
 expect_usage_error() {
-    lb sample "$@"
-    [ "$status" -eq 2 ] || fail "sample $* exited $status, not 2"
-    grep -q '^loopbench: sample' "$tmp/err" || fail "sample $*: no error line: $(cat "$tmp/err")"
-    [ ! -s "$tmp/out" ] || fail "sample $*: wrote to stdout"
-    ok "sample $* is refused with exit 2: $(head -n 1 "$tmp/err")"
+  lb sample "$@"
+  if [ "$status" -eq 2 ] && grep -q '^loopbench: sample' "$TMP/err" && [ ! -s "$TMP/out" ]; then
+    ok "sample $* is refused with exit 2: $(head -n 1 "$TMP/err")"
+  else
+    fail "sample $*: exit $status (2 expected), stdout $(wc -c <"$TMP/out") bytes (none expected), stderr: $(cat "$TMP/err")"
+  fi
 }
 
 "$BURNER" --share 0.25 --seconds 120 >/dev/null &
 burner=$!
-started+=("$burner")
+PIDS+=("$burner")
 sleep 0.3
 
 # The share of a steady burner, and the JSON a script relies on.
 lb sample --pid "$burner" --seconds 3 --interval 500 --json
-[ "$status" -eq 0 ] || fail "sample exited $status: $(cat "$tmp/err")"
-cpu=$(jq .cpu_percent "$tmp/out")
-within "$cpu" 23 27 || fail "a 25% burner read as $cpu%"
-ok "a 25% burner reads $cpu% of one core"
+[ "$status" -eq 0 ] || stop "sample exited $status: $(cat "$TMP/err")"
+cpu=$(jq .cpu_percent "$TMP/out")
+check "a 25% burner reads $cpu% of one core" between "$cpu" 23 27
 
-jq -e 'has("cpu_percent") and has("cpu_seconds") and has("wall_seconds") and has("cpu_source")
-       and has("resolution_ns") and has("unreliable") and has("series")
-       and has("loopbench_cpu_seconds") and has("loopbench_max_rss_kib")' "$tmp/out" >/dev/null ||
-    fail "keys missing from --json: $(jq -c 'keys' "$tmp/out")"
-jq -e '.cpu_source == "process-tree-clocks" and .unreliable == false
-       and (.wall_seconds >= 3 and .wall_seconds < 3.2)
-       and (.cpu_seconds > 0.6 and .cpu_seconds < 0.9)' "$tmp/out" >/dev/null ||
-    fail "--json figures are off: $(jq -c 'del(.series)' "$tmp/out")"
-ok "--json has the documented keys and consistent figures"
+expect_json "--json has the documented keys" \
+  'has("cpu_percent") and has("cpu_seconds") and has("wall_seconds") and has("cpu_source")
+   and has("resolution_ns") and has("unreliable") and has("series")
+   and has("loopbench_cpu_seconds") and has("loopbench_max_rss_kib")' 'keys'
+expect_json "--json has consistent figures" \
+  '.cpu_source == "process-tree-clocks" and .unreliable == false
+   and (.wall_seconds >= 3 and .wall_seconds < 3.2)
+   and (.cpu_seconds > 0.6 and .cpu_seconds < 0.9)' 'del(.series)'
 
-points=$(jq '.series | length' "$tmp/out")
-[ "$points" -eq 6 ] || fail "3 s at 500 ms gave $points points, not 6"
-jq -e '[.series[] | .cpu_percent > 15 and .cpu_percent < 35 and .rss_bytes > 0] | all' \
-    "$tmp/out" >/dev/null || fail "series points are off: $(jq -c .series "$tmp/out")"
-ok "the series has one point per interval"
+points=$(jq '.series | length' "$TMP/out")
+check "3 s at 500 ms give one point per interval (6, got $points)" test "$points" -eq 6
+expect_json "each point of the series has the burner's share" \
+  '[.series[] | .cpu_percent > 15 and .cpu_percent < 35 and .rss_bytes > 0] | all' '.series'
 
 # Text output.
 lb sample --pid "$burner" --seconds 1
-[ "$status" -eq 0 ] || fail "sample (text) exited $status: $(cat "$tmp/err")"
-grep -q "^pid $burner: .*% of one core over 1\.0" "$tmp/out" ||
-    fail "text output: $(cat "$tmp/out")"
-grep -q "process-tree-clocks" "$tmp/out" || fail "text output names no source: $(cat "$tmp/out")"
-ok "text output gives the share, the source and the series"
+[ "$status" -eq 0 ] || stop "sample (text) exited $status: $(cat "$TMP/err")"
+check "text output gives the share" grep -q "^pid $burner: .*% of one core over 1\.0" "$TMP/out"
+check "text output names the source" grep -q "process-tree-clocks" "$TMP/out"
 
 # --log: only the marker lines the log gained during the window count.
-log="$tmp/server.log"
+log="$TMP/server.log"
 {
-    printf '[%s INF] loop: cpu=50%% cps=9999\n' "$(date -d '-1 hour' +%H:%M:%S)"
-    printf 'loop: cps=9999 (a line without a time, before the window)\n'
-    printf '[%s INF] Server started\n' "$(date +%H:%M:%S)"
+  printf '[%s INF] loop: cpu=50%% cps=9999\n' "$(date -d '-1 hour' +%H:%M:%S)"
+  printf 'loop: cps=9999 (a line without a time, before the window)\n'
+  printf '[%s INF] Server started\n' "$(date +%H:%M:%S)"
 } >"$log"
 (
-    for _ in 1 2 3 4 5 6 7 8; do
-        printf '[%s INF] loop: cpu=0.8%% slots=1/1875 tickLagPeak=11ms cps=412\n' \
-            "$(date +%H:%M:%S)"
-        sleep 0.25
-    done
+  for _ in 1 2 3 4 5 6 7 8; do
+    printf '[%s INF] loop: cpu=0.8%% slots=1/1875 tickLagPeak=11ms cps=412\n' \
+      "$(date +%H:%M:%S)"
+    sleep 0.25
+  done
 ) >>"$log" &
-started+=($!)
+PIDS+=($!)
 lb sample --pid "$burner" --seconds 1.5 --log "$log" --json
-[ "$status" -eq 0 ] || fail "sample --log exited $status: $(cat "$tmp/err")"
-jq -e '.metrics.cps.windows >= 3 and .metrics.cps.max == 412 and .metrics.cps.min == 412
-       and .metrics.slots.type == "ratio" and .log.marker_lines >= 3' "$tmp/out" >/dev/null ||
-    fail "--log metrics are off: $(jq -c '{log, metrics}' "$tmp/out")"
-ok "--log aggregates the $(jq .log.marker_lines "$tmp/out") marker lines of the window only"
+[ "$status" -eq 0 ] || stop "sample --log exited $status: $(cat "$TMP/err")"
+expect_json "--log aggregates the $(jq .log.marker_lines "$TMP/out") marker lines of the window only" \
+  '.metrics.cps.windows >= 3 and .metrics.cps.max == 412 and .metrics.cps.min == 412
+   and .metrics.slots.type == "ratio" and .log.marker_lines >= 3' '{log, metrics}'
 
 # A process that is gone: at the start, and during the window.
 sh -c 'exit 0' &
 dead=$!
 wait "$dead" || true
 lb sample --pid "$dead" --seconds 1
-[ "$status" -eq 1 ] || fail "a dead pid exited $status, not 1"
-[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "a dead pid gave more than one line: $(cat "$tmp/err")"
-grep -q "^loopbench: no process with pid $dead\$" "$tmp/err" || fail "dead pid: $(cat "$tmp/err")"
-ok "a dead pid exits 1 with one line: $(cat "$tmp/err")"
+check "a dead pid exits 1 (got $status)" test "$status" -eq 1
+check "a dead pid gives one line: $(cat "$TMP/err")" \
+  grep -qx "loopbench: no process with pid $dead" "$TMP/err"
+check "  ... and nothing else" test "$(wc -l <"$TMP/err")" -eq 1
 
-"$BURNER" --share 0.1 --exit-after 0.5 0 >/dev/null &
+# It lives 3 s, long enough for a loopbench under valgrind to attach first.
+"$BURNER" --share 0.1 --exit-after 3 0 >/dev/null &
 short=$!
-started+=("$short")
-lb sample --pid "$short" --seconds 5 --interval 200
-[ "$status" -eq 1 ] || fail "a pid that exits during the window exited $status, not 1"
-[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "exit during the window: $(cat "$tmp/err")"
-grep -q "exited during the window" "$tmp/err" || fail "exit during the window: $(cat "$tmp/err")"
-ok "a pid that exits during the window exits 1: $(cat "$tmp/err")"
+PIDS+=("$short")
+lb sample --pid "$short" --seconds 10 --interval 200
+check "a pid that exits during the window exits 1 (got $status)" test "$status" -eq 1
+check "  ... with one line: $(cat "$TMP/err")" \
+  bash -c "[ \"\$(wc -l <'$TMP/err')\" -eq 1 ] && grep -q 'exited during the window' '$TMP/err'"
 
 # Bad arguments.
 expect_usage_error --seconds 1
@@ -134,4 +120,6 @@ expect_usage_error --pid "$burner" --seconds 0
 expect_usage_error --pid "$burner" --seconds 1 --interval 5
 expect_usage_error --pid "$burner" --seconds 1 --bogus
 expect_usage_error --pid "$burner" --seconds 1 extra
-expect_usage_error --pid "$burner" --seconds 1 --log "$tmp/no-such.log"
+expect_usage_error --pid "$burner" --seconds 1 --log "$TMP/no-such.log"
+
+[ "$fails" -eq 0 ]
