@@ -1,9 +1,16 @@
 /* Errors and messages.
  *
  * Low-level code never prints: it returns -1 and fills a struct lb_error with one
- * line saying what is at fault (file, key, value) and what was expected. Only main()
- * and the command entry points (src/cmd_*.c) print, through the functions below,
- * which prefix "loopbench: " and write to stderr. */
+ * line saying what is at fault (file, key, value) and what was expected, and the
+ * command decides what the user sees. Messages are printed by main() and the command
+ * entry points (src/cmd_*.c), through the functions below, which prefix "loopbench: "
+ * and write to stderr. Besides them only two things write to stderr:
+ *   - a campaign's progress (src/progress.c, driven by the runner): it must show while
+ *     runs go on, long before the command gets control back, and on a terminal it is
+ *     one line redrawn in place, which no message function does; its other lines are
+ *     msg_info's;
+ *   - the one line a fatal failure prints before it aborts (out of memory: util.c's x*
+ *     functions): there is no caller left to return an error to. */
 #ifndef LOOPBENCH_MSG_H
 #define LOOPBENCH_MSG_H
 
@@ -51,7 +58,9 @@ void msg_info(const char *fmt, ...) LB_PRINTF(1, 2);
 /* An error followed by "try 'loopbench CMD --help'" (cmd may be NULL); returns LB_EXIT_USAGE. */
 int msg_usage_error(const char *cmd, const char *fmt, ...) LB_PRINTF(2, 3);
 
-/* Set once by main from --quiet: msg_info prints nothing. */
+/* Set by a command from its --quiet (run's): msg_info prints nothing from then on, nor
+ * does the campaign's progress (the runner hands msg_quiet() to progress_init). Errors
+ * and warnings still print. */
 void msg_set_quiet(int quiet);
 int msg_quiet(void);
 /* True when colour may be used on stderr: a terminal and NO_COLOR unset or empty. */

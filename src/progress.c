@@ -46,10 +46,9 @@ void progress_phase(struct progress *p, size_t run, const char *label, const cha
         return;
     }
     if (phase_s > 0)
-        fprintf(stderr, "loopbench: [%zu/%zu] %s: %s (%.0f s)\n", run + 1, p->n_runs, label,
-                phase, phase_s);
+        msg_info("[%zu/%zu] %s: %s (%.0f s)", run + 1, p->n_runs, label, phase, phase_s);
     else
-        fprintf(stderr, "loopbench: [%zu/%zu] %s: %s\n", run + 1, p->n_runs, label, phase);
+        msg_info("[%zu/%zu] %s: %s", run + 1, p->n_runs, label, phase);
 }
 
 void progress_tick(void *ctx, double done)

@@ -1,8 +1,9 @@
-/* Progress of a campaign on stderr.
+/* Progress of a campaign on stderr, printed while the campaign runs: the one printer
+ * besides the commands' messages (msg.h says why).
  *
  * On a terminal: one live line (run i of N, setting, phase, a bar with the time left in
  * the phase, and an ETA for the campaign), redrawn at most once per sampling interval.
- * Not a terminal: one plain line per phase change. Quiet: nothing. */
+ * Not a terminal: one plain line per phase change (msg_info). Quiet: nothing. */
 #ifndef LOOPBENCH_PROGRESS_H
 #define LOOPBENCH_PROGRESS_H
 
