@@ -16,7 +16,9 @@ static const char usage[] =
     "one comment on a GitHub pull request, created the first time and updated after (a\n"
     "hidden marker at its end finds it again), or as JSON posted to a webhook. Rate limits\n"
     "are waited out as the server asks (Retry-After, x-ratelimit-reset), up to 60 s; 5xx\n"
-    "answers and network failures are tried 4 times in all, 1, 2 and 4 s apart.\n"
+    "answers and network failures are tried 4 times in all, 1, 2 and 4 s apart. A report\n"
+    "longer than a GitHub comment (65536 characters) is shortened, its tables left out\n"
+    "first, its headline, verdicts and charts kept (the comment says so).\n"
     "\n"
     "      --github OWNER/REPO#N  comment on that pull request with the token in\n"
     "                             $GITHUB_TOKEN (never printed)\n"
@@ -66,6 +68,30 @@ static void print_dry_run(const struct github_pr *pr, const char *webhook,
     }
     printf("dry run: nothing was sent\n");
     free(marker);
+}
+
+/* A report too long for a GitHub comment is shortened (publish_fit_comment), and the
+ * user told what was left out; *report is replaced. */
+static int fit_comment(const char *path, struct publish_job *job, char **report,
+                       struct lb_error *err)
+{
+    struct publish_cut cut;
+    size_t len;
+    char *fitted = publish_fit_comment(path, job, &len, &cut, err);
+    if (!fitted)
+        return -1;
+    size_t left_out = 0;
+    for (int k = 0; k < CUT_KINDS; k++)
+        left_out += cut.left_out[k];
+    if (left_out)
+        msg_warn("'%s' makes a comment of %zu characters, more than the %d GitHub takes: %zu "
+                 "of its tables and code blocks are left out of it (the comment says so)", path,
+                 cut.chars, GITHUB_COMMENT_MAX, left_out);
+    free(*report);
+    *report = fitted;
+    job->report = fitted;
+    job->report_len = len;
+    return 0;
 }
 
 static int publish_main(int argc, char **argv)
@@ -144,7 +170,11 @@ static int publish_main(int argc, char **argv)
     }
     job.report = report;
     int status = LB_EXIT_USAGE;
-    if (publish_report_check(path, &job, github != NULL, &err) < 0) {
+    if (publish_report_check(path, &job, &err) < 0) {
+        msg_error("%s", err.msg);
+        goto out;
+    }
+    if (github && fit_comment(path, &job, &report, &err) < 0) {
         msg_error("%s", err.msg);
         goto out;
     }

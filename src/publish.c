@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config.h"
 #include "util.h"
@@ -125,8 +126,7 @@ char *github_comment_body(const struct publish_job *job)
     return body;
 }
 
-int publish_report_check(const char *path, const struct publish_job *job, bool github,
-                         struct lb_error *err)
+int publish_report_check(const char *path, const struct publish_job *job, struct lb_error *err)
 {
     size_t chars, bad_at;
     if (job->report_len == 0)
@@ -136,16 +136,215 @@ int publish_report_check(const char *path, const struct publish_job *job, bool g
     if (!utf8_scan(job->report, job->report_len, &chars, &bad_at))
         return lb_fail(err, "'%s' is not valid UTF-8 (byte %zu): expected a Markdown report",
                        path, bad_at);
-    if (!github)
-        return 0;
-    char *body = github_comment_body(job);
+    return 0;
+}
+
+/* Characters of the comment a report of len bytes makes (valid UTF-8). */
+static size_t comment_chars(const struct publish_job *job, const char *report, size_t len)
+{
+    struct publish_job with = *job;
+    with.report = report;
+    with.report_len = len;
+    char *body = github_comment_body(&with);
+    size_t chars = 0, bad_at;
     utf8_scan(body, strlen(body), &chars, &bad_at);
     free(body);
-    if (chars > GITHUB_COMMENT_MAX)
-        return lb_fail(err, "'%s' makes a comment of %zu characters, more than the %d a GitHub "
-                       "comment holds: expected a shorter report", path, chars,
-                       GITHUB_COMMENT_MAX);
-    return 0;
+    return chars;
+}
+
+/* A report cut into blocks of whole lines: what may be left out, and what is kept. */
+enum md_kind { MD_KEEP = -1 };
+struct md_block {
+    size_t start, end;  /* byte offsets of its lines, end past the last newline */
+    int kind;           /* an enum publish_cut_kind, or MD_KEEP */
+    size_t lines;
+    bool left_out;
+};
+
+/* Whether text holds any of words, in any case. */
+static bool holds_any(const char *text, size_t len, const char *const *words)
+{
+    for (; *words; words++)
+        for (size_t i = 0; i + strlen(*words) <= len; i++)
+            if (strncasecmp(text + i, *words, strlen(*words)) == 0)
+                return true;
+    return false;
+}
+
+/* What a table is, from its header row and the heading above it. */
+static int table_kind(const char *header, size_t header_len, const char *heading,
+                      size_t heading_len)
+{
+    static const char *const verdict[] = {"verdict", NULL};
+    static const char *const run[] = {"| run |", "| repeat |", NULL};
+    static const char *const run_section[] = {"per run", "per-run", "runs", NULL};
+    static const char *const rtt[] = {"| requests |", "| p99.9 |", NULL};
+    static const char *const rtt_section[] = {"round trip", "round-trip", "latency", NULL};
+    if (holds_any(header, header_len, verdict))
+        return MD_KEEP;
+    if (holds_any(header, header_len, run) || holds_any(heading, heading_len, run_section))
+        return CUT_RUN_TABLE;
+    if (holds_any(header, header_len, rtt) || holds_any(heading, heading_len, rtt_section))
+        return CUT_RTT_TABLE;
+    return CUT_SETTING_TABLE;
+}
+
+static size_t line_end(const char *text, size_t len, size_t at)
+{
+    const char *nl = memchr(text + at, '\n', len - at);
+    return nl ? (size_t)(nl - text) + 1 : len;
+}
+
+/* Cut text into blocks: a table is its run of lines starting with '|', a fence runs to
+ * its closing fence, every other line is kept on its own. *n blocks (new array). */
+static struct md_block *md_blocks(const char *text, size_t len, size_t *n)
+{
+    size_t cap = 16, count = 0;
+    struct md_block *blocks = xmalloc(cap * sizeof(*blocks));
+    const char *heading = "";
+    size_t heading_len = 0;
+    for (size_t at = 0; at < len;) {
+        struct md_block b = {.start = at, .end = line_end(text, len, at), .kind = MD_KEEP,
+                             .lines = 1};
+        const char *line = text + at;
+        if (line[0] == '#') {
+            heading = line;
+            heading_len = b.end - at;
+        } else if (line[0] == '|') {
+            while (b.end < len && text[b.end] == '|') {
+                b.end = line_end(text, len, b.end);
+                b.lines++;
+            }
+            b.kind = table_kind(line, line_end(text, len, at) - at, heading, heading_len);
+        } else if (strncmp(line, "```", 3) == 0) {
+            bool chart = strncmp(line, "```mermaid", 10) == 0;
+            while (b.end < len && strncmp(text + b.end, "```", 3) != 0) {
+                b.end = line_end(text, len, b.end);
+                b.lines++;
+            }
+            if (b.end < len) {
+                b.end = line_end(text, len, b.end);
+                b.lines++;
+            }
+            b.kind = chart ? MD_KEEP : CUT_CODE;
+        }
+        if (count == cap)
+            blocks = xrealloc(blocks, (cap *= 2) * sizeof(*blocks));
+        blocks[count++] = b;
+        at = b.end;
+    }
+    *n = count;
+    return blocks;
+}
+
+/* Each kind, one and several. */
+static const char *const cut_names[CUT_KINDS][2] = {
+    [CUT_RUN_TABLE] = {"table of runs", "tables of runs"},
+    [CUT_SETTING_TABLE] = {"table of settings", "tables of settings"},
+    [CUT_RTT_TABLE] = {"round-trip table", "round-trip tables"},
+    [CUT_CODE] = {"code block", "code blocks"},
+};
+
+/* The note saying what was left out, as a quoted paragraph (new string). */
+static char *cut_note(const char *path, const struct publish_cut *cut)
+{
+    char *what = xstrdup("");
+    for (int k = 0; k < CUT_KINDS; k++) {
+        if (!cut->left_out[k])
+            continue;
+        char *more = xasprintf("%s%s%zu %s", what, *what ? ", " : "", cut->left_out[k],
+                               cut_names[k][cut->left_out[k] > 1]);
+        free(what);
+        what = more;
+    }
+    char *note = xasprintf("\n> **Shortened to fit a GitHub comment** (at most %d characters; "
+                           "the whole report makes %zu): left out %s. The whole report is "
+                           "`%s`.\n\n", GITHUB_COMMENT_MAX, cut->chars, what, path);
+    free(what);
+    return note;
+}
+
+/* The report without the blocks left out, each replaced by a line saying so, and the
+ * note after its first heading line (at the top without one). New string. */
+static char *md_assemble(const char *text, const struct md_block *blocks, size_t n,
+                         const char *note, size_t *len)
+{
+    struct strv parts = {0};
+    bool noted = false;
+    if (n == 0 || text[blocks[0].start] != '#') {
+        strv_push(&parts, note + 1);
+        noted = true;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct md_block *b = &blocks[i];
+        if (b->left_out)
+            strv_push_owned(&parts, xasprintf("*(%s of %zu lines left out here: see the note "
+                                              "above)*\n", b->kind == CUT_CODE ? "a code block"
+                                                                             : "a table",
+                                              b->lines));
+        else
+            strv_push_owned(&parts, xstrndup(text + b->start, b->end - b->start));
+        if (!noted) {
+            strv_push(&parts, note);
+            noted = true;
+        }
+    }
+    size_t total = 0;
+    for (size_t i = 0; i < parts.n; i++)
+        total += strlen(parts.v[i]);
+    char *out = xmalloc(total + 1), *p = out;
+    for (size_t i = 0; i < parts.n; i++)
+        p = stpcpy(p, parts.v[i]);
+    strv_release(&parts);
+    *len = total;
+    return out;
+}
+
+/* The largest block of that kind still in, or n when none is left. */
+static size_t largest_of(const struct md_block *blocks, size_t n, int kind)
+{
+    size_t best = n;
+    for (size_t i = 0; i < n; i++)
+        if (blocks[i].kind == kind && !blocks[i].left_out &&
+            (best == n || blocks[i].end - blocks[i].start > blocks[best].end - blocks[best].start))
+            best = i;
+    return best;
+}
+
+char *publish_fit_comment(const char *path, const struct publish_job *job, size_t *len,
+                          struct publish_cut *cut, struct lb_error *err)
+{
+    memset(cut, 0, sizeof(*cut));
+    cut->chars = comment_chars(job, job->report, job->report_len);
+    if (cut->chars <= GITHUB_COMMENT_MAX) {
+        *len = job->report_len;
+        return xstrndup(job->report, job->report_len);
+    }
+    size_t n;
+    struct md_block *blocks = md_blocks(job->report, job->report_len, &n);
+    char *fitted = NULL;
+    for (int kind = 0; kind < CUT_KINDS && !fitted;) {
+        size_t i = largest_of(blocks, n, kind);
+        if (i == n) {
+            kind++;
+            continue;
+        }
+        blocks[i].left_out = true;
+        cut->left_out[kind]++;
+        char *note = cut_note(path, cut);
+        fitted = md_assemble(job->report, blocks, n, note, len);
+        free(note);
+        if (comment_chars(job, fitted, *len) > GITHUB_COMMENT_MAX) {
+            free(fitted);
+            fitted = NULL;
+        }
+    }
+    free(blocks);
+    if (!fitted)
+        lb_fail(err, "'%s' makes a comment of %zu characters, more than the %d a GitHub "
+                "comment holds, even without its tables and code blocks: expected a shorter "
+                "report", path, cut->chars, GITHUB_COMMENT_MAX);
+    return fitted;
 }
 
 /* The API root without a trailing slash, for joining paths. */

@@ -51,10 +51,32 @@ struct publish_job {
     struct http_retry retry;
 };
 
-/* The report is fit to send: not empty, valid UTF-8 without NUL. For GitHub (github
- * true) the comment it makes also fits GITHUB_COMMENT_MAX. `path` names it. */
-int publish_report_check(const char *path, const struct publish_job *job, bool github,
-                         struct lb_error *err);
+/* The report is fit to send: not empty, valid UTF-8 without NUL. `path` names it. */
+int publish_report_check(const char *path, const struct publish_job *job, struct lb_error *err);
+
+/* What a report shortened for a GitHub comment left out, by kind of block. */
+enum publish_cut_kind {
+    CUT_RUN_TABLE,      /* a table of runs (a "run" or "repeat" column, a "per run" section) */
+    CUT_SETTING_TABLE,  /* any other table but verdicts and round trips */
+    CUT_RTT_TABLE,      /* round trips (a "requests" or "p99.9" column, a "round trip"
+                         * or "latency" section) */
+    CUT_CODE,           /* a fenced block that is not a Mermaid chart */
+    CUT_KINDS
+};
+struct publish_cut {
+    size_t chars;              /* of the comment the whole report makes */
+    size_t left_out[CUT_KINDS];
+};
+
+/* The report (new string, *len its length) as it goes into a GitHub comment: whole when
+ * the comment it makes fits GITHUB_COMMENT_MAX; else without blocks, in this order,
+ * until it fits: tables of runs, of settings, of round trips, then code blocks, the
+ * largest of a kind first, each replaced by a line saying so, and a note under the
+ * first heading saying what was left out, of how many characters, and that `path`
+ * holds it all. Headings, text (the headline), verdict tables (a "verdict" column) and
+ * Mermaid charts are kept. NULL when even without all of those it does not fit. */
+char *publish_fit_comment(const char *path, const struct publish_job *job, size_t *len,
+                          struct publish_cut *cut, struct lb_error *err);
 
 /* The requests, as new strings: the comment body (report, then the marker on its own
  * line), the pull request's comments (page 0: the list itself, where a comment is

@@ -300,7 +300,78 @@ check "connection refused: exit 1" [ "$RC" -eq 1 ]
 check "  ... naming the URL, after 4 attempts" \
   grep -q "GET $API$COMMENTS?per_page=100&page=1: .*(gave up after 4 attempts)" "$TMP/refused-conn.err"
 
-# --- 10. help, and the token in no output ------------------------------------------------------
+# --- 10. a report too long for a comment: shortened, headline, verdicts and charts kept -------
+# A 10-setting, 10-run campaign with round trips, made of a real one: a short refshard-rtt
+# campaign's first run (its series and round trips included) repeated with the setting
+# and the CPU changed. Its comment: the report, compare's verdicts, and a table of every
+# run with all its figures, which takes it past GitHub's 65536 characters.
+mkdir -p "$TMP/ref"
+cp "$SOURCE_ROOT/profiles/refshard-rtt.json" "$SOURCE_ROOT/profiles/refshard-rtt.config.json" "$TMP/ref/"
+cp "$REFSHARD" "$TMP/ref/refshard"
+sed -i 's|{loopbench_dir}/refshard|./refshard|' "$TMP/ref/refshard-rtt.json"
+"$LOOPBENCH" run "$TMP/ref/refshard-rtt.json" -s 0,2 -n 1 -w 0.5 -t 1 -o "$TMP/seed" -q >/dev/null
+big=$TMP/big
+mkdir -p "$big/runs"
+jq --argjson settings '["0","1","2","3","4","5","6","8","12","16"]' '
+  .runs[0] as $run
+  | .campaign.settings = $settings | .profile.knob.values = $settings | .campaign.repeat = 10
+  | .campaign.plan = [range(10) as $k | $settings[] | {setting: ., repeat: ($k + 1), dir: "runs/\(.)-\($k + 1)"}]
+  | .runs = [.campaign.plan[] as $p | $run
+      | .setting = $p.setting | .repeat = $p.repeat | .dir = $p.dir | .series = "\($p.dir)/series.csv"
+      | .stdout_log = "\($p.dir)/stdout.log" | .stderr_log = "\($p.dir)/stderr.log"
+      | .cpu_percent = (if $p.setting == "0" then 99 else 2 / ($p.setting | tonumber) end) * (1 + 0.01 * $p.repeat)
+      | .cpu_seconds = .cpu_percent / 100 * .wall_seconds]
+  | del(.summary)' "$TMP/seed/results.json" >"$big/results.json"
+seed_run=$TMP/seed/$(jq -r '.runs[0].dir' "$TMP/seed/results.json")
+for dir in $(jq -r '.runs[].dir' "$big/results.json"); do cp -r "$seed_run" "$big/$dir"; done
+"$LOOPBENCH" report "$big" >/dev/null 2>"$TMP/big-report.err"
+"$LOOPBENCH" compare "$big" "$big" >"$TMP/verdicts.md" 2>/dev/null || true
+COMMENT=$TMP/comment.md
+{
+  cat "$big/report.md"
+  # The charts the report will carry (docs/report.md's example), were it not to yet.
+  grep -q '^```mermaid$' "$big/report.md" ||
+    awk '/^```mermaid$/ { on = 1 } on { print } /^```$/ && on { on = 0; print "" }' "$SOURCE_ROOT/docs/report.md"
+  printf '\n'
+  cat "$TMP/verdicts.md"
+  printf '\n### Every run\n\n'
+  # A column per figure of a run (its histograms and log lines aside).
+  jq -r '[.runs[0] | paths(scalars)
+      | select(any(.[]; type == "string" and (endswith("histogram") or . == "log_tail")) | not)] as $paths
+    | "| run | \($paths | map(map(tostring) | join(".")) | join(" | ")) |",
+      "|---|\($paths | map("---") | join("|"))|",
+      (.runs | to_entries[] | .key as $i | .value as $r
+        | "| \($i + 1) | \([$paths[] as $p | $r | getpath($p) | tostring] | join(" | ")) |")' \
+    "$big/results.json"
+} >"$COMMENT"
+comment_chars=$(jq -Rs length "$COMMENT")
+check "the large campaign's comment is over 65536 characters ($comment_chars; report.md $(wc -c <"$big/report.md") bytes)" \
+  gt "$comment_chars" 65536
+stub long '[{"method": "GET", "body": []},
+  {"method": "POST", "status": 201, "body": {"html_url": "https://github.com/o/r/pull/7#long"}}]'
+publish long "$COMMENT" --github o/r#7 --api-url "$API"
+check "a comment too long for GitHub: exit 0" [ "$RC" -eq 0 ]
+check "  ... saying on stderr that it was shortened" \
+  grep -q "makes a comment of $((comment_chars + 27)) characters, more than the 65536 GitHub takes" "$TMP/long.err"
+jq -rs '.[1].body | fromjson | .body' "$LOG" >"$TMP/long-body.md"
+body_chars=$(jq -s '.[1].body | fromjson | .body | length' "$LOG")
+check "  ... the body sent is under 65536 characters ($body_chars)" lt "$body_chars" 65536
+check "  ... it says so, and what was left out" \
+  grep -q '^> \*\*Shortened to fit a GitHub comment\*\* (at most 65536 characters; the whole report makes [0-9]*): left out 1 table of runs' "$TMP/long-body.md"
+# in_body PATTERN: every line of the comment matching PATTERN is in the body.
+in_body() { ! grep -e "$1" "$COMMENT" | grep -vxFf "$TMP/long-body.md" | grep -q .; }
+check "  ... the headline kept" in_body '^- '
+check "  ... the verdicts kept" in_body 'verdict\|\*\*regressed\*\*\|\*\*improved\*\*\|\*\*no change\*\*\|\*\*inconclusive\*\*'
+# charts FILE: its Mermaid blocks; same_charts A B: B holds at least 2, and A's.
+charts() { awk '/^```mermaid$/,/^```$/' "$1"; }
+same_charts() { [ "$(charts "$2" | grep -c '^```mermaid$')" -ge 2 ] && [ "$(charts "$1")" = "$(charts "$2")" ]; }
+check "  ... every chart kept, whole" same_charts "$COMMENT" "$TMP/long-body.md"
+check "  ... the round-trip table kept" in_body '^| 16 | [0-9]* | 0 |'
+check "  ... the table of runs gone, a line in its place" bash -c "
+  ! grep -q '^| run |' '$TMP/long-body.md' && grep -q '^\*(a table of 102 lines left out here' '$TMP/long-body.md'"
+unstub
+
+# --- 11. help, and the token in no output ------------------------------------------------------
 check "publish --help prints its usage" bash -c "'$LOOPBENCH' publish --help | grep -q '^usage: loopbench publish'"
 check "help publish prints its usage" bash -c "'$LOOPBENCH' help publish | grep -q '^usage: loopbench publish'"
 check "the token appears in no output of loopbench" \
