@@ -16,8 +16,9 @@ say() { printf '==> %s\n' "$*"; }
 PACKAGES=(gcc clang pkg-config meson ninja-build libjansson-dev libcurl4-openssl-dev check jq gnuplot-nox
   python3 valgrind)
 # Only the tests need these: Node.js runs Mermaid's parser and the workflow validator
-# (tests/node/, their npm packages cached by harness/npm-deps.sh).
-TEST_PACKAGES=(nodejs npm)
+# (tests/node/, their npm packages cached by harness/npm-deps.sh); man renders
+# loopbench(1) (tests/e2e/manpage.sh, install.sh).
+TEST_PACKAGES=(nodejs npm man-db)
 
 # install_missing PACKAGE...: apt-get install those not installed.
 install_missing() {
