@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "results.h"
 #include "util.h"
 
 static const char usage[] =
@@ -32,8 +33,8 @@ static const char usage[] =
 
 /* GitHub shows the step summary file on the run's page. */
 static int append_summary(const char *path, const struct compare_result *r,
-                          const struct compare_opts *o, const struct loaded_results *base,
-                          const struct loaded_results *new_)
+                          const struct compare_opts *o, const struct campaign *base,
+                          const struct campaign *new_)
 {
     FILE *f = fopen(path, "a");
     if (!f)
@@ -93,13 +94,13 @@ static int compare_main(int argc, char **argv)
     if (argc - optind != 2)
         return msg_usage_error("compare", "compare: expected BASE and NEW, got %d argument%s",
                                argc - optind, argc - optind == 1 ? "" : "s");
-    struct loaded_results base, new_;
+    struct campaign base, new_;
     struct compare_result r = {0};
     struct lb_error err;
     int status = LB_EXIT_USAGE;
     if (results_load(argv[optind], &base, &err) < 0) {
         msg_error("%s", err.msg);
-        results_loaded_release(&base);
+        campaign_release(&base);
         return LB_EXIT_USAGE;
     }
     if (results_load(argv[optind + 1], &new_, &err) < 0 ||
@@ -124,8 +125,8 @@ static int compare_main(int argc, char **argv)
                  : LB_EXIT_OK;
 out:
     compare_result_release(&r);
-    results_loaded_release(&base);
-    results_loaded_release(&new_);
+    campaign_release(&base);
+    campaign_release(&new_);
     return status;
 }
 

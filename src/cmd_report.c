@@ -9,6 +9,7 @@
 #include "platform/platform.h"
 #include "plot.h"
 #include "report.h"
+#include "results.h"
 #include "util.h"
 
 static const char usage[] =
@@ -39,7 +40,7 @@ enum format { FORMAT_MD, FORMAT_CSV, FORMAT_JSON };
 /* Draw each campaign's plots under plots_dir (a subdirectory per host when several)
  * and list the images for the Markdown, linked under `link` (new strings into
  * images). Returns 0, or -1 after saying why. */
-static int draw_plots(const struct loaded_results *r, size_t n, const char *plots_dir,
+static int draw_plots(const struct campaign *r, size_t n, const char *plots_dir,
                       const char *link, struct strv *images)
 {
     for (size_t i = 0; i < n; i++) {
@@ -57,7 +58,7 @@ static int draw_plots(const struct loaded_results *r, size_t n, const char *plot
         for (size_t j = 0; rc == 0 && po.rendered && j < 2 * PLOT_IMAGES; j += 2) {
             if (!po.drawn[j / 2])
                 continue;
-            strv_push_owned(images, n > 1 ? xasprintf("%s: %s", r[i].host, plot_images[j])
+            strv_push_owned(images, n > 1 ? xasprintf("%s: %s", campaign_host(&r[i]), plot_images[j])
                                           : xstrdup(plot_images[j]));
             strv_push_owned(images, path_join(to, plot_images[j + 1]));
         }
@@ -72,7 +73,7 @@ static int draw_plots(const struct loaded_results *r, size_t n, const char *plot
 
 /* The report as text (new string, caller frees), written through a scratch file
  * (Windows has no open_memstream). NULL with err. */
-static char *render(enum format f, const struct loaded_results *r, size_t n,
+static char *render(enum format f, const struct campaign *r, size_t n,
                     const struct report_opts *o, size_t *len, struct lb_error *err)
 {
     FILE *mem = plat_scratch_file(err);
@@ -142,7 +143,7 @@ static int report_main(int argc, char **argv)
     size_t n = (size_t)(argc - optind);
     if (n == 0)
         return msg_usage_error("report", "report: expected at least one result directory");
-    struct loaded_results *r = xcalloc(n, sizeof(*r));
+    struct campaign *r = xcalloc(n, sizeof(*r));
     struct lb_error err;
     int status = LB_EXIT_USAGE;
     size_t loaded = 0;
@@ -159,7 +160,7 @@ static int report_main(int argc, char **argv)
             goto out;
         }
     char *name = xasprintf("report.%s", exts[f]);
-    char *dir = n == 1 ? path_dirname(r[0].path) : xstrdup(".");
+    char *dir = n == 1 ? xstrdup(r[0].out_dir) : xstrdup(".");
     char *path = out_path ? xstrdup(out_path) : path_join(dir, name);
     /* Plots go beside the report, so its relative links work wherever it is moved with
      * them. */
@@ -189,7 +190,7 @@ static int report_main(int argc, char **argv)
 out:
     strv_release(&images);
     for (size_t i = 0; i < loaded; i++)
-        results_loaded_release(&r[i]);
+        campaign_release(&r[i]);
     free(r);
     return status;
 }

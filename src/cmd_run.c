@@ -6,8 +6,9 @@
 
 #include "commands.h"
 #include "confedit.h"
-#include "results.h"
+#include "report.h"
 #include "run.h"
+#include "summary.h"
 
 static const char usage[] =
     "usage: loopbench run [PROFILE] [options]\n"
@@ -222,57 +223,57 @@ static int run_main(int argc, char **argv)
     char *command_line = join_argv(argc, argv);
     o.command_line = command_line;
 
-    struct campaign camp;
+    struct runner rn;
     struct lb_error err;
-    int set = o.resume_dir ? campaign_setup_resume(&o, &camp, &err)
-                           : campaign_setup(&o, &camp, &err);
+    int set = o.resume_dir ? runner_setup_resume(&o, &rn, &err) : runner_setup(&o, &rn, &err);
     if (set < 0) {
         msg_error("%s", err.msg);
-        campaign_release(&camp);
+        runner_release(&rn);
         free(command_line);
         goto out;
     }
     /* Locks the config files and puts back what a loopbench that died left edited,
      * before reading any original. */
     struct strv notes = {0};
-    int begun = campaign_begin(&o, &camp, &notes, &err);
+    int begun = runner_begin(&o, &rn, &notes, &err);
     for (size_t i = 0; i < notes.n; i++)
         msg_warn("%s", notes.v[i]);
     strv_release(&notes);
     if (begun < 0) {
         msg_error("%s", err.msg);
         status = LB_EXIT_FAILURE;
-        campaign_release(&camp);
+        runner_release(&rn);
         free(command_line);
         goto out;
     }
-    int rc = campaign_run(&o, &camp, &err);
+    int rc = runner_run(&o, &rn, &err);
+    const struct campaign *camp = &rn.c;
     if (rc < 0) {
         msg_error("%s", err.msg);
-        for (size_t i = 0; i < camp.n_runs; i++) {
-            const struct run_record *r = &camp.runs[i];
+        for (size_t i = 0; i < camp->n_runs; i++) {
+            const struct run_record *r = &camp->runs[i];
             if (r->status == RUN_FAILED && r->log_tail && !msg_quiet()) {
-                fprintf(stderr, "loopbench: last lines of its log (%s/%s):\n", camp.out_dir,
+                fprintf(stderr, "loopbench: last lines of its log (%s/%s):\n", camp->out_dir,
                         r->dir);
                 print_tail(r->log_tail);
                 break;
             }
         }
     }
-    if (camp.out_dir && camp.values.n) {
+    if (camp->out_dir && camp->values.n) {
         if (json) {
-            json_t *summary = results_summary_json(&camp);
+            json_t *summary = summary_json(camp);
             json_dumpf(summary, stdout, JSON_INDENT(2));
             fputc('\n', stdout);
             json_decref(summary);
-        } else if (rc == 0 || camp.interrupted_by || o.keep_going) {
-            results_print_table(&camp, stdout);
+        } else if (rc == 0 || camp->interrupted_by || o.keep_going) {
+            report_terminal(camp, stdout);
         }
     }
     status = rc == 0 ? LB_EXIT_OK
-             : camp.interrupted_by ? lb_exit_for_signal(camp.interrupted_by)
-                                   : LB_EXIT_FAILURE;
-    campaign_release(&camp);
+             : camp->interrupted_by ? lb_exit_for_signal(camp->interrupted_by)
+                                    : LB_EXIT_FAILURE;
+    runner_release(&rn);
     free(command_line);
 out:
     strv_release(&o.settings);

@@ -126,19 +126,20 @@ static void decide(struct compare_row *row, const struct compare_opts *o)
         row->verdict = VERDICT_INCONCLUSIVE;
 }
 
-int compare_compatible(const struct loaded_results *a, const struct loaded_results *b,
+int compare_compatible(const struct campaign *a, const struct campaign *b,
                        struct lb_error *err)
 {
-    if (strcmp(a->profile_name, b->profile_name) != 0)
+    const char *pa = campaign_where(a), *pb = campaign_where(b);
+    if (strcmp(a->profile.name, b->profile.name) != 0)
         return lb_fail(err, "'%s' is of profile '%s' and '%s' of '%s': expected the same "
-                            "profile", a->path, a->profile_name, b->path, b->profile_name);
-    if (strcmp(a->knob_label, b->knob_label) != 0)
+                            "profile", pa, a->profile.name, pb, b->profile.name);
+    if (strcmp(a->profile.knob_label, b->profile.knob_label) != 0)
         return lb_fail(err, "'%s' varies '%s' and '%s' varies '%s': expected the same knob",
-                       a->path, a->knob_label, b->path, b->knob_label);
-    for (size_t i = 0; i < b->n_settings; i++)
-        if (results_loaded_setting(a, b->settings[i]) >= 0)
+                       pa, a->profile.knob_label, pb, b->profile.knob_label);
+    for (size_t i = 0; i < b->values.n; i++)
+        if (campaign_setting(a, b->values.v[i]) >= 0)
             return 0;
-    return lb_fail(err, "'%s' and '%s' have no setting in common", a->path, b->path);
+    return lb_fail(err, "'%s' and '%s' have no setting in common", pa, pb);
 }
 
 static bool metric_wanted(const struct compare_opts *o, const char *key)
@@ -153,7 +154,7 @@ static int severity(enum verdict v)
     return rank[v];
 }
 
-int compare_results(const struct loaded_results *base, const struct loaded_results *new_,
+int compare_results(const struct campaign *base, const struct campaign *new_,
                     const struct compare_opts *o, struct compare_result *out,
                     struct lb_error *err)
 {
@@ -161,46 +162,40 @@ int compare_results(const struct loaded_results *base, const struct loaded_resul
     if (compare_compatible(base, new_, err) < 0)
         return -1;
     if (o->metric && strcmp(o->metric, "cpu") != 0) {
-        bool found = false;
-        for (size_t k = 0; k < new_->n_health; k++)
-            found |= strcmp(new_->health[k].key, o->metric) == 0;
-        if (!found)
+        if (campaign_health_index(new_, o->metric) < 0)
             return lb_fail(err, "--metric '%s': not a health key of profile '%s'", o->metric,
-                           new_->profile_name);
+                           new_->profile.name);
     }
-    size_t nh = new_->n_health;
-    out->rows = xcalloc(new_->n_settings * (nh + 1), sizeof(*out->rows));
+    size_t nh = new_->profile.n_health;
+    out->rows = xcalloc(new_->values.n * (nh + 1), sizeof(*out->rows));
     double *a = xcalloc(base->n_runs + 1, sizeof(double));
     double *b = xcalloc(new_->n_runs + 1, sizeof(double));
-    for (size_t si = 0; si < new_->n_settings; si++) {
-        long bi = results_loaded_setting(base, new_->settings[si]);
+    for (size_t si = 0; si < new_->values.n; si++) {
+        long bi = campaign_setting(base, new_->values.v[si]);
         if (bi < 0)
             continue;
         for (int k = -1; k < (int)nh; k++) {
-            const char *key = k < 0 ? "cpu" : new_->health[k].key;
+            const struct campaign_health *h = k < 0 ? NULL : &new_->profile.health[k];
+            const char *key = h ? h->key : "cpu";
             /* the same metric in BASE: -1 is CPU; a health key BASE lacks is skipped */
-            long bk = -1;
-            bool in_base = k < 0;
-            for (size_t j = 0; k >= 0 && j < base->n_health; j++)
-                if (strcmp(base->health[j].key, key) == 0) {
-                    bk = (long)j;
-                    in_base = true;
-                }
-            if (!metric_wanted(o, key) || !in_base)
+            long bk = h ? campaign_health_index(base, key) : -1;
+            if (!metric_wanted(o, key) || (h && bk < 0))
                 continue;
             struct compare_row *row = &out->rows[out->n_rows++];
-            row->setting = new_->settings[si];
+            row->setting = new_->values.v[si];
             row->metric = key;
-            row->label = k < 0 ? "CPU %" : new_->health[k].label;
-            row->lower_is_better = k < 0 || new_->health[k].lower_is_better;
-            size_t na = results_loaded_values(base, (size_t)bi, (int)bk, a);
-            size_t nb = results_loaded_values(new_, si, k, b);
+            row->label = h ? h->label : "CPU %";
+            row->lower_is_better = !h || h->better == LOWER_IS_BETTER;
+            size_t na = campaign_values(base, (size_t)bi, (int)bk, a);
+            size_t nb = campaign_values(new_, si, k, b);
             compare_metric(a, na, b, nb, NULL, NULL, 0, 0.95, &row->d);
             /* A guardrail key must stay at 0 in every window of NEW. */
-            for (size_t i = 0; k >= 0 && new_->health[k].must_be_zero && i < new_->n_runs; i++)
-                if (new_->runs[i].setting == si && new_->runs[i].health_max[k] != 0 &&
-                    !isnan(new_->runs[i].health_max[k]))
+            for (size_t i = 0; h && h->must_be_zero && i < new_->n_runs; i++) {
+                const struct run_record *r = &new_->runs[i];
+                double max = run_health_max(new_, r, (size_t)k);
+                if (r->setting_index == si && r->status == RUN_OK && max != 0 && !isnan(max))
                     row->guardrail_hit = true;
+            }
             decide(row, o);
             if (severity(row->verdict) > severity(out->worst))
                 out->worst = row->verdict;
@@ -276,17 +271,18 @@ static void explain(const struct compare_row *row, const struct compare_opts *o,
 }
 
 void compare_markdown(const struct compare_result *r, const struct compare_opts *o,
-                      const struct loaded_results *base, const struct loaded_results *new_,
+                      const struct campaign *base, const struct campaign *new_,
                       FILE *out)
 {
     char m1[32], m2[32], ch[32], p[32], th[32];
     fprintf(out, "### loopbench compare: %s\n\n", verdict_name(r->worst));
     fprintf(out, "Base `%s` (%s), new `%s` (%s); profile `%s`. A regression is a change "
                  "worse than %s at p < %g.\n\n",
-            base->path, base->host, new_->path, new_->host, new_->profile_name,
+            campaign_where(base), campaign_host(base), campaign_where(new_),
+            campaign_host(new_), new_->profile.name,
             fmt_change(o->max_increase, th, sizeof(th)), o->alpha);
     fprintf(out, "| %s | metric | base | new | change | p | test | verdict | note |\n",
-            new_->knob_label);
+            new_->profile.knob_label);
     fputs("|---|---|--:|--:|--:|--:|---|---|---|\n", out);
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct compare_row *row = &r->rows[i];
@@ -305,11 +301,6 @@ void compare_markdown(const struct compare_result *r, const struct compare_opts 
           " and run count.\n", out);
 }
 
-static json_t *num_or_null(double v)
-{
-    return isfinite(v) ? json_real(v) : json_null();
-}
-
 json_t *compare_json(const struct compare_result *r, const struct compare_opts *o)
 {
     json_t *rows = json_array();
@@ -320,19 +311,21 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
             rows, json_pack("{s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, "
                             "s:b, s:s, s:o, s:I}",
                             "setting", row->setting, "metric", row->metric,
-                            "better", row->lower_is_better ? "lower" : "higher",
-                            "base_median", num_or_null(d->a.median),
-                            "new_median", num_or_null(d->b.median),
+                            "better",
+                            profile_direction_name(row->lower_is_better ? LOWER_IS_BETTER
+                                                                        : HIGHER_IS_BETTER),
+                            "base_median", json_num_or_null(d->a.median),
+                            "new_median", json_num_or_null(d->b.median),
                             "base_runs", (json_int_t)d->a.n, "new_runs", (json_int_t)d->b.n,
-                            "ratio", num_or_null(d->ratio.ratio),
-                            "ratio_ci", json_pack("[o, o]", num_or_null(d->ratio.lo),
-                                                  num_or_null(d->ratio.hi)),
-                            "p", num_or_null(d->p),
+                            "ratio", json_num_or_null(d->ratio.ratio),
+                            "ratio_ci", json_pack("[o, o]", json_num_or_null(d->ratio.lo),
+                                                  json_num_or_null(d->ratio.hi)),
+                            "p", json_num_or_null(d->p),
                             "test", d->test ? json_string(d->test) : json_null(),
-                            "mann_whitney_p", num_or_null(d->mwu.p),
+                            "mann_whitney_p", json_num_or_null(d->mwu.p),
                             "guardrail_hit", row->guardrail_hit,
                             "verdict", verdict_name(row->verdict),
-                            "smallest_detectable_change", num_or_null(row->detectable),
+                            "smallest_detectable_change", json_num_or_null(row->detectable),
                             "runs_needed", (json_int_t)row->runs_needed));
     }
     return json_pack("{s:s, s:f, s:f, s:o}", "verdict", verdict_name(r->worst), "max_increase",

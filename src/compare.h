@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "msg.h"
-#include "results_load.h"
+#include "campaign.h"
 #include "stats.h"
 
 /* Everything known about b against a for one metric. */
@@ -56,19 +56,19 @@ struct compare_result {
 
 /* Whether two campaigns can be compared: the same profile (by name), the same knob
  * and at least one setting in common; -1 with err saying which differs. */
-int compare_compatible(const struct loaded_results *a, const struct loaded_results *b,
+int compare_compatible(const struct campaign *a, const struct campaign *b,
                        struct lb_error *err);
 
 /* Check that base and new are comparable (same profile name and knob), then compare
  * each setting present in both. -1 with err when incompatible. */
-int compare_results(const struct loaded_results *base, const struct loaded_results *new_,
+int compare_results(const struct campaign *base, const struct campaign *new_,
                     const struct compare_opts *o, struct compare_result *out,
                     struct lb_error *err);
 void compare_result_release(struct compare_result *r);
 
 /* The verdict table as GitHub-flavoured Markdown, and as JSON (new reference). */
 void compare_markdown(const struct compare_result *r, const struct compare_opts *o,
-                      const struct loaded_results *base, const struct loaded_results *new_,
+                      const struct campaign *base, const struct campaign *new_,
                       FILE *out);
 json_t *compare_json(const struct compare_result *r, const struct compare_opts *o);
 

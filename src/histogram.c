@@ -166,6 +166,19 @@ json_t *histogram_to_json(const struct histogram *h, const char *unit)
                      "counts", counts);
 }
 
+json_t *histogram_percentiles_json(const struct histogram *h, double divisor)
+{
+    if (histogram_count(h) == 0)
+        return json_null();
+    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "count",
+                     (json_int_t)histogram_count(h), "min", histogram_min(h) / divisor, "p50",
+                     histogram_percentile(h, 50) / divisor, "p90",
+                     histogram_percentile(h, 90) / divisor, "p99",
+                     histogram_percentile(h, 99) / divisor, "p999",
+                     histogram_percentile(h, 99.9) / divisor, "max", histogram_max(h) / divisor,
+                     "mean", histogram_mean(h) / divisor);
+}
+
 /* A non-negative JSON integer, or -1. */
 static int get_uint(const json_t *v, uint64_t *out)
 {

@@ -79,6 +79,10 @@ uint64_t histogram_percentile(const struct histogram *h, double p);
  * counts holds [bucket index, count] pairs for the non-empty buckets only, by index.
  * unit is a label the caller chooses (the values are whatever it recorded). */
 json_t *histogram_to_json(const struct histogram *h, const char *unit);
+/* The figures a reader wants of a histogram, each value divided by divisor (1e3 for
+ * ns in microseconds): {count, min, p50, p90, p99, p999, max, mean}; null when empty
+ * (new reference). */
+json_t *histogram_percentiles_json(const struct histogram *h, double divisor);
 /* Replace h's content (h initialised) with the histogram in j, which must have been
  * written by histogram_to_json with the same unit and the same layout. Checks the types
  * of every field, the layout, that indices are in range and increasing, that the counts

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "run.h"
+#include "campaign.h"
 #include "util.h"
 
 /* Steal above this share of the host's CPU time makes a window noisy. */

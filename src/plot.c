@@ -9,6 +9,7 @@
 #include "compat.h"
 #include "platform/platform.h"
 #include "stats.h"
+#include "summary.h"
 #include "util.h"
 
 const char *const plot_images[] = {
@@ -29,18 +30,18 @@ static void dat_label(const char *s, FILE *f)
 }
 
 /* cpu.dat: index, setting, median, min, max. Returns the max/min ratio of the values. */
-static double write_cpu(const struct loaded_results *r, FILE *f)
+static double write_cpu(const struct campaign *c, FILE *f)
 {
-    double *v = xcalloc(r->n_runs + 1, sizeof(double));
+    double *v = xcalloc(c->n_runs + 1, sizeof(double));
     double lo = INFINITY, hi = 0;
     fputs("# index setting median min max (CPU % of one core over runs)\n", f);
-    for (size_t si = 0; si < r->n_settings; si++) {
+    for (size_t si = 0; si < c->values.n; si++) {
         struct stats_summary s;
-        stats_summarize(v, results_loaded_values(r, si, -1, v), &s);
+        stats_summarize(v, campaign_values(c, si, -1, v), &s);
         if (s.n == 0)
             continue;
         fprintf(f, "%zu ", si);
-        dat_label(r->settings[si], f);
+        dat_label(c->values.v[si], f);
         fprintf(f, " %.6g %.6g %.6g\n", s.median, s.min, s.max);
         lo = fmin(lo, s.min);
         hi = fmax(hi, s.max);
@@ -52,22 +53,18 @@ static double write_cpu(const struct loaded_results *r, FILE *f)
 /* cpu-time.dat: one block per setting (gnuplot's `index`), a blank line between runs:
  * t_s cpu_percent, copied from each run's series.csv. Returns the points written (none
  * when the series files are not beside the results.json read). */
-static size_t write_cpu_time(const struct loaded_results *r, FILE *f)
+static size_t write_cpu_time(const struct campaign *c, FILE *f)
 {
     size_t points = 0;
-    char *base = path_dirname(r->path);
-    json_t *runs = json_object_get(r->doc, "runs");
     fputs("# t_s cpu_percent; a block per setting, a blank line between runs\n", f);
-    for (size_t si = 0; si < r->n_settings; si++) {
-        fprintf(f, "# setting %s\n", r->settings[si]);
-        size_t i;
-        json_t *run;
-        json_array_foreach(runs, i, run) {
-            const char *setting = json_string_value(json_object_get(run, "setting"));
-            const char *series = json_string_value(json_object_get(run, "series"));
-            if (!setting || !series || strcmp(setting, r->settings[si]) != 0)
+    for (size_t si = 0; si < c->values.n; si++) {
+        fprintf(f, "# setting %s\n", c->values.v[si]);
+        for (size_t i = 0; i < c->n_runs; i++) {
+            const struct run_record *r = &c->runs[i];
+            if (r->setting_index != si || !r->sampled)
                 continue;
-            char *path = path_join(base, series), *text;
+            char *dir = path_join(c->out_dir, r->dir);
+            char *path = path_join(dir, "series.csv"), *text;
             size_t len;
             struct lb_error ignored;
             if (read_file(path, &text, &len, &ignored) == 0) {
@@ -84,23 +81,24 @@ static size_t write_cpu_time(const struct loaded_results *r, FILE *f)
                 free(text);
             }
             free(path);
+            free(dir);
         }
         fputs("\n\n", f);
     }
-    free(base);
     return points;
 }
 
 /* The health key plotted against CPU: the first duration (peak lag), else the first
  * that has a value; -1 when no run has one (no health line in any window). */
-static long tradeoff_key(const struct loaded_results *r)
+static long tradeoff_key(const struct campaign *c)
 {
     long first = -1;
-    for (size_t k = 0; k < r->n_health; k++)
-        for (size_t i = 0; i < r->n_runs; i++) {
-            if (!isfinite(r->runs[i].health[k]))
+    for (size_t k = 0; k < c->profile.n_health; k++)
+        for (size_t i = 0; i < c->n_runs; i++) {
+            if (c->runs[i].status != RUN_OK || !isfinite(run_metric(c, &c->runs[i], (int)k)))
                 continue;
-            if (r->health[k].type && strcmp(r->health[k].type, "duration_ms") == 0)
+            const char *type = campaign_health_type(c, k);
+            if (type && strcmp(type, "duration_ms") == 0)
                 return (long)k;
             if (first < 0)
                 first = (long)k;
@@ -109,14 +107,17 @@ static long tradeoff_key(const struct loaded_results *r)
 }
 
 /* tradeoff.dat: a block per setting, one point per run: cpu_percent health. */
-static void write_tradeoff(const struct loaded_results *r, long k, FILE *f)
+static void write_tradeoff(const struct campaign *c, long k, FILE *f)
 {
     fputs("# cpu_percent health; a block per setting, a point per run\n", f);
-    for (size_t si = 0; si < r->n_settings; si++) {
-        fprintf(f, "# setting %s\n", r->settings[si]);
-        for (size_t i = 0; k >= 0 && i < r->n_runs; i++)
-            if (r->runs[i].setting == si && isfinite(r->runs[i].health[k]))
-                fprintf(f, "%.6g %.6g\n", r->runs[i].cpu_percent, r->runs[i].health[k]);
+    for (size_t si = 0; si < c->values.n; si++) {
+        fprintf(f, "# setting %s\n", c->values.v[si]);
+        for (size_t i = 0; k >= 0 && i < c->n_runs; i++) {
+            const struct run_record *r = &c->runs[i];
+            double h = run_metric(c, r, (int)k);
+            if (r->setting_index == si && r->status == RUN_OK && isfinite(h))
+                fprintf(f, "%.6g %.6g\n", run_metric(c, r, -1), h);
+        }
         fputs("\n\n", f);
     }
 }
@@ -124,13 +125,16 @@ static void write_tradeoff(const struct loaded_results *r, long k, FILE *f)
 /* Each setting's round-trip percentile curve (one block per setting): x is 1/(1-p),
  * so 90, 99 and 99.9 are evenly spaced on a log axis; y in ms. Returns the blocks with
  * data. */
-static size_t write_latency(const struct loaded_results *r, FILE *f)
+static size_t write_latency(const struct campaign *c, FILE *f)
 {
     static const double pct[] = {0, 50, 75, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
     size_t drawn = 0;
-    for (size_t si = 0; r->rtt && si < r->n_settings; si++) {
-        const struct histogram *h = &r->rtt[si].latency;
-        fprintf(f, "# setting %s: percentile, 1/(1-p), latency ms\n", r->settings[si]);
+    if (!c->has_rtt)
+        return 0;
+    struct setting_summary *st = summary_compute(c);
+    for (size_t si = 0; si < c->values.n; si++) {
+        const struct histogram *h = &st[si].rtt;
+        fprintf(f, "# setting %s: percentile, 1/(1-p), latency ms\n", c->values.v[si]);
         if (histogram_count(h) > 0) {
             drawn++;
             for (size_t k = 0; k < ARRAY_SIZE(pct); k++)
@@ -139,6 +143,7 @@ static size_t write_latency(const struct loaded_results *r, FILE *f)
         }
         fputs("\n\n", f);
     }
+    summary_free(c, st);
     return drawn;
 }
 
@@ -154,25 +159,25 @@ static void gp_str(const char *s, FILE *f)
     fputc('\'', f);
 }
 
-static void write_script(const struct loaded_results *r, double spread, long k,
+static void write_script(const struct campaign *c, double spread, long k,
                          const bool drawn[PLOT_IMAGES], FILE *f)
 {
     fputs("# Written by loopbench report. Re-render in this directory: gnuplot plots.gp\n"
           "# SVG and PNG (pngcairo when this gnuplot has it, else png).\n", f);
     fputs("settings = ", f);
     fputc('\'', f);
-    for (size_t si = 0; si < r->n_settings; si++)
-        fprintf(f, "%s%s", si ? " " : "", r->settings[si]);
+    for (size_t si = 0; si < c->values.n; si++)
+        fprintf(f, "%s%s", si ? " " : "", c->values.v[si]);
     fputs("'\nknob = ", f);
-    gp_str(r->knob_label, f);
+    gp_str(c->profile.knob_label, f);
     fputs("\nhealth = ", f);
-    gp_str(k >= 0 ? r->health[k].label : "", f);
+    gp_str(k >= 0 ? c->profile.health[k].label : "", f);
     fprintf(f, "\ndraw_time = %d\ndraw_tradeoff = %d\ndraw_latency = %d", drawn[1], drawn[2],
             drawn[3]);
     fprintf(f, "\nhealth_unit = '%s'\nnsettings = %zu\nlogscale = %d\n",
-            k >= 0 && r->health[k].type && strcmp(r->health[k].type, "duration_ms") == 0 ? " (ms)"
+            k >= 0 && strcmp(campaign_health_unit(c, (size_t)k), " ms") == 0 ? " (ms)"
                                                                                        : "",
-            r->n_settings, spread > 10); /* log scale when the range spans more than 10x */
+            c->values.n, spread > 10); /* log scale when the range spans more than 10x */
     fputs("do for [fmt in 'svg png'] {\n"
           "  if (fmt eq 'svg') {\n"
           "    set terminal svg size 800,480 dynamic font 'sans,12' background '#ffffff'\n"
@@ -266,15 +271,18 @@ static int run_gnuplot(const char *dir, struct lb_error *err)
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-int plot_campaign(const struct loaded_results *r, const char *dir, struct plot_outcome *out,
+int plot_campaign(const struct campaign *c, const char *dir, struct plot_outcome *out,
                   struct lb_error *err)
 {
     out->rendered = out->gnuplot_missing = false;
     bool drawn[PLOT_IMAGES] = {false};
     if (mkdir_p(dir, 0755, err) < 0)
         return -1;
-    long k = tradeoff_key(r);
+    long k = tradeoff_key(c);
     double spread = 0;
+    size_t completed = 0;
+    for (size_t i = 0; i < c->n_runs; i++)
+        completed += c->runs[i].status == RUN_OK;
     static const char *const names[] = {"cpu.dat", "cpu-time.dat", "tradeoff.dat",
                                         "latency.dat", "plots.gp"};
     for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
@@ -282,16 +290,16 @@ int plot_campaign(const struct loaded_results *r, const char *dir, struct plot_o
         if (!f)
             return -1;
         switch (i) {
-        case 0: spread = write_cpu(r, f); drawn[0] = r->n_runs > 0; break;
-        case 1: drawn[1] = write_cpu_time(r, f) > 0; break;
-        case 2: write_tradeoff(r, k, f); drawn[2] = k >= 0; break;
-        case 3: drawn[3] = write_latency(r, f) > 0; break;
-        default: write_script(r, spread, k, drawn, f); break;
+        case 0: spread = write_cpu(c, f); drawn[0] = completed > 0; break;
+        case 1: drawn[1] = write_cpu_time(c, f) > 0; break;
+        case 2: write_tradeoff(c, k, f); drawn[2] = k >= 0; break;
+        case 3: drawn[3] = write_latency(c, f) > 0; break;
+        default: write_script(c, spread, k, drawn, f); break;
         }
         if (fclose(f) != 0)
             return lb_fail_errno(err, errno, "cannot write '%s/%s'", dir, names[i]);
     }
-    if (r->n_runs == 0)
+    if (completed == 0)
         return 0; /* nothing to draw: the data files say so */
     int rc = run_gnuplot(dir, err);
     if (rc < 0)

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "msg.h"
-#include "results_load.h"
+#include "campaign.h"
 
 /* The images, as names relative to the plots directory, NULL-terminated pairs of
  * alt text and file name (static storage). */
@@ -25,7 +25,7 @@ struct plot_outcome {
 /* Write r's data files and plots.gp into dir (made if needed), then run
  * `gnuplot plots.gp` there, its output in dir/gnuplot.log. -1 with err when a file
  * cannot be written or gnuplot fails (exit status in the message). */
-int plot_campaign(const struct loaded_results *r, const char *dir, struct plot_outcome *out,
+int plot_campaign(const struct campaign *c, const char *dir, struct plot_outcome *out,
                   struct lb_error *err);
 
 #endif

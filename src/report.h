@@ -1,16 +1,14 @@
-/* loopbench report: one or more campaigns (results.json read back) as Markdown for a PR
- * description, CSV and JSON. Several campaigns, e.g. the same one on several hosts,
- * give one table with a column group per host. */
+/* loopbench report: one or more campaigns as Markdown for a PR description, CSV and
+ * JSON; and the same headline and table in a terminal's form, which `run` prints when a
+ * campaign ends. Several campaigns, e.g. the same one on several hosts, give one table
+ * with a column group per host. */
 #ifndef LOOPBENCH_REPORT_H
 #define LOOPBENCH_REPORT_H
 
 #include <jansson.h>
 #include <stdio.h>
 
-#include "results_load.h"
-
-#define REPORT_LEVEL 0.95 /* confidence level of the intervals */
-#define REPORT_ALPHA 0.05 /* a difference is called one below this p */
+#include "campaign.h"
 
 struct report_opts {
     const char *title; /* NULL: "<profile>: <knob label>" */
@@ -20,12 +18,15 @@ struct report_opts {
 };
 
 /* Markdown: title, headline sentences, the per-setting table, the method footnote. */
-void report_markdown(const struct loaded_results *r, size_t n, const struct report_opts *o,
+void report_markdown(const struct campaign *c, size_t n, const struct report_opts *o,
                      FILE *out);
+/* The headline sentences and the per-setting tables of one campaign, their columns
+ * aligned for a terminal (still a Markdown table), with its warnings. */
+void report_terminal(const struct campaign *c, FILE *out);
 /* CSV: one row per run (kind "run") and one per setting (kind "setting"). */
-void report_csv(const struct loaded_results *r, size_t n, FILE *out);
+void report_csv(const struct campaign *c, size_t n, FILE *out);
 /* JSON: per host, per setting, the summary with its statistics against the baseline
  * (new reference). */
-json_t *report_json(const struct loaded_results *r, size_t n);
+json_t *report_json(const struct campaign *c, size_t n);
 
 #endif

@@ -2,13 +2,19 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "compat.h"
-#include "config.h"
 #include "histogram.h"
 #include "noise.h"
-#include "stats.h"
+#include "summary.h"
 #include "util.h"
+
+/* Numbers keep ten significant digits: enough for any figure loopbench measures, and
+ * what a reader sees is what the campaign then holds (results_write). */
+#define RESULTS_JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(10))
+
+/* ---- small codecs ------------------------------------------------------------------- */
 
 static json_t *json_utc(uint64_t wall)
 {
@@ -24,11 +30,75 @@ static json_t *json_str_or_null(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-/* A figure that may be undefined (NaN) is null in JSON. */
-static json_t *json_num(double v)
+static const char *get_str(json_t *o, const char *key)
 {
-    return isfinite(v) ? json_real(v) : json_null();
+    json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
 }
+
+static char *dup_str(json_t *o, const char *key)
+{
+    const char *s = get_str(o, key);
+    return s ? xstrdup(s) : NULL;
+}
+
+static double get_num(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static json_int_t get_int(json_t *o, const char *key)
+{
+    json_t *v = json_object_get(o, key);
+    return json_is_integer(v) ? json_integer_value(v)
+           : json_is_real(v)  ? (json_int_t)json_real_value(v)
+                              : 0;
+}
+
+static uint64_t get_u64(json_t *o, const char *key)
+{
+    json_int_t v = get_int(o, key);
+    return v > 0 ? (uint64_t)v : 0;
+}
+
+/* Seconds as written (ten digits) back to whole nanoseconds. */
+static uint64_t get_ns(json_t *o, const char *key)
+{
+    double s = get_num(o, key);
+    return isfinite(s) && s > 0 ? (uint64_t)llround(s * 1e9) : 0;
+}
+
+static uint64_t get_utc(json_t *o, const char *key)
+{
+    uint64_t wall = 0;
+    const char *s = get_str(o, key);
+    if (s && parse_utc(s, &wall) < 0)
+        wall = 0;
+    return wall;
+}
+
+/* The kind whose recorded name is s (cpu_source_name's inverse), AUTO if none. */
+static enum cpu_source_kind cpu_source_named(const char *s)
+{
+    for (int k = CPU_SOURCE_AUTO; s && k <= CPU_SOURCE_PROCESS; k++)
+        if (strcmp(s, cpu_source_name((enum cpu_source_kind)k)) == 0)
+            return (enum cpu_source_kind)k;
+    return CPU_SOURCE_AUTO;
+}
+
+/* profile_signal_name's inverse; 0 when s names none. */
+static int signal_named(const char *s)
+{
+    for (int sig = 1; s && sig < 65; sig++) {
+        const char *name = profile_signal_name(sig);
+        if (name && strcmp(name, s) == 0)
+            return sig;
+    }
+    return 0;
+}
+
+/* ---- host and loopbench ------------------------------------------------------------- */
 
 static json_t *host_json(const struct plat_host_facts *h)
 {
@@ -47,46 +117,43 @@ static json_t *host_json(const struct plat_host_facts *h)
                      "virtualization", json_str_or_null(h->virtualization));
 }
 
-static json_t *profile_json(const struct profile *p)
+static void host_from_json(json_t *o, struct plat_host_facts *h)
 {
-    json_t *health = json_array();
-    for (size_t i = 0; i < p->n_health; i++) {
-        const struct health_key *h = &p->health[i];
-        json_array_append_new(health,
-                              json_pack("{s:s, s:s, s:s, s:b}", "key", h->key, "label", h->label,
-                                        "better", h->better == LOWER_IS_BETTER ? "lower" : "higher",
-                                        "must_be_zero", h->must_be_zero));
+    h->hostname = dup_str(o, "hostname");
+    h->os = dup_str(o, "os");
+    h->kernel = dup_str(o, "kernel");
+    h->arch = dup_str(o, "arch");
+    h->cpu_model = dup_str(o, "cpu_model");
+    h->logical_cpus = (int)get_int(o, "logical_cpus");
+    h->mem_total_bytes = get_u64(o, "mem_total_bytes");
+    json_t *load = json_object_get(o, "loadavg");
+    for (size_t i = 0; i < 3; i++) {
+        json_t *v = json_array_get(load, i);
+        h->loadavg[i] = json_is_number(v) ? json_number_value(v) : 0;
     }
-    json_t *values = json_array();
-    for (size_t i = 0; i < p->knob.values.n; i++)
-        json_array_append_new(values, json_string(p->knob.values.v[i]));
-    char hash[32];
-    snprintf(hash, sizeof(hash), "fnv1a64:%s", p->hash);
-    /* The profile itself, so a result can be understood without the file. */
-    json_t *doc = p->text ? json_loads(p->text, 0, NULL) : NULL;
-    return json_pack("{s:s, s:s, s:s, s:{s:s, s:s, s:o, s:s}, s:s, s:o, s:o}",
-                     "name", p->name, "path", p->path, "hash", hash,
-                     "knob", "name", p->knob.name, "label", p->knob.label, "values", values,
-                     "baseline", p->knob.baseline,
-                     "marker", p->marker, "health", health,
-                     "document", doc ? doc : json_null());
+    h->clocksource = dup_str(o, "clocksource");
+    h->clock_resolution_ns = get_u64(o, "clock_resolution_ns");
+    h->governor = dup_str(o, "governor");
+    h->virtualization = dup_str(o, "virtualization");
 }
 
-static json_t *metrics_json(const struct scrape_run *s)
+static json_t *self_json(const struct campaign_self *s)
 {
-    json_t *m = json_object();
-    for (size_t i = 0; i < s->n_aggs; i++) {
-        const struct scrape_agg *a = &s->aggs[i];
-        json_t *o = json_pack("{s:s, s:I, s:o, s:o, s:o, s:o}", "type", scrape_type_name(a->type),
-                              "windows", (json_int_t)a->n, "mean", json_num(a->mean),
-                              "min", json_num(a->min), "max", json_num(a->max),
-                              "sum", json_num(a->sum));
-        if (a->type == SCRAPE_RATIO)
-            json_object_set_new(o, "total_sum", json_num(a->total_sum));
-        json_object_set_new(m, a->key, o);
-    }
-    return m;
+    return json_pack("{s:o, s:o, s:f, s:I}", "version", json_str_or_null(s->version),
+                     "platform", json_str_or_null(s->platform), "cpu_seconds", s->cpu_seconds,
+                     "max_rss_kib", (json_int_t)s->max_rss_kib);
 }
+
+static void self_from_json(json_t *o, struct campaign_self *s)
+{
+    s->version = dup_str(o, "version");
+    s->platform = dup_str(o, "platform");
+    double cpu = get_num(o, "cpu_seconds");
+    s->cpu_seconds = isfinite(cpu) ? cpu : 0;
+    s->max_rss_kib = (long long)get_int(o, "max_rss_kib");
+}
+
+/* ---- a run's parts ------------------------------------------------------------------ */
 
 static json_t *exit_json(const struct run_record *r)
 {
@@ -98,26 +165,36 @@ static json_t *exit_json(const struct run_record *r)
     return o;
 }
 
-/* Percentiles of a latency histogram (ns) in microseconds: count, min, p50, p90, p99,
- * p999, max, mean; null when it is empty. */
-static json_t *latency_json(const struct histogram *h)
+static void exit_from_json(json_t *o, struct run_record *r)
 {
-    if (histogram_count(h) == 0)
-        return json_null();
-    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "count",
-                     (json_int_t)histogram_count(h), "min", histogram_min(h) / 1e3, "p50",
-                     histogram_percentile(h, 50) / 1e3, "p90", histogram_percentile(h, 90) / 1e3,
-                     "p99", histogram_percentile(h, 99) / 1e3, "p999",
-                     histogram_percentile(h, 99.9) / 1e3, "max", histogram_max(h) / 1e3, "mean",
-                     histogram_mean(h) / 1e3);
+    r->exited = json_is_true(json_object_get(o, "exited_on_its_own"));
+    r->killed = json_is_true(json_object_get(o, "killed"));
+    /* A wait status in Linux's encoding, which compat.h gives every system. */
+    if (json_object_get(o, "status"))
+        r->wstatus = (int)(get_int(o, "status") & 0xff) << 8;
+    else if (json_object_get(o, "signal"))
+        r->wstatus = (int)(get_int(o, "signal") & 0x7f);
 }
+
+static const char *const count_keys[] = {"scheduled", "sent",     "completed",
+                                         "errors",    "timeouts", "unfinished"};
 
 static json_t *counts_json(const struct rtt_counts *n)
 {
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "scheduled", (json_int_t)n->scheduled,
-                     "sent", (json_int_t)n->sent, "completed", (json_int_t)n->completed,
-                     "errors", (json_int_t)n->errors, "timeouts", (json_int_t)n->timeouts,
-                     "unfinished", (json_int_t)n->unfinished);
+    const uint64_t v[] = {n->scheduled, n->sent, n->completed, n->errors, n->timeouts,
+                          n->unfinished};
+    json_t *o = json_object();
+    for (size_t i = 0; i < ARRAY_SIZE(count_keys); i++)
+        json_object_set_new(o, count_keys[i], json_integer((json_int_t)v[i]));
+    return o;
+}
+
+static void counts_from_json(json_t *o, struct rtt_counts *n)
+{
+    uint64_t *v[] = {&n->scheduled, &n->sent, &n->completed, &n->errors, &n->timeouts,
+                     &n->unfinished};
+    for (size_t i = 0; i < ARRAY_SIZE(count_keys); i++)
+        *v[i] = get_u64(o, count_keys[i]);
 }
 
 static json_t *rtt_json(const struct rtt_result *q)
@@ -126,47 +203,126 @@ static json_t *rtt_json(const struct rtt_result *q)
         "{s:o, s:I, s:f, s:f, s:o, s:o, s:o, s:o}", "requests", counts_json(&q->requests),
         "connection_failures", (json_int_t)q->connection_failures, "probe_cpu_seconds",
         q->probe_cpu_ns / 1e9, "duration_seconds", q->duration_ns / 1e9, "latency_us",
-        latency_json(&q->rtt), "send_lag_us", latency_json(&q->lag),
+        histogram_percentiles_json(&q->rtt, 1e3), "send_lag_us", histogram_percentiles_json(&q->lag, 1e3),
         "histogram", histogram_to_json(&q->rtt, "ns"), "lag_histogram",
         histogram_to_json(&q->lag, "ns"));
     if (q->setups.scheduled > 0)
         json_object_set_new(o, "setup",
                             json_pack("{s:o, s:o, s:o}", "requests", counts_json(&q->setups),
-                                      "latency_us", latency_json(&q->setup), "histogram",
+                                      "latency_us", histogram_percentiles_json(&q->setup, 1e3), "histogram",
                                       histogram_to_json(&q->setup, "ns")));
     return o;
 }
 
+/* The histogram at key (absent: empty), named in err as `where`.key. */
+static int histogram_at(json_t *o, const char *key, const char *where, struct histogram *h,
+                        struct lb_error *err)
+{
+    json_t *j = json_object_get(o, key);
+    struct lb_error e;
+    if (j && histogram_from_json(j, "ns", h, &e) < 0)
+        return lb_fail(err, "%s.%s: %s", where, key, e.msg);
+    return 0;
+}
+
+static int rtt_from_json(json_t *o, const char *where, struct rtt_result *q, struct lb_error *err)
+{
+    histogram_init(&q->rtt);
+    histogram_init(&q->lag);
+    histogram_init(&q->setup);
+    counts_from_json(json_object_get(o, "requests"), &q->requests);
+    q->connection_failures = get_u64(o, "connection_failures");
+    q->probe_cpu_ns = get_ns(o, "probe_cpu_seconds");
+    q->duration_ns = get_ns(o, "duration_seconds");
+    json_t *setup = json_object_get(o, "setup");
+    counts_from_json(json_object_get(setup, "requests"), &q->setups);
+    return histogram_at(o, "histogram", where, &q->rtt, err) < 0 ||
+                   histogram_at(o, "lag_histogram", where, &q->lag, err) < 0 ||
+                   histogram_at(setup, "histogram", where, &q->setup, err) < 0
+               ? -1
+               : 0;
+}
+
 /* A run's endpoint metrics: each value's window figures, and how the scrapes went. */
-static json_t *endpoint_json(const struct metrics_endpoint *ep, const struct endpoint_result *e)
+static json_t *endpoint_json(const struct campaign_endpoint *ep, const struct endpoint_result *e)
 {
     json_t *values = json_object();
-    for (size_t i = 0; i < e->n && i < ep->n_select; i++) {
+    for (size_t i = 0; i < e->n && i < ep->keys.n; i++) {
         const struct metrics_window_value *w = &e->values[i];
-        char *source = metrics_select_text(ep, i);
-        json_t *v = json_pack("{s:s, s:s, s:b, s:o, s:o}", "source", source, "kind",
+        json_t *v = json_pack("{s:s, s:s, s:b, s:o, s:o}", "source", ep->sources.v[i], "kind",
                               metrics_kind_name(w->kind), "found", w->found, "start",
-                              json_num(w->start), "end", json_num(w->end));
-        free(source);
+                              json_num_or_null(w->start), "end", json_num_or_null(w->end));
         if (w->kind == METRICS_COUNTER)
             json_object_update_new(v, json_pack("{s:o, s:o, s:b, s:b}", "delta",
-                                                json_num(w->delta), "rate_per_s",
-                                                json_num(w->rate_per_s), "reset", w->reset,
-                                                "appeared", w->appeared));
+                                                json_num_or_null(w->delta), "rate_per_s",
+                                                json_num_or_null(w->rate_per_s), "reset",
+                                                w->reset, "appeared", w->appeared));
         else
-            json_object_update_new(v, json_pack("{s:o, s:o, s:o, s:I}", "min", json_num(w->min),
-                                                "max", json_num(w->max), "mean",
-                                                json_num(w->mean), "samples",
+            json_object_update_new(v, json_pack("{s:o, s:o, s:o, s:I}", "min",
+                                                json_num_or_null(w->min), "max",
+                                                json_num_or_null(w->max), "mean",
+                                                json_num_or_null(w->mean), "samples",
                                                 (json_int_t)w->samples));
         json_object_set_new(v, "missing", json_str_or_null(e->missing[i]));
-        json_object_set_new(values, ep->select[i].key, v);
+        json_object_set_new(values, ep->keys.v[i], v);
     }
     return json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o}", "url", ep->url, "format",
-                     ep->format == METRICS_JSON ? "json" : "prometheus", "scrapes",
-                     (json_int_t)e->scrapes, "failed_scrapes", (json_int_t)e->failed_scrapes,
-                     "skipped_lines", (json_int_t)e->skipped_lines, "duplicates",
-                     (json_int_t)e->duplicates, "fetch_ms_max", e->fetch_ms_max, "error",
-                     json_str_or_null(e->error), "values", values);
+                     ep->format, "scrapes", (json_int_t)e->scrapes, "failed_scrapes",
+                     (json_int_t)e->failed_scrapes, "skipped_lines",
+                     (json_int_t)e->skipped_lines, "duplicates", (json_int_t)e->duplicates,
+                     "fetch_ms_max", e->fetch_ms_max, "error", json_str_or_null(e->error),
+                     "values", values);
+}
+
+/* The campaign's endpoint, from the first run that names one (a reader has no profile
+ * to take it from). */
+static void endpoint_names_from_json(json_t *o, struct campaign_endpoint *ep)
+{
+    if (ep->url || !json_is_object(o))
+        return;
+    ep->url = xstrdup(get_str(o, "url") ? get_str(o, "url") : "");
+    ep->format = xstrdup(get_str(o, "format") ? get_str(o, "format") : "");
+    const char *key;
+    json_t *v;
+    json_object_foreach(json_object_get(o, "values"), key, v) {
+        strv_push(&ep->keys, key);
+        strv_push(&ep->sources, get_str(v, "source") ? get_str(v, "source") : "");
+    }
+}
+
+static void endpoint_from_json(json_t *o, const struct campaign_endpoint *ep,
+                               struct endpoint_result *e)
+{
+    e->n = ep->keys.n;
+    e->values = xcalloc(e->n ? e->n : 1, sizeof(*e->values));
+    e->missing = xcalloc(e->n ? e->n : 1, sizeof(*e->missing));
+    e->scrapes = get_u64(o, "scrapes");
+    e->failed_scrapes = get_u64(o, "failed_scrapes");
+    e->skipped_lines = get_u64(o, "skipped_lines");
+    e->duplicates = get_u64(o, "duplicates");
+    e->fetch_ms_max = get_num(o, "fetch_ms_max");
+    e->error = dup_str(o, "error");
+    json_t *values = json_object_get(o, "values");
+    for (size_t i = 0; i < e->n; i++) {
+        json_t *v = json_object_get(values, ep->keys.v[i]);
+        struct metrics_window_value *w = &e->values[i];
+        const char *kind = get_str(v, "kind");
+        w->kind = kind && strcmp(kind, metrics_kind_name(METRICS_COUNTER)) == 0
+                      ? METRICS_COUNTER
+                      : METRICS_GAUGE;
+        w->found = json_is_true(json_object_get(v, "found"));
+        w->start = get_num(v, "start");
+        w->end = get_num(v, "end");
+        w->delta = get_num(v, "delta");
+        w->rate_per_s = get_num(v, "rate_per_s");
+        w->reset = json_is_true(json_object_get(v, "reset"));
+        w->appeared = json_is_true(json_object_get(v, "appeared"));
+        w->min = get_num(v, "min");
+        w->max = get_num(v, "max");
+        w->mean = get_num(v, "mean");
+        w->samples = (size_t)get_u64(v, "samples");
+        e->missing[i] = dup_str(v, "missing");
+    }
 }
 
 static json_t *noise_json(const struct noise_run *nr)
@@ -175,15 +331,11 @@ static json_t *noise_json(const struct noise_run *nr)
                      "outlier", nr->outlier);
 }
 
+/* ---- a run -------------------------------------------------------------------------- */
+
 static json_t *run_json(const struct campaign *c, const struct run_record *r,
                         const struct noise_run *nr)
 {
-    if (r->resumed) {
-        /* Kept as it was written, but judged again among all the campaign's runs. */
-        json_t *o = json_deep_copy(r->resumed);
-        json_object_set_new(o, "noise", noise_json(nr));
-        return o;
-    }
     char *stdout_log = path_join(r->dir, "stdout.log");
     char *stderr_log = path_join(r->dir, "stderr.log");
     char *series = path_join(r->dir, "series.csv");
@@ -218,12 +370,11 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
             o, json_pack("{s:f, s:f, s:o}", "others_cpu_percent", s->others_cpu_percent,
                          "loopbench_cpu_seconds", (double)s->self_cpu_ns / 1e9, "noise",
                          noise_json(nr)));
-        json_object_set_new(o, "metrics", metrics_json(&r->scrape));
+        json_object_set_new(o, "metrics", scrape_run_to_json(&r->scrape));
         if (r->has_rtt)
             json_object_set_new(o, "rtt", rtt_json(&r->rtt));
         if (r->has_endpoint)
-            json_object_set_new(o, "endpoint_metrics",
-                                endpoint_json(&c->profile.endpoint, &r->endpoint));
+            json_object_set_new(o, "endpoint_metrics", endpoint_json(&c->endpoint, &r->endpoint));
     } else {
         json_object_set_new(o, "cpu_seconds", json_null());
         json_object_set_new(o, "wall_seconds", json_null());
@@ -241,182 +392,228 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
     return o;
 }
 
-/* The per-run figure a health key is summarised by: its mean over the run's windows
- * (the seeds' "peak lag averaged over windows", "skipped slots per 1875 turns"). */
-static double run_health_value(const struct run_record *r, const char *key, double *total)
+/* The figures of a run object into r, whose setting, repeat and dir are set. */
+static int run_from_json(struct campaign *c, json_t *o, const char *where, struct run_record *r,
+                         struct lb_error *err)
 {
-    const struct scrape_agg *a = scrape_run_find(&r->scrape, key);
-    if (!a || a->n == 0)
-        return NAN;
-    if (total)
-        *total = a->type == SCRAPE_RATIO ? a->total_sum / (double)a->n : NAN;
-    return a->mean;
-}
-
-struct setting_summary {
-    size_t runs_ok, runs_total;
-    struct stats_summary cpu;
-    struct stats_summary wakes; /* voluntary context switches per second */
-    struct stats_summary *health; /* one per profile health key */
-    double *health_total;         /* ratio keys: mean denominator per window */
-    size_t unreliable;
-};
-
-static void summarize_setting(const struct campaign *c, size_t si, struct setting_summary *out)
-{
-    size_t nh = c->profile.n_health;
-    double *cpu = xcalloc(c->n_runs, sizeof(double));
-    double *wakes = xcalloc(c->n_runs, sizeof(double));
-    double *h = xcalloc(c->n_runs, sizeof(double));
-    double *ht = xcalloc(c->n_runs, sizeof(double));
-    memset(out, 0, sizeof(*out));
-    out->health = xcalloc(nh ? nh : 1, sizeof(*out->health));
-    out->health_total = xcalloc(nh ? nh : 1, sizeof(double));
-    size_t n = 0;
-    for (size_t i = 0; i < c->n_runs; i++) {
-        const struct run_record *r = &c->runs[i];
-        if (r->setting_index != si || r->status == RUN_PENDING)
-            continue;
-        out->runs_total++;
-        if (r->status != RUN_OK)
-            continue;
-        out->runs_ok++;
-        out->unreliable += r->sample.unreliable;
-        cpu[n] = r->sample.cpu_percent;
-        double wall = (double)r->sample.wall_ns / 1e9;
-        wakes[n] = wall > 0 ? (double)r->sample.voluntary_ctxsw / wall : NAN;
-        n++;
-    }
-    stats_summarize(cpu, n, &out->cpu);
-    stats_summarize(wakes, n, &out->wakes);
-    for (size_t k = 0; k < nh; k++) {
-        size_t m = 0;
-        for (size_t i = 0; i < c->n_runs; i++) {
-            const struct run_record *r = &c->runs[i];
-            if (r->setting_index != si || r->status != RUN_OK)
-                continue;
-            h[m] = run_health_value(r, c->profile.health[k].key, &ht[m]);
-            m++;
+    const char *status = get_str(o, "status");
+    if (!status || run_status_parse(status, &r->status) < 0 || r->status == RUN_PENDING)
+        return lb_fail(err, "%s.status: expected \"ok\", \"failed\" or \"interrupted\"", where);
+    r->started_wall_ns = get_utc(o, "started_at");
+    double ready = get_num(o, "ready_seconds");
+    r->ready_s = isfinite(ready) ? ready : 0;
+    json_t *cpu = json_object_get(o, "cpu_percent");
+    r->sampled = json_is_number(cpu);
+    json_t *metrics = json_object_get(o, "metrics");
+    if (json_is_object(metrics) && scrape_run_from_json(metrics, &r->scrape, where, err) < 0)
+        return -1;
+    if (r->sampled) {
+        struct sample_result *s = &r->sample;
+        s->cpu_percent = json_number_value(cpu);
+        s->cpu_ns = get_ns(o, "cpu_seconds");
+        s->wall_ns = get_ns(o, "wall_seconds");
+        r->cpu_source = cpu_source_named(get_str(o, "cpu_source"));
+        s->resolution_ns = get_u64(o, "cpu_resolution_ns");
+        s->unreliable = json_is_true(json_object_get(o, "unreliable"));
+        s->voluntary_ctxsw = get_u64(o, "voluntary_ctxsw");
+        s->involuntary_ctxsw = get_u64(o, "involuntary_ctxsw");
+        s->rss_peak_bytes = get_u64(o, "rss_peak_bytes");
+        s->steal_percent = isfinite(get_num(o, "steal_percent")) ? get_num(o, "steal_percent") : 0;
+        s->start_wall_ns = get_utc(o, "window_start");
+        s->end_wall_ns = get_utc(o, "window_end");
+        r->scrape.n_windows = (size_t)get_u64(o, "windows");
+        double others = get_num(o, "others_cpu_percent");
+        s->others_cpu_percent = isfinite(others) ? others : 0;
+        s->self_cpu_ns = get_ns(o, "loopbench_cpu_seconds");
+        json_t *rtt = json_object_get(o, "rtt");
+        if (rtt) {
+            r->has_rtt = true; /* from here on, run_record_release frees the histograms */
+            char *at = xasprintf("%s.rtt", where);
+            int rc = rtt_from_json(rtt, at, &r->rtt, err);
+            free(at);
+            if (rc < 0)
+                return -1;
         }
-        stats_summarize(h, m, &out->health[k]);
-        out->health_total[k] = stats_median(ht, m);
-    }
-    free(cpu);
-    free(wakes);
-    free(h);
-    free(ht);
-}
-
-static void setting_summary_release(struct setting_summary *s)
-{
-    free(s->health);
-    free(s->health_total);
-}
-
-static json_t *stats_json(const struct stats_summary *s)
-{
-    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "median", json_num(s->median),
-                     "min", json_num(s->min), "max", json_num(s->max), "mean", json_num(s->mean),
-                     "sd", json_num(s->sd));
-}
-
-/* A setting's round trips over all its completed runs: histograms added, never
- * percentiles averaged. */
-static json_t *setting_rtt_json(const struct campaign *c, size_t si)
-{
-    struct histogram merged;
-    histogram_init(&merged);
-    uint64_t runs = 0, scheduled = 0, errors = 0, timeouts = 0;
-    for (size_t i = 0; i < c->n_runs; i++) {
-        const struct run_record *r = &c->runs[i];
-        if (r->setting_index != si || r->status != RUN_OK || !r->has_rtt)
-            continue;
-        runs++;
-        histogram_add(&merged, &r->rtt.rtt);
-        scheduled += r->rtt.requests.scheduled;
-        errors += r->rtt.requests.errors;
-        timeouts += r->rtt.requests.timeouts;
-    }
-    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:o}", "runs", (json_int_t)runs, "scheduled",
-                          (json_int_t)scheduled, "errors", (json_int_t)errors, "timeouts",
-                          (json_int_t)timeouts, "latency_us", latency_json(&merged));
-    histogram_release(&merged);
-    return o;
-}
-
-json_t *results_summary_json(const struct campaign *c)
-{
-    json_t *arr = json_array();
-    struct setting_summary base;
-    summarize_setting(c, c->baseline, &base);
-    for (size_t si = 0; si < c->values.n; si++) {
-        struct setting_summary s;
-        summarize_setting(c, si, &s);
-        json_t *o = json_pack("{s:s, s:b, s:I, s:I, s:o, s:o, s:o, s:I}",
-                              "setting", c->values.v[si], "baseline", si == c->baseline,
-                              "runs", (json_int_t)s.runs_ok,
-                              "runs_attempted", (json_int_t)s.runs_total,
-                              "cpu_percent", stats_json(&s.cpu),
-                              /* how many times less CPU than the baseline */
-                              "cpu_ratio", json_num(base.cpu.median / s.cpu.median),
-                              "voluntary_per_s", stats_json(&s.wakes),
-                              "unreliable_windows", (json_int_t)s.unreliable);
-        json_t *health = json_object();
-        for (size_t k = 0; k < c->profile.n_health; k++) {
-            json_t *h = stats_json(&s.health[k]);
-            if (isfinite(s.health_total[k]))
-                json_object_set_new(h, "total", json_real(s.health_total[k]));
-            json_object_set_new(health, c->profile.health[k].key, h);
+        json_t *endpoint = json_object_get(o, "endpoint_metrics");
+        if (endpoint) {
+            endpoint_names_from_json(endpoint, &c->endpoint);
+            endpoint_from_json(endpoint, &c->endpoint, &r->endpoint);
+            r->has_endpoint = true;
         }
-        json_object_set_new(o, "health", health);
-        if (c->profile.has_rtt)
-            json_object_set_new(o, "rtt", setting_rtt_json(c, si));
-        json_array_append_new(arr, o);
-        setting_summary_release(&s);
     }
-    setting_summary_release(&base);
-    return arr;
+    json_t *levels = json_object_get(o, "log_levels");
+    r->scrape.level_counts[LOG_WRN] = (unsigned)get_u64(levels, "WRN");
+    r->scrape.level_counts[LOG_ERR] = (unsigned)get_u64(levels, "ERR");
+    r->scrape.level_counts[LOG_FTL] = (unsigned)get_u64(levels, "FTL");
+    exit_from_json(json_object_get(o, "exit"), r);
+    r->failure = dup_str(o, "failure");
+    r->log_tail = dup_str(o, "log_tail");
+    return 0;
+}
+
+/* ---- the campaign ------------------------------------------------------------------- */
+
+static json_t *strv_json(const struct strv *sv)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < sv->n; i++)
+        json_array_append_new(a, json_string(sv->v[i]));
+    return a;
 }
 
 static json_t *campaign_json(const struct campaign *c)
 {
-    json_t *settings = json_array();
-    for (size_t i = 0; i < c->values.n; i++)
-        json_array_append_new(settings, json_string(c->values.v[i]));
     json_t *plan = json_array();
     for (size_t i = 0; i < c->n_runs; i++)
         json_array_append_new(plan, json_pack("{s:s, s:I, s:s}", "setting",
                                               c->values.v[c->runs[i].setting_index], "repeat",
                                               (json_int_t)c->runs[i].repeat, "dir",
                                               c->runs[i].dir));
-    json_t *resumed = json_array();
-    for (size_t i = 0; i < c->resumed_at.n; i++)
-        json_array_append_new(resumed, json_string(c->resumed_at.v[i]));
-    const char *state = c->interrupted_by ? "interrupted"
-                        : c->finished_wall_ns ? "finished"
-                                              : "running";
     return json_pack("{s:o, s:s, s:I, s:f, s:f, s:I, s:s, s:I, s:s, s:o, s:o, s:s, s:o, s:o, "
                      "s:o}",
-                     "settings", settings, "baseline", c->values.v[c->baseline],
+                     "settings", strv_json(&c->values), "baseline", c->values.v[c->baseline],
                      "repeat", (json_int_t)c->repeat, "warmup_seconds", c->warmup_s,
                      "sample_seconds", c->sample_s, "interval_ms", (json_int_t)c->interval_ms,
                      "order", run_order_name(c->order), "seed", (json_int_t)c->seed,
                      "cpu_source_requested", cpu_source_name(c->cpu_source),
                      "started_at", json_utc(c->started_wall_ns),
-                     "finished_at", json_utc(c->finished_wall_ns), "state", state,
+                     "finished_at", json_utc(c->finished_wall_ns), "state",
+                     campaign_state_name(c),
                      "interrupted_by",
                      json_str_or_null(profile_signal_name(c->interrupted_by)),
-                     "plan", plan, "resumed_at", resumed);
+                     "plan", plan, "resumed_at", strv_json(&c->resumed_at));
 }
 
-static json_t *self_json(void)
+/* The settings run are the campaign's when recorded, else the profile's values; the
+ * baseline likewise. */
+static int settings_from_json(json_t *camp, struct campaign *c, const char *where,
+                              struct lb_error *err)
 {
-    /* loopbench's own cost, so a reader can see it was not mistaken for the target's. */
-    struct plat_self_usage self;
-    plat_self_usage(&self);
-    return json_pack("{s:s, s:s, s:f, s:I}", "version", LOOPBENCH_VERSION, "platform",
-                     plat_name(), "cpu_seconds", (double)self.cpu_ns / 1e9, "max_rss_kib",
-                     (json_int_t)(self.max_rss_bytes / 1024));
+    json_t *knob = json_object_get(c->profile.section, "knob");
+    json_t *settings = json_object_get(camp, "settings");
+    if (!json_is_array(settings))
+        settings = json_object_get(knob, "values");
+    size_t i;
+    json_t *v;
+    json_array_foreach(settings, i, v) {
+        if (!json_is_string(v))
+            return lb_fail(err, "%s: campaign.settings[%zu]: expected a string", where, i);
+        strv_push(&c->values, json_string_value(v));
+    }
+    if (c->values.n == 0)
+        return lb_fail(err, "%s: no settings", where);
+    const char *base = get_str(camp, "baseline");
+    long bi = base ? campaign_setting(c, base) : -1;
+    if (bi < 0 && get_str(knob, "baseline"))
+        bi = campaign_setting(c, get_str(knob, "baseline"));
+    c->baseline = bi < 0 ? 0 : (size_t)bi;
+    return 0;
+}
+
+static int campaign_from_json(json_t *camp, struct campaign *c, const char *where,
+                              struct lb_error *err)
+{
+    if (settings_from_json(camp, c, where, err) < 0)
+        return -1;
+    c->repeat = (long)get_int(camp, "repeat");
+    c->warmup_s = get_num(camp, "warmup_seconds");
+    c->sample_s = get_num(camp, "sample_seconds");
+    c->interval_ms = (unsigned)get_u64(camp, "interval_ms");
+    const char *order = get_str(camp, "order");
+    if (order && run_order_parse(order, &c->order) < 0)
+        return lb_fail(err, "%s: campaign.order '%s': expected interleave, random or grouped",
+                       where, order);
+    c->seed = get_u64(camp, "seed");
+    const char *source = get_str(camp, "cpu_source_requested");
+    if (source && cpu_source_parse(source, &c->cpu_source) < 0)
+        c->cpu_source = cpu_source_named(source);
+    c->started_wall_ns = get_utc(camp, "started_at");
+    c->finished_wall_ns = get_utc(camp, "finished_at");
+    c->interrupted_by = signal_named(get_str(camp, "interrupted_by"));
+    size_t i;
+    json_t *v;
+    json_array_foreach(json_object_get(camp, "resumed_at"), i, v)
+        if (json_is_string(v))
+            strv_push(&c->resumed_at, json_string_value(v));
+    return 0;
+}
+
+/* The runs: the plan whole when recorded (runs not yet made stay pending), each with
+ * what `runs` recorded of it; else the recorded runs alone, in their order. */
+static int runs_from_json(json_t *plan, json_t *runs, struct campaign *c, const char *where,
+                          struct lb_error *err)
+{
+    if (!json_is_array(runs))
+        return lb_fail(err, "%s: runs: expected an array", where);
+    bool planned = json_is_array(plan);
+    json_t *list = planned ? plan : runs;
+    c->n_runs = json_array_size(list);
+    c->runs = xcalloc(c->n_runs ? c->n_runs : 1, sizeof(*c->runs));
+    for (size_t i = 0; i < c->n_runs; i++) {
+        json_t *o = json_array_get(list, i);
+        const char *setting = get_str(o, "setting"), *dir = get_str(o, "dir");
+        long si = setting ? campaign_setting(c, setting) : -1;
+        if (si < 0)
+            return lb_fail(err, "%s: %s[%zu]: setting '%s' is not among the campaign's", where,
+                           planned ? "campaign.plan" : "runs", i, setting ? setting : "");
+        struct run_record *r = &c->runs[i];
+        r->setting_index = (size_t)si;
+        r->repeat = (long)get_int(o, "repeat");
+        r->dir = dir ? xstrdup(dir) : run_dir_name(setting, r->repeat);
+    }
+    size_t i;
+    json_t *o;
+    json_array_foreach(runs, i, o) {
+        struct run_record *r = &c->runs[i];
+        if (planned) {
+            const char *dir = get_str(o, "dir");
+            r = NULL;
+            for (size_t k = 0; dir && k < c->n_runs && !r; k++)
+                if (strcmp(c->runs[k].dir, dir) == 0)
+                    r = &c->runs[k];
+            if (!r)
+                return lb_fail(err, "%s: runs[%zu]: dir '%s' is not in the plan", where, i,
+                               dir ? dir : "");
+        }
+        char *at = xasprintf("%s: runs[%zu]", where, i);
+        int rc = run_from_json(c, o, at, r, err);
+        free(at);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int results_from_json(json_t *doc, const char *out_dir, const char *where, struct campaign *c,
+                      struct lb_error *err)
+{
+    memset(c, 0, sizeof(*c));
+    c->out_dir = xstrdup(out_dir);
+    const char *schema = get_str(doc, "schema");
+    if (!schema || strcmp(schema, RESULTS_SCHEMA) != 0)
+        return lb_fail(err, "'%s': schema '%s': expected '%s'", where, schema ? schema : "none",
+                       RESULTS_SCHEMA);
+    json_t *profile = json_object_get(doc, "profile"), *runs = json_object_get(doc, "runs");
+    if (!json_is_object(profile) || !json_is_array(runs) ||
+        !json_is_object(json_object_get(doc, "host")))
+        return lb_fail(err, "'%s': expected the fixed keys profile, host and runs", where);
+    char *at = xasprintf("'%s'", where);
+    json_t *camp = json_object_get(doc, "campaign");
+    int rc = campaign_profile_from_json(profile, at, &c->profile, err);
+    if (rc == 0)
+        rc = campaign_from_json(camp, c, at, err);
+    if (rc == 0)
+        rc = runs_from_json(json_object_get(camp, "plan"), runs, c, at, err);
+    free(at);
+    if (rc < 0)
+        return -1;
+    c->command_line = xstrdup(get_str(doc, "command_line") ? get_str(doc, "command_line") : "");
+    self_from_json(json_object_get(doc, "loopbench"), &c->self);
+    host_from_json(json_object_get(doc, "host"), &c->host);
+    c->has_rtt = json_object_get(profile, "rtt") != NULL;
+    for (size_t i = 0; i < c->n_runs; i++)
+        c->has_rtt |= c->runs[i].has_rtt;
+    return 0;
 }
 
 json_t *results_to_json(const struct campaign *c)
@@ -427,162 +624,90 @@ json_t *results_to_json(const struct campaign *c)
     for (size_t i = 0; i < c->n_runs; i++)
         if (c->runs[i].status != RUN_PENDING)
             json_array_append_new(runs, run_json(c, &c->runs[i], &noise.runs[i]));
-    json_t *warnings = json_array();
-    for (size_t i = 0; i < noise.warnings.n; i++)
-        json_array_append_new(warnings, json_string(noise.warnings.v[i]));
+    json_t *doc = json_pack("{s:s, s:o, s:s, s:O, s:o, s:o, s:o, s:o, s:o}", "schema",
+                            RESULTS_SCHEMA, "loopbench", self_json(&c->self), "command_line",
+                            c->command_line, "profile", c->profile.section, "host",
+                            host_json(&c->host), "campaign", campaign_json(c), "runs", runs,
+                            "summary", summary_json(c), "warnings", strv_json(&noise.warnings));
     noise_release(&noise);
-    return json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "schema", RESULTS_SCHEMA,
-                     "loopbench", self_json(), "command_line", c->command_line,
-                     "profile", profile_json(&c->profile), "host", host_json(&c->host),
-                     "campaign", campaign_json(c), "runs", runs,
-                     "summary", results_summary_json(c), "warnings", warnings);
+    return doc;
 }
 
-int results_write(const struct campaign *c, struct lb_error *err)
+char *results_text(const struct campaign *c)
 {
     json_t *doc = results_to_json(c);
-    char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    char *text = json_dumps(doc, RESULTS_JSON_FLAGS);
     json_decref(doc);
-    if (!text)
-        return lb_fail(err, "cannot encode results as JSON");
-    char *path = path_join(c->out_dir, "results.json");
+    xcheck(text);
     size_t len = strlen(text);
-    text[len] = '\n';
-    int rc = write_file_atomic(path, text, len + 1, 0644, err);
-    free(text);
-    free(path);
+    char *line = xrealloc(text, len + 2);
+    line[len] = '\n';
+    line[len + 1] = '\0';
+    return line;
+}
+
+int results_load(const char *path, struct campaign *c, struct lb_error *err)
+{
+    memset(c, 0, sizeof(*c));
+    struct stat st;
+    bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    char *file = dir ? path_join(path, "results.json") : xstrdup(path);
+    char *out_dir = dir ? xstrdup(path) : path_dirname(path);
+    json_error_t jerr;
+    json_t *doc = json_load_file(file, 0, &jerr);
+    int rc;
+    if (!doc)
+        rc = jerr.line <= 0 ? lb_fail(err, "cannot read '%s': %s", file, jerr.text)
+                            : lb_fail(err, "'%s' line %d column %d: %s", file, jerr.line,
+                                      jerr.column, jerr.text);
+    else
+        rc = results_from_json(doc, out_dir, file, c, err);
+    c->path = file;
+    file = NULL;
+    json_decref(doc);
+    free(file);
+    free(out_dir);
     return rc;
 }
 
-/* ---- the summary table ------------------------------------------------------------ */
-
-#define TABLE_MAX_COLS 16
-
-struct table {
-    size_t ncols, nrows;
-    char *cells[64][TABLE_MAX_COLS];
-};
-
-static void table_set(struct table *t, size_t row, size_t col, char *owned)
+/* c takes the figures the document holds: decoded from its own text. */
+static int settle(struct campaign *c, const char *text, struct lb_error *err)
 {
-    if (row >= ARRAY_SIZE(t->cells) || col >= TABLE_MAX_COLS) {
-        free(owned);
-        return;
+    json_error_t jerr;
+    json_t *doc = json_loads(text, 0, &jerr);
+    if (!doc)
+        return lb_fail(err, "results.json as written does not parse: %s", jerr.text);
+    struct campaign settled;
+    int rc = results_from_json(doc, c->out_dir, "results.json", &settled, err);
+    json_decref(doc);
+    if (rc < 0) {
+        campaign_release(&settled);
+        return -1;
     }
-    t->cells[row][col] = owned;
-    if (row + 1 > t->nrows)
-        t->nrows = row + 1;
-    if (col + 1 > t->ncols)
-        t->ncols = col + 1;
+    /* What the runner knows before any run shows it: the endpoint's names and the
+     * round-trip probe of its profile. */
+    if (!settled.endpoint.url) {
+        settled.endpoint = c->endpoint;
+        memset(&c->endpoint, 0, sizeof(c->endpoint));
+    }
+    settled.has_rtt |= c->has_rtt;
+    campaign_release(c);
+    *c = settled;
+    return 0;
 }
 
-static void table_print(struct table *t, FILE *out)
+int results_write(struct campaign *c, struct lb_error *err)
 {
-    size_t width[TABLE_MAX_COLS] = {0};
-    for (size_t r = 0; r < t->nrows; r++)
-        for (size_t col = 0; col < t->ncols; col++)
-            if (t->cells[r][col] && strlen(t->cells[r][col]) > width[col])
-                width[col] = strlen(t->cells[r][col]);
-    for (size_t r = 0; r < t->nrows; r++) {
-        for (size_t col = 0; col < t->ncols; col++) {
-            const char *cell = t->cells[r][col] ? t->cells[r][col] : "";
-            int last = col + 1 == t->ncols;
-            fprintf(out, "%-*s%s", last ? 0 : (int)width[col], cell, last ? "\n" : "  ");
-            free(t->cells[r][col]);
-        }
-    }
-}
-
-/* "98.7 (98.5-98.9)"; a single run shows its value alone. */
-static char *format_range(const struct stats_summary *s, int decimals, const char *unit)
-{
-    if (s->n == 0)
-        return xstrdup("-");
-    if (s->n == 1 || s->min == s->max)
-        return xasprintf("%.*f%s", decimals, s->median, unit);
-    return xasprintf("%.*f%s (%.*f-%.*f)", decimals, s->median, unit, decimals, s->min, decimals,
-                     s->max);
-}
-
-/* The unit a health key's figures are shown in, from how its lines were parsed. */
-static const char *health_unit(const struct campaign *c, const char *key)
-{
-    for (size_t i = 0; i < c->n_runs; i++) {
-        const struct scrape_agg *a = scrape_run_find(&c->runs[i].scrape, key);
-        if (a)
-            return a->type == SCRAPE_DURATION_MS ? " ms" : a->type == SCRAPE_PERCENT ? "%" : "";
-    }
-    return "";
-}
-
-void results_print_table(const struct campaign *c, FILE *out)
-{
-    const struct profile *p = &c->profile;
-    struct table t;
-    memset(&t, 0, sizeof(t));
-    size_t col = 0;
-    table_set(&t, 0, col++, xstrdup(p->knob.label));
-    table_set(&t, 0, col++, xstrdup("runs"));
-    table_set(&t, 0, col++, xstrdup("CPU % of one core"));
-    table_set(&t, 0, col++, xstrdup("less CPU"));
-    table_set(&t, 0, col++, xstrdup("wakes/s"));
-    for (size_t k = 0; k < p->n_health && col < TABLE_MAX_COLS; k++)
-        table_set(&t, 0, col++, xstrdup(p->health[k].label));
-
-    struct setting_summary base;
-    summarize_setting(c, c->baseline, &base);
-    for (size_t si = 0; si < c->values.n; si++) {
-        struct setting_summary s;
-        summarize_setting(c, si, &s);
-        size_t row = si + 1;
-        col = 0;
-        table_set(&t, row, col++, si == c->baseline ? xasprintf("%s (baseline)", c->values.v[si])
-                                                   : xstrdup(c->values.v[si]));
-        table_set(&t, row, col++, xasprintf("%zu/%zu%s", s.runs_ok, s.runs_total,
-                                            s.unreliable ? " !" : ""));
-        table_set(&t, row, col++, format_range(&s.cpu, s.cpu.max < 10 ? 2 : 1, ""));
-        double ratio = base.cpu.median / s.cpu.median;
-        table_set(&t, row, col++, si == c->baseline || !isfinite(ratio)
-                                      ? xstrdup("-")
-                                      : xasprintf("%.1fx", ratio));
-        table_set(&t, row, col++, format_range(&s.wakes, 0, ""));
-        for (size_t k = 0; k < p->n_health && col < TABLE_MAX_COLS; k++) {
-            /* A ratio's median denominator follows its median: "0.5/250 (0.0-1.0)". */
-            char *unit = isfinite(s.health_total[k])
-                             ? xasprintf("/%.0f", s.health_total[k])
-                             : xstrdup(health_unit(c, p->health[k].key));
-            char *cell = format_range(&s.health[k], 1, unit);
-            free(unit);
-            table_set(&t, row, col++, cell);
-        }
-        setting_summary_release(&s);
-    }
-    setting_summary_release(&base);
-
-    fprintf(out, "%s: %s, %ld run%s per setting, warm-up %g s, sample %g s, order %s\n\n",
-            p->name, p->knob.name, c->repeat, c->repeat == 1 ? "" : "s", c->warmup_s,
-            c->sample_s, run_order_name(c->order));
-    table_print(&t, out);
-    fputs("\nCPU: median (min-max) over runs. Health keys: each run's mean over its health "
-          "lines",
-          out);
-    if (c->profile.has_rtt)
-        fputs(" (RTT: the run's round-trip percentiles and failures)", out);
-    if (c->profile.endpoint.n_select)
-        fputs(" (endpoint metrics: a counter's rate per second, a gauge's mean)", out);
-    fputs(", median (min-max) over runs.\n", out);
-    for (size_t i = 0; i < c->n_runs; i++) {
-        if (c->runs[i].sampled && c->runs[i].sample.unreliable) {
-            fputs("!: a window's CPU was within a few units of the CPU source's resolution, "
-                  "so the figure is mostly quantisation.\n",
-                  out);
-            break;
-        }
-    }
-    struct noise noise;
-    noise_assess(c, &noise);
-    for (size_t i = 0; i < noise.warnings.n; i++)
-        fprintf(out, "warning: %s\n", noise.warnings.v[i]);
-    noise_release(&noise);
-    fprintf(out, "results: %s/results.json\n", c->out_dir);
+    char *text = results_text(c);
+    int rc = settle(c, text, err);
+    free(text);
+    if (rc < 0)
+        return -1;
+    /* Once settled, the summary is computed from the figures as written. */
+    text = results_text(c);
+    char *path = path_join(c->out_dir, "results.json");
+    rc = write_file_atomic(path, text, strlen(text), 0644, err);
+    free(text);
+    free(path);
+    return rc;
 }

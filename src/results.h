@@ -1,22 +1,31 @@
-/* results.json (schema in docs/results.md) and the summary table of a campaign. */
+/* results.json (schema in docs/results.md): the one writer and the one reader of a
+ * campaign's document. What is written is read back whole, so a campaign read and
+ * written again gives the same bytes. */
 #ifndef LOOPBENCH_RESULTS_H
 #define LOOPBENCH_RESULTS_H
 
 #include <jansson.h>
-#include <stdio.h>
 
+#include "campaign.h"
 #include "msg.h"
-#include "run.h"
 
 #define RESULTS_SCHEMA "loopbench/results/1"
 
 /* The whole document (new reference, caller decrefs). */
 json_t *results_to_json(const struct campaign *c);
-/* Just the per-setting summary array (new reference). */
-json_t *results_summary_json(const struct campaign *c);
-/* Write <out_dir>/results.json atomically. */
-int results_write(const struct campaign *c, struct lb_error *err);
-/* The summary as an aligned text table. */
-void results_print_table(const struct campaign *c, FILE *out);
+/* The document as written to disk (new string, caller frees). */
+char *results_text(const struct campaign *c);
+/* Read a document into c (caller releases with campaign_release, also on failure).
+ * out_dir is the campaign's directory; `where` names the document in messages. Keys a
+ * hand-made or older document lacks read as empty; -1 with err naming the key when the
+ * document is not a loopbench/results/1 campaign. */
+int results_from_json(json_t *doc, const char *out_dir, const char *where, struct campaign *c,
+                      struct lb_error *err);
+/* Read DIR/results.json, or the file itself when `path` is not a directory. */
+int results_load(const char *path, struct campaign *c, struct lb_error *err);
+/* Write <out_dir>/results.json atomically. The campaign first takes the figures as the
+ * file holds them (numbers to ten significant digits), so that what the runner shows
+ * and what a reader of the file computes are the same. */
+int results_write(struct campaign *c, struct lb_error *err);
 
 #endif

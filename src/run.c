@@ -8,11 +8,15 @@
 #include <string.h>
 
 #include "compat.h"
+#include "config.h"
 #include "confedit.h"
 #include "endpoint.h"
 #include "http.h"
 #include "progress.h"
 #include "results.h"
+#include "rtt.h"
+#include "sampler.h"
+#include "scrape.h"
 
 extern char **environ;
 
@@ -23,30 +27,6 @@ extern char **environ;
 
 enum step { STEP_OK = 0, STEP_FAILED, STEP_INTERRUPTED, STEP_ERROR };
 
-static const char *const order_names[] = {"interleave", "random", "grouped"};
-static const char *const status_names[] = {"pending", "ok", "failed", "interrupted"};
-
-const char *run_order_name(enum run_order o)
-{
-    return order_names[o];
-}
-
-int run_order_parse(const char *s, enum run_order *out)
-{
-    for (size_t i = 0; i < ARRAY_SIZE(order_names); i++) {
-        if (strcmp(s, order_names[i]) == 0) {
-            *out = (enum run_order)i;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-const char *run_status_name(enum run_status s)
-{
-    return status_names[s];
-}
-
 /* splitmix64: small, seedable and good enough to shuffle a handful of settings; the
  * seed is recorded so a random order can be replayed. */
 static uint64_t next_random(uint64_t *state)
@@ -55,23 +35,6 @@ static uint64_t next_random(uint64_t *state)
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
-}
-
-/* Anything but [A-Za-z0-9._-] in the value becomes '_'. */
-char *run_dir_name(const char *value, long repeat)
-{
-    char *safe = xstrdup(value);
-    for (char *s = safe; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-              ch == '.' || ch == '_' || ch == '-'))
-            *s = '_';
-    }
-    if (safe[0] == '.')
-        safe[0] = '_';
-    char *dir = xasprintf("runs/%s-%ld", safe, repeat);
-    free(safe);
-    return dir;
 }
 
 static void plan_runs(struct campaign *c)
@@ -131,6 +94,7 @@ static int dir_is_empty(const char *path)
 
 static int prepare_out_dir(struct campaign *c, const struct run_opts *o, struct lb_error *err)
 {
+    free(c->out_dir);
     if (o->resume_dir) {
         c->out_dir = xstrdup(o->resume_dir);
         return 0;
@@ -369,14 +333,15 @@ static enum step wait_ready(const struct profile *prof, struct plat_target *t,
     return step;
 }
 
-static int write_series(const char *path, const struct run_record *r, struct lb_error *err)
+static int write_series(const char *path, const struct run_record *r,
+                        const struct series_point *points, struct lb_error *err)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         return lb_fail_errno(err, errno, "cannot create '%s'", path);
     fputs("t_s,cpu_percent,rss_bytes,voluntary_per_s,involuntary_per_s,steal_percent\n", f);
     for (size_t i = 0; i < r->sample.n_points; i++) {
-        const struct series_point *pt = &r->points[i];
+        const struct series_point *pt = &points[i];
         fprintf(f, "%.3f,%.4f,%llu,%.2f,%.2f,%.3f\n", pt->t_s, pt->cpu_percent,
                 (unsigned long long)pt->rss_bytes, pt->voluntary_per_s, pt->involuntary_per_s,
                 pt->steal_percent);
@@ -444,10 +409,13 @@ static void record_endpoint(struct run_record *r, const struct metrics_endpoint 
 }
 
 /* Warm up, then measure one window, then stop. The target is running and ready. */
-static enum step warm_and_sample(struct campaign *c, struct plat_target *t, struct run_record *r,
-                                 const struct run_paths *rp, struct progress *p,
-                                 const char *label, size_t index, struct lb_error *err)
+static enum step warm_and_sample(struct runner *rn, struct plat_target *t, struct run_record *r,
+                                 const struct run_paths *rp, struct series_point **points,
+                                 struct progress *p, const char *label, size_t index,
+                                 struct lb_error *err)
 {
+    const struct campaign *c = &rn->c;
+    const struct profile *prof = &rn->profile;
     progress_phase(p, index, label, "warm-up", c->warmup_s);
     enum step step = wait_phase(t, r, (uint64_t)(c->warmup_s * 1e9), p, "warm-up");
     if (step != STEP_OK)
@@ -460,8 +428,8 @@ static enum step warm_and_sample(struct campaign *c, struct plat_target *t, stru
         .tick_ctx = p,
     };
     so.points_cap = sampler_points_needed(so.window_ns, so.interval_ns);
-    r->points = xcalloc(so.points_cap, sizeof(*r->points));
-    so.points = r->points;
+    *points = xcalloc(so.points_cap, sizeof(**points));
+    so.points = *points;
 
     struct scrape_window_filter out_window = {0}, err_window = {0};
     scrape_window_mark_start(&out_window, rp->stdout_log);
@@ -469,12 +437,11 @@ static enum step warm_and_sample(struct campaign *c, struct plat_target *t, stru
     /* The round-trip probe runs through the window, in its own thread. */
     struct rtt_probe *probe = NULL;
     struct lb_error probe_err;
-    if (c->profile.has_rtt && rtt_start(&c->profile.rtt, &probe, &probe_err) < 0) {
+    if (prof->has_rtt && rtt_start(&prof->rtt, &probe, &probe_err) < 0) {
         r->failure = xasprintf("the round-trip probe could not start: %s", probe_err.msg);
         return STEP_FAILED;
     }
     /* So is the metrics endpoint, scraped at the edges and every interval between. */
-    const struct profile *prof = &c->profile;
     struct endpoint_window *endpoint = NULL;
     if (prof->endpoint.n_select) {
         double every = prof->endpoint_interval_s >= 0 ? prof->endpoint_interval_s
@@ -500,8 +467,8 @@ static enum step warm_and_sample(struct campaign *c, struct plat_target *t, stru
                            r->sample.end_wall_ns);
     scrape_window_mark_end(&err_window, rp->stderr_log, r->sample.start_wall_ns,
                            r->sample.end_wall_ns);
-    if (scrape_file(rp->stdout_log, c->profile.marker, &out_window, &r->scrape, err) < 0 ||
-        scrape_file(rp->stderr_log, c->profile.marker, &err_window, &r->scrape, err) < 0)
+    if (scrape_file(rp->stdout_log, prof->marker, &out_window, &r->scrape, err) < 0 ||
+        scrape_file(rp->stderr_log, prof->marker, &err_window, &r->scrape, err) < 0)
         return STEP_ERROR;
 
     switch (r->sample.end) {
@@ -519,10 +486,13 @@ static enum step warm_and_sample(struct campaign *c, struct plat_target *t, stru
 
 /* One run: apply the setting, start the target, wait until ready, warm up, sample,
  * stop it and reap it. The target never outlives this function. */
-static enum step run_one(struct campaign *c, struct confedit *ce, struct run_record *r,
-                         size_t index, struct progress *p, struct lb_error *err)
+static enum step run_one(struct runner *rn, struct run_record *r, size_t index,
+                         struct progress *p, struct lb_error *err)
 {
-    const struct profile *prof = &c->profile;
+    const struct campaign *c = &rn->c;
+    const struct profile *prof = &rn->profile;
+    struct confedit *ce = &rn->edits;
+    struct series_point *points = NULL;
     const char *value = c->values.v[r->setting_index];
     char label[128];
     snprintf(label, sizeof(label), "%s = %s #%ld", prof->knob.label, value, r->repeat);
@@ -561,7 +531,7 @@ static enum step run_one(struct campaign *c, struct confedit *ce, struct run_rec
     if (step == STEP_OK && confedit_note_target(ce, err) < 0)
         step = STEP_ERROR;
     if (step == STEP_OK)
-        step = warm_and_sample(c, t, r, &rp, p, label, index, err);
+        step = warm_and_sample(rn, t, r, &rp, &points, p, label, index, err);
 
     /* A second SIGINT skips the grace period: the operator wants out now. */
     uint64_t grace = plat_sigint_count() > 1 ? 0 : (uint64_t)(prof->stop_grace_s * 1e9);
@@ -575,13 +545,14 @@ static enum step run_one(struct campaign *c, struct confedit *ce, struct run_rec
     /* ...and one that saves it on the way out has done so now. */
     if (step == STEP_OK && confedit_note_target(ce, err) < 0)
         step = STEP_ERROR;
-    if (step == STEP_OK && r->sampled && write_series(rp.series, r, err) < 0)
+    if (step == STEP_OK && r->sampled && write_series(rp.series, r, points, err) < 0)
         step = STEP_ERROR;
     if (step == STEP_FAILED)
         record_tail(r, rp.stdout_log, rp.stderr_log);
 out:
     if (t)
         plat_target_free(t);
+    free(points);
     strv_release(&argv);
     strv_release(&envp);
     run_paths_release(&rp);
@@ -593,9 +564,44 @@ out:
     return step;
 }
 
-int campaign_setup(const struct run_opts *o, struct campaign *c, struct lb_error *err)
+/* results.json with loopbench's own cost so far. */
+static int write_results(struct runner *rn, struct lb_error *err)
 {
-    memset(c, 0, sizeof(*c));
+    struct plat_self_usage self;
+    plat_self_usage(&self);
+    rn->c.self.cpu_seconds = (double)self.cpu_ns / 1e9;
+    rn->c.self.max_rss_kib = (long long)(self.max_rss_bytes / 1024);
+    return results_write(&rn->c, err);
+}
+
+/* What results.json says of the profile: its serialisation and the file itself, read
+ * back through the same reader as any results.json's. */
+static int describe_profile(struct runner *rn, struct lb_error *err)
+{
+    const struct profile *p = &rn->profile;
+    json_t *section = profile_to_json(p);
+    json_t *doc = p->text ? json_loads(p->text, 0, NULL) : NULL;
+    json_object_set_new(section, "document", doc ? doc : json_null());
+    int rc = campaign_profile_from_json(section, p->path, &rn->c.profile, err);
+    json_decref(section);
+    struct campaign_endpoint *ep = &rn->c.endpoint;
+    if (p->endpoint.n_select) {
+        ep->url = xstrdup(p->endpoint.url);
+        ep->format = xstrdup(metrics_format_name(p->endpoint.format));
+        for (size_t i = 0; i < p->endpoint.n_select; i++) {
+            strv_push(&ep->keys, p->endpoint.select[i].key);
+            strv_push_owned(&ep->sources, metrics_select_text(&p->endpoint, i));
+        }
+    }
+    rn->c.has_rtt = p->has_rtt;
+    return rc;
+}
+
+int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *err)
+{
+    memset(rn, 0, sizeof(*rn));
+    rn->dir_lock_fd = -1;
+    struct campaign *c = &rn->c;
     c->started_wall_ns = wall_ns();
     char *default_path = NULL;
     const char *path = o->profile_path;
@@ -605,11 +611,11 @@ int campaign_setup(const struct run_opts *o, struct campaign *c, struct lb_error
             return -1;
         path = default_path;
     }
-    int rc = profile_load(path, &c->profile, err);
+    int rc = profile_load(path, &rn->profile, err);
     free(default_path);
-    if (rc < 0)
+    if (rc < 0 || describe_profile(rn, err) < 0)
         return -1;
-    const struct profile *prof = &c->profile;
+    const struct profile *prof = &rn->profile;
 
     const struct strv *values = o->settings.n ? &o->settings : &prof->knob.values;
     for (size_t i = 0; i < values->n; i++) {
@@ -636,45 +642,48 @@ int campaign_setup(const struct run_opts *o, struct campaign *c, struct lb_error
               ((1ULL << 53) - 1);
     c->cpu_source = o->cpu_source;
     c->command_line = xstrdup(o->command_line ? o->command_line : "");
+    c->self.version = xstrdup(LOOPBENCH_VERSION);
+    c->self.platform = xstrdup(plat_name());
     plan_runs(c);
     return 0;
 }
 
-int campaign_begin(const struct run_opts *o, struct campaign *c, struct strv *notes,
-                   struct lb_error *err)
+int runner_begin(const struct run_opts *o, struct runner *rn, struct strv *notes,
+                 struct lb_error *err)
 {
+    struct campaign *c = &rn->c;
     struct lb_error host_err;
     if (plat_host_facts(&c->host, &host_err) < 0)
         memset(&c->host, 0, sizeof(c->host));
-    if (plat_events_init(err) < 0 || confedit_begin(&c->edits, &c->profile, notes, err) < 0 ||
+    if (plat_events_init(err) < 0 || confedit_begin(&rn->edits, &rn->profile, notes, err) < 0 ||
         prepare_out_dir(c, o, err) < 0)
         return -1;
     char *lock = path_join(c->out_dir, ".loopbench-lock");
     char *what = xasprintf("campaign directory '%s'", c->out_dir);
-    c->dir_lock_fd = lock_take(lock, what, err);
+    rn->dir_lock_fd = lock_take(lock, what, err);
     free(what);
-    if (c->dir_lock_fd < 0) {
+    if (rn->dir_lock_fd < 0) {
         free(lock);
         return -1;
     }
-    c->dir_lock = lock;
+    rn->dir_lock = lock;
     /* The plan is on disk before the first run, so even a campaign that dies in its
      * first run can be resumed; and an unwritable directory is found now. */
-    return results_write(c, err);
+    return write_results(rn, err);
 }
 
-int campaign_run(const struct run_opts *o, struct campaign *c, struct lb_error *err)
+int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err)
 {
+    struct campaign *c = &rn->c;
     struct progress p;
     double run_s = c->warmup_s + c->sample_s + 1.0;
     progress_init(&p, c->n_runs, run_s, msg_quiet());
 
     int rc = 0;
     for (size_t i = 0; i < c->n_runs; i++) {
-        struct run_record *r = &c->runs[i];
-        if (r->status == RUN_OK)
+        if (c->runs[i].status == RUN_OK)
             continue; /* completed before a --resume */
-        enum step step = run_one(c, &c->edits, r, i, &p, err);
+        enum step step = run_one(rn, &c->runs[i], i, &p, err);
         if (step == STEP_INTERRUPTED) {
             c->interrupted_by = plat_last_signal();
             rc = lb_fail(err, "interrupted by %s during run %zu of %zu; the runs that "
@@ -683,15 +692,16 @@ int campaign_run(const struct run_opts *o, struct campaign *c, struct lb_error *
             break;
         }
         /* Written after every run, so a crash loses at most the run in flight. */
-        if (step == STEP_ERROR || results_write(c, err) < 0) {
+        if (step == STEP_ERROR || write_results(rn, err) < 0) {
             snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
                      "; the campaign stopped at run %zu of %zu", i + 1, c->n_runs);
             rc = -1;
             break;
         }
         if (step == STEP_FAILED) {
+            const struct run_record *r = &c->runs[i];
             rc = lb_fail(err, "run %zu of %zu (%s = %s #%ld) failed: %s", i + 1, c->n_runs,
-                         c->profile.knob.label, c->values.v[r->setting_index], r->repeat,
+                         c->profile.knob_label, c->values.v[r->setting_index], r->repeat,
                          r->failure);
             if (!o->keep_going)
                 break;
@@ -700,7 +710,7 @@ int campaign_run(const struct run_opts *o, struct campaign *c, struct lb_error *
     progress_clear(&p);
 
     struct lb_error restore_err;
-    if (confedit_restore(&c->edits, &restore_err) < 0) {
+    if (confedit_restore(&rn->edits, &restore_err) < 0) {
         if (rc == 0)
             *err = restore_err;
         else
@@ -710,38 +720,20 @@ int campaign_run(const struct run_opts *o, struct campaign *c, struct lb_error *
     }
     c->finished_wall_ns = wall_ns();
     struct lb_error write_err;
-    if (results_write(c, &write_err) < 0 && rc == 0) {
+    if (write_results(rn, &write_err) < 0 && rc == 0) {
         *err = write_err;
         rc = -1;
     }
     return rc;
 }
 
-void campaign_release(struct campaign *c)
+void runner_release(struct runner *rn)
 {
-    confedit_release(&c->edits);
-    if (c->dir_lock)
-        lock_drop(c->dir_lock, c->dir_lock_fd);
-    free(c->dir_lock);
-    strv_release(&c->resumed_at);
-    profile_release(&c->profile);
-    strv_release(&c->values);
-    free(c->out_dir);
-    free(c->command_line);
-    plat_host_facts_release(&c->host);
-    for (size_t i = 0; i < c->n_runs; i++) {
-        struct run_record *r = &c->runs[i];
-        free(r->dir);
-        free(r->points);
-        scrape_run_release(&r->scrape);
-        free(r->failure);
-        free(r->log_tail);
-        json_decref(r->resumed);
-        if (r->has_rtt)
-            rtt_result_release(&r->rtt);
-        if (r->has_endpoint)
-            endpoint_result_release(&r->endpoint);
-    }
-    free(c->runs);
-    memset(c, 0, sizeof(*c));
+    confedit_release(&rn->edits);
+    if (rn->dir_lock)
+        lock_drop(rn->dir_lock, rn->dir_lock_fd);
+    free(rn->dir_lock);
+    profile_release(&rn->profile);
+    campaign_release(&rn->c);
+    memset(rn, 0, sizeof(*rn));
 }

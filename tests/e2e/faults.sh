@@ -193,7 +193,7 @@ check "  ... the completed runs kept as they were, their logs untouched" bash -c
   cmp -s '$TMP/res/runs/0-1/stdout.log' '$TMP/kept-0-1.log'"
 check "  ... the file still matches the schema" jq -e -f "$SOURCE_ROOT/tests/data/results-schema.jq" "$TMP/res/results.json"
 check "  ... config byte-identical" config_intact
-check "  ... the summary printed" grep -q "^2 " "$TMP/res2.out"
+check "  ... the summary printed" grep -q "^| 2 " "$TMP/res2.out"
 
 lb_bg "$TMP/kill" "$TMP/steady.json" -n 1 -w 0.2 -t 30 -o "$TMP/kill"
 wait_for "$TMP/kill.err" ": sample"

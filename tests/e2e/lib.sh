@@ -43,6 +43,12 @@ cleanup() {
     kill -9 $left 2>/dev/null || true
     fails=$((fails + 1))
   fi
+  # Every campaign the test made reads back and writes again as the same document.
+  local doc
+  while IFS= read -r -d '' doc; do
+    [ -n "${ROUNDTRIP:-}" ] || break
+    "$ROUNDTRIP" "$doc" || { echo "FAIL: $doc does not read back as written"; fails=$((fails + 1)); }
+  done < <(find "$TMP" -name results.json -type f -print0 2>/dev/null)
   for log in "$TMP"/valgrind.*.log; do
     [ -s "$log" ] || continue
     echo "FAIL: valgrind reported errors:"

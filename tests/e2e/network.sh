@@ -143,8 +143,8 @@ check "  ... every scrape answered" jq -e \
 check "  ... beside the log's keys, as health keys with their labels" jq -e '
   all(.runs[]; .metrics.ticks.mean > 85 and .metrics.temp.mean == 42)
   and ([.profile.health[].key] == ["ticks", "temp"])' "$TMP/m/results.json"
-check "  ... in the summary table" bash -c "grep -Eq '^unused .* ticks +temp\$' '$TMP/m.out' &&
-  grep -Eq '^a \(baseline\) +2/2 .* 42\.0\$' '$TMP/m.out'"
+check "  ... in the summary table" bash -c "grep -Eq '^\| unused +\|.*\| +ticks \| +temp \| runs \|\$' '$TMP/m.out' &&
+  grep -Eq '^\| a \(baseline\) +\|.*\| +42\.0 \| +2 \|\$' '$TMP/m.out'"
 check "  ... the file still matches the schema" jq -e -f "$SOURCE_ROOT/tests/data/results-schema.jq" "$TMP/m/results.json"
 check "  ... no process left" no_process_from "$TMP"
 

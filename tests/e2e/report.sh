@@ -8,7 +8,7 @@ cp "$SOURCE_ROOT/profiles/refshard.json" "$SOURCE_ROOT/profiles/refshard.config.
 cp "$REFSHARD" "$TMP/ref/refshard"
 sed -i 's|{loopbench_dir}/refshard|./refshard|' "$TMP/ref/refshard.json"
 out=$TMP/c
-"$LOOPBENCH" run "$TMP/ref/refshard.json" -s 0,2,8 -n 3 -w 0.5 -t 2.5 -o "$out" -q >/dev/null
+"$LOOPBENCH" run "$TMP/ref/refshard.json" -s 0,2,8 -n 3 -w 0.5 -t 2.5 -o "$out" -q >"$TMP/run.out"
 
 # --- 1. Markdown: printed and written, with plots ---------------------------------------
 rc=0
@@ -45,6 +45,22 @@ done
 check "the .gp script and .dat files are kept" test -s "$out/plots/plots.gp" -a -s "$out/plots/cpu.dat" \
   -a -s "$out/plots/cpu-time.dat" -a -s "$out/plots/tradeoff.dat"
 check "gnuplot re-renders from them" bash -c "cd '$out/plots' && gnuplot plots.gp"
+
+# --- 1b. what `run` printed is what `report` says -----------------------------------------
+# The headline sentences and the table's rows, with the terminal's padding taken out.
+sentences_and_rows() { grep -E '^(- |\| )' "$1" | sed -E 's/ *\| */|/g'; }
+check "run's table and headline are report's, setting for setting" \
+  cmp -s <(sentences_and_rows "$TMP/run.out") <(sentences_and_rows "$out/report.md")
+# A setting that uses more CPU than the baseline says so: idle wait 0 against a baseline of 2.
+jq '.knob.baseline = "2"' "$TMP/ref/refshard.json" >"$TMP/ref/base2.json"
+"$LOOPBENCH" run "$TMP/ref/base2.json" -s 2,0 -n 2 -w 0.5 -t 1.5 -o "$TMP/more" -q >"$TMP/more.out"
+"$LOOPBENCH" report "$TMP/more" --no-plots >/dev/null 2>&1
+check "a setting that uses more CPU than the baseline reads 'Nx more', in run and in report" bash -c "
+  grep -Eq '^\| 0 +\| +[0-9.]+ \([0-9.]+-[0-9.]+\) +\| +[0-9.]+x more \(' '$TMP/more.out' &&
+  grep -Eq '^\| 0 \| [0-9.]+ \([0-9.]+-[0-9.]+\) \| [0-9.]+x more \(' '$TMP/more/report.md' &&
+  ! grep -q 'x less' '$TMP/more.out'"
+check "  ... and run's table and headline are report's" \
+  cmp -s <(sentences_and_rows "$TMP/more.out") <(sentences_and_rows "$TMP/more/report.md")
 
 # --- 2. gnuplot missing: one note, everything else done --------------------------------
 rc=0

@@ -1,4 +1,4 @@
-/* results_load.c, compare.c and report.c on a results.json written by the test: the
+/* results.c's reader, compare.c and report.c on a results.json written by the test: the
  * verdicts follow from the figures, the Markdown table is well-formed. */
 #include <check.h>
 #include <jansson.h>
@@ -9,11 +9,13 @@
 
 #include "compare.h"
 #include "report.h"
+#include "results.h"
 #include "testlib.h"
 #include "util.h"
 
 /* A campaign of settings "0" and "2", interleaved, three runs each, with the CPU
- * figures given and a peak lag of 2 ms (missed16ms: `miss` in the last run of "2"). */
+ * figures given and a peak lag of 2 ms (missed16ms: `miss` in the last run of "2"); the
+ * host's hypervisor stole 3.5% during the first run. */
 static char *write_campaign(const char *name, const char *host, const double cpu0[3],
                             const double cpu2[3], double miss)
 {
@@ -42,7 +44,7 @@ static char *write_campaign(const char *name, const char *host, const double cpu
         "host", "hostname", host,
         "campaign", "settings", "0", "2", "baseline", "0", "order", "interleave",
         "runs", runs);
-    json_object_set_new(doc, "warnings", json_pack("[s]", "steal above 1% in a window"));
+    json_object_set_new(json_array_get(runs, 0), "steal_percent", json_real(3.5));
     char *path = path_join(testlib_case_dir(), name);
     ck_assert_int_eq(json_dump_file(doc, path, 0), 0);
     json_decref(doc);
@@ -55,21 +57,21 @@ static const double idle_hot[3] = {30, 29, 31};
 START_TEST(load_fixed_keys)
 {
     char *path = write_campaign("a.json", "desk", busy, idle, 0);
-    struct loaded_results r;
+    struct campaign r;
     struct lb_error err;
     ck_assert_int_eq(results_load(path, &r, &err), 0);
-    ck_assert_uint_eq(r.n_settings, 2);
+    ck_assert_uint_eq(r.values.n, 2);
     ck_assert_uint_eq(r.n_runs, 6);
-    ck_assert_uint_eq(r.n_health, 2);
-    ck_assert_str_eq(r.health[0].type, "duration_ms");
-    ck_assert(r.health[1].must_be_zero);
+    ck_assert_uint_eq(r.profile.n_health, 2);
+    ck_assert_str_eq(campaign_health_type(&r, 0), "duration_ms");
+    ck_assert(r.profile.health[1].must_be_zero);
     double a[6], b[6];
-    ck_assert_uint_eq(results_loaded_values(&r, 1, -1, a), 3);
+    ck_assert_uint_eq(campaign_values(&r, 1, -1, a), 3);
     ck_assert_double_eq(a[1], 9.8);
-    ck_assert_uint_eq(results_loaded_pairs(&r, 0, 1, -1, a, b), 3); /* a round each */
+    ck_assert_uint_eq(campaign_pairs(&r, 0, 1, -1, a, b), 3); /* a round each */
     ck_assert_double_eq(a[2], 99);
     ck_assert_double_eq(b[2], 9.9);
-    results_loaded_release(&r);
+    campaign_release(&r);
     free(path);
 }
 END_TEST
@@ -78,14 +80,14 @@ START_TEST(load_refuses_other_schema)
 {
     char *path = path_join(testlib_case_dir(), "b.json");
     testlib_write(path, "{\"schema\": \"loopbench/results/2\"}", 0644);
-    struct loaded_results r;
+    struct campaign r;
     struct lb_error err;
     ck_assert_int_eq(results_load(path, &r, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "schema 'loopbench/results/2'"));
-    results_loaded_release(&r);
+    campaign_release(&r);
     ck_assert_int_eq(results_load("/nonexistent/results.json", &r, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "cannot read"));
-    results_loaded_release(&r);
+    campaign_release(&r);
     free(path);
 }
 END_TEST
@@ -93,7 +95,7 @@ END_TEST
 /* Compare two files and return the worst verdict. */
 static enum verdict verdict_of(const char *base, const char *new_, const char *metric)
 {
-    struct loaded_results a, b;
+    struct campaign a, b;
     struct lb_error err;
     struct compare_opts o = {.metric = metric, .max_increase = 0.10, .alpha = 0.05};
     struct compare_result r;
@@ -102,8 +104,8 @@ static enum verdict verdict_of(const char *base, const char *new_, const char *m
     ck_assert_int_eq(compare_results(&a, &b, &o, &r, &err), 0);
     enum verdict v = r.worst;
     compare_result_release(&r);
-    results_loaded_release(&a);
-    results_loaded_release(&b);
+    campaign_release(&a);
+    campaign_release(&b);
     return v;
 }
 
@@ -124,7 +126,7 @@ START_TEST(compare_verdicts)
 END_TEST
 
 /* The report as a string into *text (new). */
-static void render(const struct loaded_results *r, size_t n, int csv, char **text)
+static void render(const struct campaign *r, size_t n, int csv, char **text)
 {
     FILE *f = testlib_capture();
     struct report_opts o = {0};
@@ -139,7 +141,7 @@ START_TEST(markdown_from_the_figures)
 {
     char *p1 = write_campaign("desk.json", "desk", busy, idle, 0);
     char *p2 = write_campaign("vps.json", "vps", busy, idle_hot, 0);
-    struct loaded_results r[2];
+    struct campaign r[2];
     struct lb_error err;
     ck_assert_int_eq(results_load(p1, &r[0], &err), 0);
     ck_assert_int_eq(results_load(p2, &r[1], &err), 0);
@@ -150,7 +152,7 @@ START_TEST(markdown_from_the_figures)
     ck_assert_ptr_nonnull(strstr(md, "peak lag unchanged (p = 1.00)"));
     ck_assert_ptr_nonnull(strstr(md, "| 0 (baseline) | 99.0 (98.0-100) | - |"));
     ck_assert_ptr_nonnull(strstr(md, "| 2.00 ms |"));
-    ck_assert_ptr_nonnull(strstr(md, "Warning: steal above 1% in a window."));
+    ck_assert_ptr_nonnull(strstr(md, "Warning: steal was above 1% in 1 of 6 runs (up to 3.5%)"));
     free(md);
     render(r, 2, 0, &md);
     ck_assert_ptr_nonnull(strstr(md, "| desk: CPU % of one core |"));
@@ -173,8 +175,8 @@ START_TEST(markdown_from_the_figures)
                                       "cpu_min,cpu_max,tickLagPeak,missed16ms\n"));
     ck_assert_ptr_nonnull(strstr(csv, "desk,setting,2,false,,3,9.9,9.8,10,2,0\n"));
     free(csv);
-    results_loaded_release(&r[0]);
-    results_loaded_release(&r[1]);
+    campaign_release(&r[0]);
+    campaign_release(&r[1]);
     free(p1);
     free(p2);
 }

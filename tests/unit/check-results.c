@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report.h"
 #include "results.h"
 #include "testlib.h"
 
@@ -13,21 +14,15 @@
 static void fake_campaign(struct campaign *c, const char *out_dir)
 {
     memset(c, 0, sizeof(*c));
-    struct profile *p = &c->profile;
-    p->name = xstrdup("fake");
-    p->path = xstrdup("fake.json");
-    p->knob.name = xstrdup("server.eventLoopIdleWaitMs");
-    p->knob.label = xstrdup("idle wait (ms)");
-    strv_push(&p->knob.values, "0");
-    strv_push(&p->knob.values, "2");
-    p->knob.baseline = xstrdup("0");
-    p->marker = xstrdup("loop: ");
-    p->n_health = 1;
-    p->health = xcalloc(1, sizeof(*p->health));
-    p->health[0].key = xstrdup("tickLagPeak");
-    p->health[0].label = xstrdup("peak lag");
-    p->text = xstrdup("{\"name\": \"fake\"}");
-    memcpy(p->hash, "0123456789abcdef", 17);
+    json_t *profile = json_pack(
+        "{s:s, s:s, s:s, s:{s:s, s:s, s:[s, s], s:s}, s:s, s:[{s:s, s:s, s:s, s:b}], s:{s:s}}",
+        "name", "fake", "path", "fake.json", "hash", "fnv1a64:0123456789abcdef", "knob", "name",
+        "server.eventLoopIdleWaitMs", "label", "idle wait (ms)", "values", "0", "2", "baseline",
+        "0", "marker", "loop: ", "health", "key", "tickLagPeak", "label", "peak lag", "better",
+        "lower", "must_be_zero", 0, "document", "name", "fake");
+    struct lb_error perr;
+    ck_assert_int_eq(campaign_profile_from_json(profile, "fake.json", &c->profile, &perr), 0);
+    json_decref(profile);
     strv_push(&c->values, "0");
     strv_push(&c->values, "2");
     c->baseline = 0;
@@ -155,13 +150,46 @@ START_TEST(written_file_parses_and_table_marks_baseline)
     json_decref(doc);
 
     FILE *out = testlib_capture();
-    results_print_table(&c, out);
+    report_terminal(&c, out);
     char *buf = testlib_captured(out);
     ck_assert_ptr_nonnull(strstr(buf, "0 (baseline)"));
-    ck_assert_ptr_nonnull(strstr(buf, "109.4x")); /* 98.5 / 0.9 */
+    ck_assert_ptr_nonnull(strstr(buf, "109x less")); /* 98.5 / 0.9 */
     ck_assert_ptr_nonnull(strstr(buf, "peak lag"));
     free(buf);
     free(path);
+    campaign_release(&c);
+    testlib_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
+/* What the writer writes, the reader reads whole: written again, the same bytes. */
+START_TEST(read_back_and_written_again_is_the_same_document)
+{
+    char *dir = testlib_tmpdir();
+    struct campaign c;
+    fake_campaign(&c, dir);
+    c.runs[3].status = RUN_FAILED;
+    c.runs[3].failure = xstrdup("the target exited with status 1 during the sample window");
+    c.runs[3].exited = true;
+    c.runs[3].wstatus = 1 << 8;
+    c.runs[1].sample.cpu_ns = 123456789; /* more digits than a number keeps */
+    c.runs[1].sample.steal_percent = 1.23456789012345;
+    struct lb_error err;
+    ck_assert_msg(results_write(&c, &err) == 0, "%s", err.msg);
+    char *path = path_join(dir, "results.json"), *written;
+    size_t len;
+    ck_assert_int_eq(read_file(path, &written, &len, &err), 0);
+    struct campaign back;
+    ck_assert_msg(results_load(path, &back, &err) == 0, "%s", err.msg);
+    char *again = results_text(&back);
+    ck_assert_str_eq(again, written);
+    ck_assert_uint_eq(back.runs[3].status, RUN_FAILED);
+    ck_assert_int_eq(back.runs[3].wstatus, 1 << 8);
+    free(again);
+    free(written);
+    free(path);
+    campaign_release(&back);
     campaign_release(&c);
     testlib_rmtree(dir);
     free(dir);
@@ -175,6 +203,7 @@ int main(void)
     tcase_add_test(tc, document_has_the_fixed_names);
     tcase_add_test(tc, failed_runs_are_listed_but_not_summarised);
     tcase_add_test(tc, written_file_parses_and_table_marks_baseline);
+    tcase_add_test(tc, read_back_and_written_again_is_the_same_document);
     suite_add_tcase(s, tc);
     return testlib_run(s);
 }

@@ -1,0 +1,242 @@
+#include "campaign.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const order_names[] = {"interleave", "random", "grouped"};
+static const char *const status_names[] = {"pending", "ok", "failed", "interrupted"};
+
+const char *run_order_name(enum run_order o)
+{
+    return name_of(order_names, ARRAY_SIZE(order_names), (size_t)o);
+}
+
+int run_order_parse(const char *s, enum run_order *out)
+{
+    int i = name_index(order_names, ARRAY_SIZE(order_names), s);
+    if (i < 0)
+        return -1;
+    *out = (enum run_order)i;
+    return 0;
+}
+
+const char *run_status_name(enum run_status s)
+{
+    return name_of(status_names, ARRAY_SIZE(status_names), (size_t)s);
+}
+
+int run_status_parse(const char *s, enum run_status *out)
+{
+    int i = name_index(status_names, ARRAY_SIZE(status_names), s);
+    if (i < 0)
+        return -1;
+    *out = (enum run_status)i;
+    return 0;
+}
+
+/* Anything but [A-Za-z0-9._-] in the value becomes '_'. */
+char *run_dir_name(const char *value, long repeat)
+{
+    char *safe = xstrdup(value);
+    for (char *s = safe; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+              ch == '.' || ch == '_' || ch == '-'))
+            *s = '_';
+    }
+    if (safe[0] == '.')
+        safe[0] = '_';
+    char *dir = xasprintf("runs/%s-%ld", safe, repeat);
+    free(safe);
+    return dir;
+}
+
+static const char *str_or(json_t *v, const char *dflt)
+{
+    return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+int campaign_profile_from_json(json_t *section, const char *where, struct campaign_profile *p,
+                               struct lb_error *err)
+{
+    memset(p, 0, sizeof(*p));
+    if (!json_is_object(section))
+        return lb_fail(err, "%s: profile: expected an object", where);
+    p->section = json_incref(section);
+    json_t *knob = json_object_get(section, "knob");
+    p->name = str_or(json_object_get(section, "name"), "?");
+    p->path = str_or(json_object_get(section, "path"), "");
+    p->hash = str_or(json_object_get(section, "hash"), "");
+    p->knob_name = str_or(json_object_get(knob, "name"), "?");
+    p->knob_label = str_or(json_object_get(knob, "label"), p->knob_name);
+    p->marker = str_or(json_object_get(section, "marker"), "");
+    json_t *health = json_object_get(section, "health");
+    if (health && !json_is_array(health))
+        return lb_fail(err, "%s: profile.health: expected an array", where);
+    p->n_health = json_array_size(health);
+    p->health = xcalloc(p->n_health ? p->n_health : 1, sizeof(*p->health));
+    for (size_t k = 0; k < p->n_health; k++) {
+        const char *key, *label = NULL, *better = profile_direction_name(LOWER_IS_BETTER);
+        int zero = 0;
+        enum direction dir;
+        if (json_unpack(json_array_get(health, k), "{s:s, s?s, s?s, s?b}", "key", &key, "label",
+                        &label, "better", &better, "must_be_zero", &zero) < 0 ||
+            profile_direction_parse(better, &dir) < 0)
+            return lb_fail(err, "%s: profile.health[%zu]: expected a key, a label, better "
+                                "\"lower\" or \"higher\" and must_be_zero",
+                           where, k);
+        p->health[k] = (struct campaign_health){key, label ? label : key, dir, zero};
+    }
+    return 0;
+}
+
+void campaign_profile_release(struct campaign_profile *p)
+{
+    free(p->health);
+    json_decref(p->section);
+    memset(p, 0, sizeof(*p));
+}
+
+const char *campaign_state_name(const struct campaign *c)
+{
+    return c->interrupted_by ? "interrupted" : c->finished_wall_ns ? "finished" : "running";
+}
+
+const char *campaign_host(const struct campaign *c)
+{
+    return c->host.hostname ? c->host.hostname : "host";
+}
+
+const char *campaign_where(const struct campaign *c)
+{
+    return c->path ? c->path : c->out_dir;
+}
+
+long campaign_setting(const struct campaign *c, const char *value)
+{
+    for (size_t i = 0; i < c->values.n; i++)
+        if (strcmp(c->values.v[i], value) == 0)
+            return (long)i;
+    return -1;
+}
+
+long campaign_health_index(const struct campaign *c, const char *key)
+{
+    for (size_t k = 0; k < c->profile.n_health; k++)
+        if (strcmp(c->profile.health[k].key, key) == 0)
+            return (long)k;
+    return -1;
+}
+
+/* Health key k's aggregate in run r, NULL when no window of the run had it. */
+static const struct scrape_agg *health_agg(const struct campaign *c, const struct run_record *r,
+                                           size_t k)
+{
+    const struct scrape_agg *a = scrape_run_find(&r->scrape, c->profile.health[k].key);
+    return a && a->n > 0 ? a : NULL;
+}
+
+double run_metric(const struct campaign *c, const struct run_record *r, int metric)
+{
+    if (metric < 0)
+        return r->sampled ? r->sample.cpu_percent : NAN;
+    const struct scrape_agg *a = health_agg(c, r, (size_t)metric);
+    return a ? a->mean : NAN;
+}
+
+double run_health_max(const struct campaign *c, const struct run_record *r, size_t k)
+{
+    const struct scrape_agg *a = health_agg(c, r, k);
+    return a ? a->max : NAN;
+}
+
+double run_health_total(const struct campaign *c, const struct run_record *r, size_t k)
+{
+    const struct scrape_agg *a = health_agg(c, r, k);
+    return a && a->type == SCRAPE_RATIO ? a->total_sum / (double)a->n : NAN;
+}
+
+size_t campaign_values(const struct campaign *c, size_t si, int metric, double *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_runs; i++)
+        if (c->runs[i].setting_index == si && c->runs[i].status == RUN_OK)
+            out[n++] = run_metric(c, &c->runs[i], metric);
+    return n;
+}
+
+size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, int metric, double *a,
+                      double *b)
+{
+    size_t n = 0;
+    if (c->order == ORDER_GROUPED)
+        return 0;
+    for (size_t i = 0; i < c->n_runs; i++) {
+        const struct run_record *x = &c->runs[i];
+        if (x->setting_index != sa || x->status != RUN_OK)
+            continue;
+        for (size_t j = 0; j < c->n_runs; j++) {
+            const struct run_record *y = &c->runs[j];
+            if (y->setting_index == sb && y->status == RUN_OK && y->repeat == x->repeat) {
+                a[n] = run_metric(c, x, metric);
+                b[n++] = run_metric(c, y, metric);
+                break;
+            }
+        }
+    }
+    return n;
+}
+
+const char *campaign_health_type(const struct campaign *c, size_t k)
+{
+    for (size_t i = 0; i < c->n_runs; i++) {
+        const struct scrape_agg *a = scrape_run_find(&c->runs[i].scrape, c->profile.health[k].key);
+        if (a && c->runs[i].status == RUN_OK)
+            return scrape_type_name(a->type);
+    }
+    return NULL;
+}
+
+const char *campaign_health_unit(const struct campaign *c, size_t k)
+{
+    const char *type = campaign_health_type(c, k);
+    if (!type)
+        return "";
+    if (strcmp(type, "duration_ms") == 0)
+        return " ms";
+    return strcmp(type, "percent") == 0 ? "%" : "";
+}
+
+void run_record_release(struct run_record *r)
+{
+    free(r->dir);
+    scrape_run_release(&r->scrape);
+    free(r->failure);
+    free(r->log_tail);
+    if (r->has_rtt)
+        rtt_result_release(&r->rtt);
+    if (r->has_endpoint)
+        endpoint_result_release(&r->endpoint);
+    memset(r, 0, sizeof(*r));
+}
+
+void campaign_release(struct campaign *c)
+{
+    free(c->out_dir);
+    free(c->path);
+    free(c->command_line);
+    free(c->self.version);
+    free(c->self.platform);
+    campaign_profile_release(&c->profile);
+    free(c->endpoint.url);
+    free(c->endpoint.format);
+    strv_release(&c->endpoint.keys);
+    strv_release(&c->endpoint.sources);
+    plat_host_facts_release(&c->host);
+    strv_release(&c->values);
+    strv_release(&c->resumed_at);
+    for (size_t i = 0; i < c->n_runs; i++)
+        run_record_release(&c->runs[i]);
+    free(c->runs);
+    memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,155 @@
+/* The campaign: what was planned, what each run measured, and what the profile said,
+ * in one model. The runner (run.c) fills it, results.c writes it as results.json and
+ * reads it back, and everything after (resume, summary, report, compare, plots, noise)
+ * reads the same model, whichever way it came. */
+#ifndef LOOPBENCH_CAMPAIGN_H
+#define LOOPBENCH_CAMPAIGN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "endpoint.h"
+#include "platform/platform.h"
+#include "profile.h"
+#include "rtt.h"
+#include "sampler.h"
+#include "scrape.h"
+#include "util.h"
+
+enum run_order { ORDER_INTERLEAVE = 0, ORDER_RANDOM, ORDER_GROUPED };
+const char *run_order_name(enum run_order o);
+int run_order_parse(const char *s, enum run_order *out);
+
+enum run_status { RUN_PENDING = 0, RUN_OK, RUN_FAILED, RUN_INTERRUPTED };
+const char *run_status_name(enum run_status s);
+int run_status_parse(const char *s, enum run_status *out);
+
+/* A health key as the campaign's profile declared it (strings borrowed). */
+struct campaign_health {
+    const char *key, *label;
+    enum direction better;
+    bool must_be_zero;
+};
+
+/* What results.json says of the profile: its "profile" object whole (so a campaign
+ * read back is written back as it was) and the parts the readers use. */
+struct campaign_profile {
+    json_t *section;           /* owned; the strings below are borrowed from it */
+    const char *name, *path, *hash; /* hash: "fnv1a64:<hex>" */
+    const char *knob_name, *knob_label, *marker;
+    struct campaign_health *health;
+    size_t n_health;
+};
+
+/* Fill p from a "profile" object (p takes a reference to it). Missing keys read as
+ * their defaults (the knob's label is its name, a health key's label its key), so that
+ * older and hand-made documents can be read; -1 with err naming `where` when a present
+ * key has the wrong type. */
+int campaign_profile_from_json(json_t *section, const char *where, struct campaign_profile *p,
+                               struct lb_error *err);
+void campaign_profile_release(struct campaign_profile *p);
+
+/* The HTTP metrics endpoint of the profile, as each run's record names it. */
+struct campaign_endpoint {
+    char *url, *format;
+    struct strv keys, sources; /* per selected value, in the profile's order */
+};
+
+struct run_record {
+    size_t setting_index;       /* into campaign.values */
+    long repeat;                /* 1-based: runs of the same repeat share a round */
+    enum run_status status;
+    char *dir;                  /* relative to the campaign directory: runs/<setting>-<k> */
+    uint64_t started_wall_ns;   /* 0: never started */
+    double ready_s;             /* from spawn to ready */
+    enum cpu_source_kind cpu_source; /* the source this run's target was measured with */
+    bool sampled;               /* the window's figures below are set */
+    struct sample_result sample;
+    struct scrape_run scrape;   /* the health lines of the window (and the log's levels) */
+    bool exited;                /* the target exited on its own */
+    int wstatus;
+    bool killed;                /* stop needed SIGKILL */
+    char *failure;              /* why it failed, one line */
+    char *log_tail;             /* last lines of its logs when it failed */
+    bool has_rtt;               /* the profile's round-trip probe ran through the window */
+    struct rtt_result rtt;
+    bool has_endpoint;          /* the profile's HTTP metrics endpoint was scraped */
+    struct endpoint_result endpoint;
+};
+
+/* loopbench's own version and cost, as of the last write. */
+struct campaign_self {
+    char *version, *platform;
+    double cpu_seconds;
+    long long max_rss_kib;
+};
+
+struct campaign {
+    char *out_dir;              /* the campaign's directory (where results.json is) */
+    char *path;                 /* the results.json it was read from; NULL while it runs */
+    char *command_line;
+    struct campaign_self self;
+    struct campaign_profile profile;
+    struct campaign_endpoint endpoint; /* url NULL: none */
+    bool has_rtt;               /* the profile runs a round-trip probe */
+    struct plat_host_facts host;
+    struct strv values;         /* settings, in the order given */
+    size_t baseline;            /* index into values */
+    long repeat;
+    double warmup_s, sample_s;
+    unsigned interval_ms;
+    enum run_order order;
+    uint64_t seed;
+    enum cpu_source_kind cpu_source; /* what was asked; each run records what was used */
+    uint64_t started_wall_ns, finished_wall_ns;
+    int interrupted_by;         /* signal number, 0 if not interrupted */
+    struct strv resumed_at;     /* UTC times of each --resume */
+    struct run_record *runs;    /* in execution order, the plan whole */
+    size_t n_runs;
+};
+
+/* The directory of a run: runs/<value>-<repeat>, the value made safe for a file name
+ * (new string, caller frees). */
+char *run_dir_name(const char *value, long repeat);
+
+/* "running", "finished" or "interrupted". */
+const char *campaign_state_name(const struct campaign *c);
+
+/* The hostname the campaign ran on, "host" when unknown. */
+const char *campaign_host(const struct campaign *c);
+/* Where the campaign's results are, for messages: its results.json or directory. */
+const char *campaign_where(const struct campaign *c);
+
+/* Index of setting `value`, or -1. */
+long campaign_setting(const struct campaign *c, const char *value);
+/* Index of health key `key`, or -1. */
+long campaign_health_index(const struct campaign *c, const char *key);
+
+/* A metric of a completed run: metric -1 is CPU %, k >= 0 health key k (its mean over
+ * the run's windows, NaN when no window had it). */
+double run_metric(const struct campaign *c, const struct run_record *r, int metric);
+/* The largest window of health key k in run r (guardrails), NaN if none. */
+double run_health_max(const struct campaign *c, const struct run_record *r, size_t k);
+/* Ratio key k's denominator per window in run r, NaN for other keys. */
+double run_health_total(const struct campaign *c, const struct run_record *r, size_t k);
+
+/* The metric's values over setting si's completed runs into out[] (room for n_runs).
+ * Returns how many. */
+size_t campaign_values(const struct campaign *c, size_t si, int metric, double *out);
+/* Interleaved (and random-order) campaigns run every setting once per round: pair
+ * setting sa's and sb's completed runs of the same round into a[] and b[] (room for
+ * n_runs each). Returns the pairs; 0 for grouped campaigns, where rounds do not exist. */
+size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, int metric, double *a,
+                      double *b);
+/* The scraped type of health key k ("duration_ms", "ratio"...: the first completed run
+ * that has it), NULL if no run has. */
+const char *campaign_health_type(const struct campaign *c, size_t k);
+/* The unit a health key's figures are shown with: " ms", "%" or "". */
+const char *campaign_health_unit(const struct campaign *c, size_t k);
+
+void run_record_release(struct run_record *r);
+void campaign_release(struct campaign *c);
+
+#endif

@@ -1,0 +1,40 @@
+/* Each setting of a campaign summarised once: its figures over its completed runs and
+ * their comparison with the baseline's. results.json's summary, the report's headline,
+ * table, CSV and JSON, and the table `run` prints all read these. */
+#ifndef LOOPBENCH_SUMMARY_H
+#define LOOPBENCH_SUMMARY_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "campaign.h"
+#include "compare.h"
+#include "histogram.h"
+
+/* Confidence level of the intervals, and the p below which a difference is called. */
+#define SUMMARY_LEVEL 0.95
+#define SUMMARY_ALPHA 0.05
+
+struct setting_summary {
+    size_t runs_ok, runs_attempted;
+    size_t unreliable;          /* completed runs whose CPU was near the clock's resolution */
+    struct metric_diff cpu;     /* a: the baseline's runs, b: this setting's */
+    struct stats_summary wakes; /* voluntary context switches per second */
+    struct metric_diff *health; /* per health key */
+    double *total;              /* per health key: a ratio's median denominator, else NaN */
+    /* Round trips (campaign.has_rtt): every completed run's histogram added, so the
+     * percentiles are of all round trips, never averages of percentiles. */
+    size_t rtt_runs;
+    uint64_t rtt_scheduled, rtt_errors, rtt_timeouts;
+    struct histogram rtt;
+};
+
+/* Every setting of c, in c->values' order (new array; summary_free). */
+struct setting_summary *summary_compute(const struct campaign *c);
+void summary_free(const struct campaign *c, struct setting_summary *s);
+
+/* results.json's "summary" array (new reference). */
+json_t *summary_json(const struct campaign *c);
+
+#endif
