@@ -31,7 +31,6 @@
 #include <sys/stat.h>
 #include <sys/sysctl.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,8 +38,6 @@
 #include "util.h"
 
 #define TREE_MAX 4096 /* processes in one target's tree */
-#define KILL_WAIT_NS (5 * NS_PER_SEC)
-#define POLL_NS (50 * 1000000ULL)
 /* How stale a running thread's time may be, read from outside: assumed to be one scheduler
  * quantum, not measured. */
 #define TREE_RESOLUTION_NS (10 * 1000000ULL)
@@ -109,13 +106,8 @@ struct member {
 };
 
 struct plat_target {
-    pid_t pid;
-    bool spawned;
-    bool reaped; /* spawned leader: waited for; attached: seen gone */
-    bool stopped;
-    int wstatus;
+    struct posix_target base; /* reaped_ns: the leader's, the only member loopbench reaps */
     uint64_t start;       /* attached leader: tells a reused pid from ours */
-    uint64_t reaped_ns;   /* the leader's wait4 rusage, its reaped children included */
     uint64_t departed_ns; /* members gone with no member to reap them (launchd's orphans) */
     uint64_t last_cpu_ns;
     struct member *members, *previous; /* this walk and the last, in lists[] */
@@ -132,29 +124,17 @@ void plat_force_full_scan(bool on)
 static struct plat_target *target_new(pid_t pid, bool spawned, uint64_t start)
 {
     struct plat_target *t = xcalloc(1, sizeof(*t));
-    t->pid = pid;
-    t->spawned = spawned;
+    t->base.pid = pid;
+    t->base.spawned = spawned;
     t->start = start;
     t->members = t->lists[0];
     t->previous = t->lists[1];
     return t;
 }
 
-static void leader_reap(struct plat_target *t)
+struct posix_target *posix_target_base(struct plat_target *t)
 {
-    struct rusage ru;
-    int status;
-    pid_t r;
-    if (!t->spawned || t->reaped)
-        return;
-    do
-        r = wait4(t->pid, &status, WNOHANG, &ru);
-    while (r < 0 && errno == EINTR);
-    if (r != t->pid)
-        return;
-    t->reaped_ns = posix_rusage_ns(&ru);
-    t->wstatus = status;
-    t->reaped = true;
+    return &t->base;
 }
 
 static struct member *member_find(struct member *list, size_t n, pid_t pid)
@@ -176,8 +156,8 @@ static int member_add(struct plat_target *t, pid_t pid, uint64_t start, bool has
         return 0;
     }
     if (t->n_members == TREE_MAX)
-        return lb_fail(err, "the process tree of pid %d has more than %d processes", (int)t->pid,
-                       TREE_MAX);
+        return lb_fail(err, "the process tree of pid %d has more than %d processes",
+                       (int)t->base.pid, TREE_MAX);
     const struct member *was = member_find(t->previous, t->n_previous, pid);
     t->members[t->n_members++] = (struct member){
         .pid = pid, .has_parent = has_parent, .start = was ? was->start : start};
@@ -219,7 +199,7 @@ static void departed_add(struct plat_target *t)
 {
     for (size_t i = 0; i < t->n_previous; i++) {
         const struct member *p = &t->previous[i];
-        if (!p->pid || p->has_parent || (t->spawned && p->pid == t->pid))
+        if (!p->pid || p->has_parent || (t->base.spawned && p->pid == t->base.pid))
             continue;
         if (!member_find(t->members, t->n_members, p->pid))
             t->departed_ns += p->cpu_ns;
@@ -231,15 +211,15 @@ static void departed_add(struct plat_target *t)
  * total CPU goes to *cpu_ns when not NULL. */
 static int tree_walk(struct plat_target *t, uint64_t *cpu_ns, struct lb_error *err)
 {
-    leader_reap(t);
+    posix_leader_reap(&t->base);
     struct member *last = t->members;
     t->members = t->previous;
     t->previous = last;
     t->n_previous = t->n_members;
     t->n_members = 0;
-    if (!t->reaped && member_add(t, t->pid, t->start, false, err) < 0)
+    if (!t->base.reaped && member_add(t, t->base.pid, t->start, false, err) < 0)
         return -1;
-    int n = t->spawned ? proc_listpgrppids(t->pid, t->pids, (int)sizeof(t->pids)) : 0;
+    int n = t->base.spawned ? proc_listpgrppids(t->base.pid, t->pids, (int)sizeof(t->pids)) : 0;
     for (int i = 0; i < n; i++)
         if (member_add(t, t->pids[i], 0, false, err) < 0)
             return -1;
@@ -256,7 +236,7 @@ static int tree_walk(struct plat_target *t, uint64_t *cpu_ns, struct lb_error *e
     departed_add(t);
     /* A member reaped by another between their two reads is missed for one walk: the total is
      * held where it was rather than let go backwards. */
-    sum += t->reaped_ns + t->departed_ns;
+    sum += t->base.reaped_ns + t->departed_ns;
     if (sum < t->last_cpu_ns)
         sum = t->last_cpu_ns;
     t->last_cpu_ns = sum;
@@ -394,7 +374,7 @@ int plat_attach(pid_t pid, struct plat_target **out, struct lb_error *err)
 
 pid_t plat_target_pid(const struct plat_target *t)
 {
-    return t->pid;
+    return t->base.pid;
 }
 
 enum cpu_source_kind plat_target_cpu_source(const struct plat_target *t)
@@ -423,129 +403,59 @@ int plat_target_read(struct plat_target *t, uint64_t *cpu_ns, struct plat_tree_s
     return 0;
 }
 
-int plat_target_tree_stats(struct plat_target *t, struct plat_tree_stats *out, struct lb_error *err)
+int posix_attached_gone(struct plat_target *t)
 {
-    if (tree_walk(t, NULL, err) < 0)
-        return -1;
-    tree_stats(t, out);
-    return 0;
+    return !process_alive(t->base.pid, t->start, NULL);
 }
 
-int plat_target_exited(struct plat_target *t, int *wstatus)
+/* ---- Stopping (posix.c's plat_target_stop) ---------------------------------------- */
+
+/* Polled: only the leader's exit raises SIGCHLD here, orphans being launchd's. */
+const uint64_t posix_stop_poll_ns = 50 * 1000000ULL;
+
+int posix_target_walk(struct plat_target *t, struct lb_error *err)
 {
-    if (t->spawned)
-        leader_reap(t);
-    else if (!t->reaped && !process_alive(t->pid, t->start, NULL))
-        t->reaped = true;
-    if (!t->reaped)
-        return 0;
-    if (wstatus)
-        *wstatus = t->spawned ? t->wstatus : 0;
-    return 1;
+    return tree_walk(t, NULL, err); /* which reaps the leader first */
 }
 
-/* ---- Stopping --------------------------------------------------------------------- */
-
-/* Walk the tree again: how many members are left (-1 on error)? */
-static int tree_left(struct plat_target *t, struct lb_error *err)
+size_t posix_target_members(const struct plat_target *t)
 {
-    if (tree_walk(t, NULL, err) < 0)
-        return -1;
-    int n = 0;
-    for (size_t i = 0; i < t->n_members; i++)
-        n += t->members[i].pid != 0;
-    return n;
+    return t->n_members;
 }
 
-/* The group (one call reaches a member the walk has not seen yet), and each member outside it:
- * orphans that made a group of their own. Once the leader is reaped, the group id is only ours
- * while a member holds it. */
-static void tree_signal(const struct plat_target *t, int sig)
+pid_t posix_target_member(const struct plat_target *t, size_t i)
 {
-    bool group = !t->reaped;
-    for (size_t i = 0; i < t->n_members; i++) {
-        pid_t pid = t->members[i].pid;
-        if (pid && getpgid(pid) == t->pid)
-            group = true;
-        else if (pid)
-            kill(pid, sig);
-    }
-    if (group)
-        kill(-t->pid, sig);
+    return t->members[i].pid;
 }
 
-int plat_target_stop(struct plat_target *t, int sig, uint64_t grace_ns, bool *killed,
-                     struct lb_error *err)
+void posix_target_stopped(struct plat_target *t)
 {
-    *killed = false;
-    if (!t->spawned)
-        return lb_fail(err, "cannot stop pid %d: loopbench did not start it", (int)t->pid);
-    if (t->stopped)
-        return 0;
-    int sigints = plat_sigint_count();
-    uint64_t grace_end = mono_ns() + grace_ns, kill_end = 0;
-    bool signalled = false;
-    int left;
-    while ((left = tree_left(t, err)) > 0) {
-        uint64_t now = mono_ns();
-        /* A SIGINT during the grace (a second Ctrl-C) cuts it short. */
-        bool grace = now < grace_end && plat_sigint_count() == sigints;
-        if (grace && !signalled) {
-            tree_signal(t, sig);
-            signalled = true;
-        } else if (!grace) {
-            if (!*killed)
-                kill_end = now + KILL_WAIT_NS;
-            else if (now >= kill_end)
-                return lb_fail(err, "processes of pid %d survived SIGKILL for %llu s: %d left",
-                               (int)t->pid, (unsigned long long)(KILL_WAIT_NS / NS_PER_SEC), left);
-            *killed = true;
-            tree_signal(t, SIGKILL);
-        }
-        /* Polled: only the leader's exit raises SIGCHLD here, orphans being launchd's. */
-        uint64_t until = now + POLL_NS;
-        if (grace && grace_end < until)
-            until = grace_end;
-        plat_wait_until(until);
-    }
-    if (left < 0)
-        return -1;
-    t->stopped = true;
-    return 0;
+    (void)t; /* no subreaper to give up: macOS has none */
 }
 
-void plat_target_free(struct plat_target *t)
+void posix_target_release(struct plat_target *t)
 {
-    if (!t)
-        return;
-    if (t->spawned && !t->stopped) {
-        bool killed;
-        plat_target_stop(t, SIGKILL, 0, &killed, NULL);
-    }
     free(t);
 }
 
-/* ---- Waiting ---------------------------------------------------------------------- */
+/* ---- Events (posix.c's plat_wait_until) ------------------------------------------- */
 
-/* A self-pipe: the handler writes each signal's number, plat_wait_until polls the read end. */
-static int signal_pipe[2] = {-1, -1};
-static int last_signal;
-static int sigint_count;
+/* A self-pipe: the handler writes each signal's number, plat_wait_until polls the read
+ * end. */
+static int signal_pipe_in = -1;
 
 static void on_signal(int sig)
 {
     int saved = errno;
     unsigned char b = (unsigned char)sig;
     /* A full pipe already holds events enough to wake the waiter. */
-    ssize_t written = write(signal_pipe[1], &b, 1);
+    ssize_t written = write(signal_pipe_in, &b, 1);
     (void)written;
     errno = saved;
 }
 
-int plat_events_init(struct lb_error *err)
+int posix_signals_open(const int *sigs, size_t n, struct lb_error *err)
 {
-    if (signal_pipe[0] >= 0)
-        return 0;
     int p[2];
     if (pipe(p) < 0)
         return lb_fail_errno(err, errno, "cannot create the signal pipe");
@@ -553,76 +463,37 @@ int plat_events_init(struct lb_error *err)
         fcntl(p[i], F_SETFD, FD_CLOEXEC);
         fcntl(p[i], F_SETFL, O_NONBLOCK);
     }
-    signal_pipe[0] = p[0];
-    signal_pipe[1] = p[1];
+    signal_pipe_in = p[1];
     /* Not SIG_IGN for SIGCHLD, which would make children vanish unreaped with their status. */
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sa.sa_flags = SA_RESTART;
     sigfillset(&sa.sa_mask);
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
-    for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
-        if (sigaction(sigs[i], &sa, NULL) < 0)
-            return lb_fail_errno(err, errno, "cannot handle signal %d", sigs[i]);
-    return 0;
-}
-
-/* Read the pending signals: -1 if none, else the event they make. */
-static int signals_drain(void)
-{
-    int ev = -1;
-    unsigned char sigs[64];
-    ssize_t n;
-    if (signal_pipe[0] < 0)
-        return -1;
-    while ((n = read(signal_pipe[0], sigs, sizeof(sigs))) > 0) {
-        for (ssize_t i = 0; i < n; i++) {
-            if (sigs[i] == SIGCHLD) {
-                if (ev < 0)
-                    ev = PLAT_EVENT_CHILD;
-                continue;
-            }
-            last_signal = sigs[i];
-            sigint_count += sigs[i] == SIGINT;
-            ev = PLAT_EVENT_INTERRUPT;
+    for (size_t i = 0; i < n; i++) {
+        if (sigaction(sigs[i], &sa, NULL) < 0) {
+            lb_fail_errno(err, errno, "cannot handle signal %d", sigs[i]);
+            signal_pipe_in = -1;
+            close(p[0]);
+            close(p[1]);
+            return -1;
         }
     }
-    return ev;
+    return p[0];
 }
 
-enum plat_event plat_wait_until(uint64_t deadline_mono_ns)
+int posix_signal_next(int fd)
 {
-    for (;;) {
-        int ev = signals_drain();
-        if (ev >= 0)
-            return (enum plat_event)ev;
-        uint64_t now = mono_ns();
-        if (now >= deadline_mono_ns)
-            return PLAT_EVENT_TIMEOUT;
-        uint64_t left = deadline_mono_ns - now;
-        if (signal_pipe[0] < 0) { /* no events before plat_events_init: a plain sleep */
-            struct timespec ts = {(time_t)(left / NS_PER_SEC), (long)(left % NS_PER_SEC)};
-            nanosleep(&ts, NULL);
-            continue;
-        }
-        /* poll counts whole milliseconds: rounded up, so that it never wakes before the
-         * deadline only to poll again with 0. */
-        uint64_t ms = (left + 999999) / 1000000;
-        struct pollfd p = {.fd = signal_pipe[0], .events = POLLIN};
-        if (poll(&p, 1, ms > INT_MAX ? INT_MAX : (int)ms) < 0 && errno != EINTR)
-            return PLAT_EVENT_TIMEOUT;
-    }
+    unsigned char sig;
+    return read(fd, &sig, 1) == 1 ? sig : 0;
 }
 
-int plat_last_signal(void)
+int posix_poll(struct pollfd *fds, nfds_t n, uint64_t timeout_ns)
 {
-    return last_signal;
-}
-
-int plat_sigint_count(void)
-{
-    return sigint_count;
+    /* Whole milliseconds, rounded up, so that it never wakes before the deadline only to
+     * poll again with 0. */
+    uint64_t ms = (timeout_ns + 999999) / 1000000;
+    return poll(fds, n, ms > INT_MAX ? INT_MAX : (int)ms);
 }
 
 /* ---- Host ------------------------------------------------------------------------- */

@@ -44,8 +44,6 @@
 #define LEADERS_MAX 64 /* spawned targets alive at once */
 #define TEXT_MAX 4096  /* one /proc text file (stat, statm, status) */
 #define DENTS_MAX 8192 /* one getdents64 batch */
-#define KILL_WAIT_NS (5 * NS_PER_SEC)
-#define KILL_POLL_NS (50 * 1000000ULL)
 #define ASSUMED_HZ 250
 
 const char *plat_name(void)
@@ -166,8 +164,6 @@ static pid_t dent_pid(const char *name)
 
 struct member {
     pid_t pid;
-    pid_t pgid;
-    pid_t ppid;
     size_t tid_first, n_tids; /* its threads in tids[], as the walk listed them */
 };
 
@@ -177,16 +173,11 @@ struct scan_entry {
 };
 
 struct plat_target {
-    pid_t pid;
-    bool spawned;
-    bool reaped; /* spawned leader: waited for; attached: seen gone */
-    bool stopped;
-    int wstatus;
+    struct posix_target base;
     unsigned long long starttime; /* attached: tells a reused pid from ours */
     enum cpu_source_kind source;
     int perf_fd;
     uint64_t resolution_ns;
-    uint64_t reaped_ns; /* CPU of tree members that loopbench reaped (wait4 rusage) */
     uint64_t last_cpu_ns;
     struct member members[TREE_MAX];
     size_t n_members;
@@ -236,31 +227,12 @@ static bool is_leader(pid_t pid)
  * daemon's setsid); one in no known group goes to every target. */
 static bool orphan_belongs(const struct plat_target *t, pid_t pgid)
 {
-    return pgid == t->pid || !is_leader(pgid);
+    return pgid == t->base.pid || !is_leader(pgid);
 }
 
-/* Reap a child of loopbench if it has exited: its whole usage, its own reaped children
- * included, moves from the live tree into reaped_ns. Returns 1 if reaped. */
-static int reap(struct plat_target *t, pid_t pid, int *wstatus)
+struct posix_target *posix_target_base(struct plat_target *t)
 {
-    struct rusage ru;
-    int status;
-    pid_t r;
-    do
-        r = wait4(pid, &status, WNOHANG, &ru);
-    while (r < 0 && errno == EINTR);
-    if (r != pid)
-        return 0;
-    t->reaped_ns += posix_rusage_ns(&ru);
-    if (wstatus)
-        *wstatus = status;
-    return 1;
-}
-
-static void leader_reap(struct plat_target *t)
-{
-    if (t->spawned && !t->reaped && reap(t, t->pid, &t->wstatus))
-        t->reaped = true;
+    return &t->base;
 }
 
 static bool member_known(const struct plat_target *t, pid_t pid)
@@ -276,8 +248,8 @@ static int member_add(struct plat_target *t, pid_t pid, struct lb_error *err)
     if (member_known(t, pid))
         return 0;
     if (t->n_members == TREE_MAX)
-        return lb_fail(err, "the process tree of pid %d has more than %d processes", (int)t->pid,
-                       TREE_MAX);
+        return lb_fail(err, "the process tree of pid %d has more than %d processes",
+                       (int)t->base.pid, TREE_MAX);
     t->members[t->n_members++] = (struct member){.pid = pid};
     return 0;
 }
@@ -408,15 +380,15 @@ static size_t children_of(struct plat_target *t, pid_t pid, struct member *m)
 static int roots_add(struct plat_target *t, struct lb_error *err)
 {
     t->n_members = 0;
-    if (!t->reaped && member_add(t, t->pid, err) < 0)
+    if (!t->base.reaped && member_add(t, t->base.pid, err) < 0)
         return -1;
-    if (!t->spawned)
+    if (!t->base.spawned)
         return 0;
     size_t n = children_of(t, getpid(), NULL);
     for (size_t i = 0; i < n; i++) {
         pid_t kid = t->kids[i];
         struct proc_stat st;
-        if (kid == t->pid || is_leader(kid) ||
+        if (kid == t->base.pid || is_leader(kid) ||
             stat_read(kid, t->text, sizeof(t->text), &st, NULL) != 0 || !orphan_belongs(t, st.pgid))
             continue;
         if (member_add(t, kid, err) < 0)
@@ -435,18 +407,18 @@ static int member_visit(struct plat_target *t, size_t i, uint64_t *cpu_ns, struc
     int r = stat_read(m->pid, t->text, sizeof(t->text), &st, err);
     if (r < 0)
         return -1;
-    if (r == 0 && st.ppid == getpid() && st.state == 'Z' && m->pid != t->pid &&
-        reap(t, m->pid, NULL))
+    /* Reaped, its whole usage (its own reaped children included) moves from the live
+     * tree into reaped_ns. */
+    if (r == 0 && st.ppid == getpid() && st.state == 'Z' && m->pid != t->base.pid &&
+        posix_reap(&t->base, m->pid, NULL))
         r = 1;
     /* An attached pid that now names another process is gone. */
-    if (r == 0 && !t->spawned && m->pid == t->pid && st.starttime != t->starttime)
+    if (r == 0 && !t->base.spawned && m->pid == t->base.pid && st.starttime != t->starttime)
         r = 1;
     if (r == 1) {
         m->pid = 0;
         return 0;
     }
-    m->ppid = st.ppid;
-    m->pgid = st.pgid;
     if (cpu_ns) {
         clockid_t cid;
         struct timespec ts;
@@ -485,14 +457,6 @@ static int tree_walk(struct plat_target *t, uint64_t *cpu_ns, struct lb_error *e
         if (member_visit(t, i, cpu_ns, err) < 0)
             return -1;
     return 0;
-}
-
-static size_t live_members(const struct plat_target *t)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < t->n_members; i++)
-        n += t->members[i].pid != 0;
-    return n;
 }
 
 /* Memory and context switches of the members and threads the last walk found: a pass
@@ -651,8 +615,8 @@ static void close_all(int *fds, size_t n)
 static struct plat_target *target_new(pid_t pid, bool spawned)
 {
     struct plat_target *t = xcalloc(1, sizeof(*t));
-    t->pid = pid;
-    t->spawned = spawned;
+    t->base.pid = pid;
+    t->base.spawned = spawned;
     t->perf_fd = -1;
     t->source = CPU_SOURCE_TREE;
     t->resolution_ns = tick_ns();
@@ -666,7 +630,7 @@ static int choose_source(struct plat_target *t, enum cpu_source_kind want, struc
 {
     if (want == CPU_SOURCE_TREE)
         return 0;
-    t->perf_fd = perf_open(t->pid);
+    t->perf_fd = perf_open(t->base.pid);
     if (t->perf_fd >= 0) {
         t->source = CPU_SOURCE_PERF;
         /* The counter is in ns and a read is fresh: the kernel brings a thread running
@@ -677,7 +641,7 @@ static int choose_source(struct plat_target *t, enum cpu_source_kind want, struc
     if (want == CPU_SOURCE_AUTO && perf_unavailable(errno))
         return 0;
     return lb_fail_errno(err, errno, "cannot open a perf task-clock counter on pid %d",
-                         (int)t->pid);
+                         (int)t->base.pid);
 }
 
 int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out, struct lb_error *err)
@@ -757,7 +721,7 @@ child_failed:
     close_all(fds, ARRAY_SIZE(fds));
     waitpid(pid, NULL, 0);
     leader_unregister(pid);
-    t->reaped = t->stopped = true;
+    t->base.reaped = t->base.stopped = true;
     plat_target_free(t);
     return -1;
 fail:
@@ -784,7 +748,7 @@ int plat_attach(pid_t pid, struct plat_target **out, struct lb_error *err)
 
 pid_t plat_target_pid(const struct plat_target *t)
 {
-    return t->pid;
+    return t->base.pid;
 }
 
 enum cpu_source_kind plat_target_cpu_source(const struct plat_target *t)
@@ -803,7 +767,8 @@ int plat_target_cpu_ns(struct plat_target *t, uint64_t *cpu_ns, struct lb_error 
     if (t->source == CPU_SOURCE_PERF) {
         uint64_t v;
         if (read(t->perf_fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
-            return lb_fail_errno(err, errno, "cannot read the perf counter of pid %d", (int)t->pid);
+            return lb_fail_errno(err, errno, "cannot read the perf counter of pid %d",
+                                 (int)t->base.pid);
         *cpu_ns = v;
         return 0;
     }
@@ -813,7 +778,7 @@ int plat_target_cpu_ns(struct plat_target *t, uint64_t *cpu_ns, struct lb_error 
     /* A member reaped between two reads moves from its clock to its parent's cutime,
      * which /proc gives in 10 ms steps, and may be missed for one read: the total is
      * held where it was rather than let go backwards. */
-    v += t->reaped_ns;
+    v += t->base.reaped_ns;
     if (v < t->last_cpu_ns)
         v = t->last_cpu_ns;
     t->last_cpu_ns = v;
@@ -833,200 +798,82 @@ int plat_target_read(struct plat_target *t, uint64_t *cpu_ns, struct plat_tree_s
     return 0;
 }
 
-int plat_target_tree_stats(struct plat_target *t, struct plat_tree_stats *out, struct lb_error *err)
+int posix_attached_gone(struct plat_target *t)
 {
-    if (tree_walk(t, NULL, err) < 0)
+    struct proc_stat st;
+    int r = stat_read(t->base.pid, t->text, sizeof(t->text), &st, NULL);
+    if (r < 0)
         return -1;
-    tree_stats(t, out);
-    return 0;
+    return r == 1 || st.state == 'Z' || st.state == 'X' || st.starttime != t->starttime;
 }
 
-int plat_target_exited(struct plat_target *t, int *wstatus)
+/* ---- Stopping (posix.c's plat_target_stop) ---------------------------------------- */
+
+/* Every exit that can empty the tree is one of loopbench's children (the leader, or a
+ * member re-parented to it, the subreaper), so waiting on SIGCHLD misses none. */
+const uint64_t posix_stop_poll_ns = 0;
+
+int posix_target_walk(struct plat_target *t, struct lb_error *err)
 {
-    if (t->spawned) {
-        leader_reap(t);
-    } else if (!t->reaped) {
-        struct proc_stat st;
-        int r = stat_read(t->pid, t->text, sizeof(t->text), &st, NULL);
-        if (r < 0)
-            return -1;
-        if (r == 1 || st.state == 'Z' || st.state == 'X' || st.starttime != t->starttime)
-            t->reaped = true;
-    }
-    if (!t->reaped)
-        return 0;
-    if (wstatus)
-        *wstatus = t->spawned ? t->wstatus : 0;
-    return 1;
+    posix_leader_reap(&t->base);
+    return tree_walk(t, NULL, err);
 }
 
-/* ---- Stopping --------------------------------------------------------------------- */
-
-/* Reap what can be reaped and walk the tree again: is any member left? */
-static int tree_left(struct plat_target *t, struct lb_error *err)
+size_t posix_target_members(const struct plat_target *t)
 {
-    leader_reap(t);
-    if (tree_walk(t, NULL, err) < 0)
-        return -1;
-    return live_members(t) > 0;
+    return t->n_members;
 }
 
-/* The group first (one call reaches a member the walk has not seen yet), then each
- * member outside it: adopted orphans and whoever made a group of its own. */
-static void tree_signal(struct plat_target *t, int sig)
+pid_t posix_target_member(const struct plat_target *t, size_t i)
 {
-    bool group = !t->reaped;
-    for (size_t i = 0; i < t->n_members && !group; i++)
-        group = t->members[i].pid && t->members[i].pgid == t->pid;
-    /* Once the leader is reaped, the group id is only ours while a member holds it. */
-    if (group)
-        kill(-t->pid, sig);
-    for (size_t i = 0; i < t->n_members; i++)
-        if (t->members[i].pid && t->members[i].pgid != t->pid)
-            kill(t->members[i].pid, sig);
+    return t->members[i].pid;
 }
 
-int plat_target_stop(struct plat_target *t, int sig, uint64_t grace_ns, bool *killed,
-                     struct lb_error *err)
+void posix_target_stopped(struct plat_target *t)
 {
-    *killed = false;
-    if (!t->spawned)
-        return lb_fail(err, "cannot stop pid %d: loopbench did not start it", (int)t->pid);
-    if (t->stopped)
-        return 0;
-    int sigints = plat_sigint_count();
-    int left = tree_left(t, err);
-    if (left > 0 && grace_ns > 0) {
-        tree_signal(t, sig);
-        uint64_t deadline = mono_ns() + grace_ns;
-        /* Every exit that can empty the tree is one of loopbench's children (the leader,
-         * or a member re-parented to it), so waiting on SIGCHLD misses none. */
-        while ((left = tree_left(t, err)) > 0 && mono_ns() < deadline) {
-            enum plat_event ev = plat_wait_until(deadline);
-            if (ev == PLAT_EVENT_INTERRUPT && plat_sigint_count() > sigints)
-                break;
-        }
-    }
-    uint64_t deadline = mono_ns() + KILL_WAIT_NS;
-    while (left > 0) {
-        *killed = true;
-        tree_signal(t, SIGKILL);
-        uint64_t now = mono_ns();
-        if (now >= deadline)
-            return lb_fail(err, "processes of pid %d survived SIGKILL for %llu s: %zu left",
-                           (int)t->pid, (unsigned long long)(KILL_WAIT_NS / NS_PER_SEC),
-                           live_members(t));
-        /* Polled too: a member whose parent is still dying exits without telling us. */
-        plat_wait_until(now + KILL_POLL_NS);
-        left = tree_left(t, err);
-    }
-    if (left < 0)
-        return -1;
-    t->stopped = true;
-    leader_unregister(t->pid);
-    return 0;
+    leader_unregister(t->base.pid);
 }
 
-void plat_target_free(struct plat_target *t)
+void posix_target_release(struct plat_target *t)
 {
-    if (!t)
-        return;
-    if (t->spawned && !t->stopped) {
-        bool killed;
-        plat_target_stop(t, SIGKILL, 0, &killed, NULL);
-        if (!t->stopped)
-            leader_unregister(t->pid);
-    }
+    /* A tree that could not be stopped gives its place up all the same. */
+    if (t->base.spawned && !t->base.stopped)
+        leader_unregister(t->base.pid);
     if (t->perf_fd >= 0)
         close(t->perf_fd);
     free(t->scan);
     free(t);
 }
 
-/* ---- Waiting ---------------------------------------------------------------------- */
+/* ---- Events (posix.c's plat_wait_until) ------------------------------------------- */
 
-static int signal_fd = -1;
-static int last_signal;
-static int sigint_count;
-
-int plat_events_init(struct lb_error *err)
+int posix_signals_open(const int *sigs, size_t n, struct lb_error *err)
 {
-    if (signal_fd >= 0)
-        return 0;
     sigset_t set;
     sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    sigaddset(&set, SIGCHLD);
+    for (size_t i = 0; i < n; i++)
+        sigaddset(&set, sigs[i]);
     /* Blocked, the signals wait in the signalfd until plat_wait_until reads them: none
      * is lost between two waits and none interrupts a read. */
     int e = pthread_sigmask(SIG_BLOCK, &set, NULL);
     if (e)
         return lb_fail_errno(err, e, "cannot block signals");
-    signal_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-    if (signal_fd < 0)
+    int fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (fd < 0)
         return lb_fail_errno(err, errno, "cannot create a signalfd");
-    return 0;
+    return fd;
 }
 
-/* Read the pending signals: -1 if none, else the event they make. */
-static int signals_drain(void)
+int posix_signal_next(int fd)
 {
-    int ev = -1;
-    struct signalfd_siginfo si[8];
-    ssize_t n;
-    while ((n = read(signal_fd, si, sizeof(si))) > 0) {
-        for (size_t i = 0; i < (size_t)n / sizeof(si[0]); i++) {
-            int sig = (int)si[i].ssi_signo;
-            if (sig == SIGCHLD) {
-                if (ev < 0)
-                    ev = PLAT_EVENT_CHILD;
-                continue;
-            }
-            last_signal = sig;
-            sigint_count += sig == SIGINT;
-            ev = PLAT_EVENT_INTERRUPT;
-        }
-    }
-    return ev;
+    struct signalfd_siginfo si;
+    return read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si) ? (int)si.ssi_signo : 0;
 }
 
-enum plat_event plat_wait_until(uint64_t deadline_mono_ns)
+int posix_poll(struct pollfd *fds, nfds_t n, uint64_t timeout_ns)
 {
-    if (signal_fd < 0) { /* no events before plat_events_init: a plain sleep */
-        struct timespec ts = {(time_t)(deadline_mono_ns / NS_PER_SEC),
-                              (long)(deadline_mono_ns % NS_PER_SEC)};
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-            ;
-        return PLAT_EVENT_TIMEOUT;
-    }
-    for (;;) {
-        int ev = signals_drain();
-        if (ev >= 0)
-            return (enum plat_event)ev;
-        uint64_t now = mono_ns();
-        if (now >= deadline_mono_ns)
-            return PLAT_EVENT_TIMEOUT;
-        uint64_t left = deadline_mono_ns - now;
-        struct timespec ts = {(time_t)(left / NS_PER_SEC), (long)(left % NS_PER_SEC)};
-        struct pollfd p = {.fd = signal_fd, .events = POLLIN};
-        int r = ppoll(&p, 1, &ts, NULL);
-        if (r == 0)
-            return PLAT_EVENT_TIMEOUT;
-        if (r < 0 && errno != EINTR)
-            return PLAT_EVENT_TIMEOUT;
-    }
-}
-
-int plat_last_signal(void)
-{
-    return last_signal;
-}
-
-int plat_sigint_count(void)
-{
-    return sigint_count;
+    struct timespec ts = {(time_t)(timeout_ns / NS_PER_SEC), (long)(timeout_ns % NS_PER_SEC)};
+    return ppoll(fds, n, &ts, NULL);
 }
 
 /* ---- Host ------------------------------------------------------------------------- */

@@ -71,18 +71,17 @@ uint64_t plat_target_cpu_resolution_ns(const struct plat_target *t);
  * threads and descendants that have exited. Allocation-free: this is the hot path. */
 int plat_target_cpu_ns(struct plat_target *t, uint64_t *cpu_ns, struct lb_error *err);
 
+/* A snapshot of the live tree. */
 struct plat_tree_stats {
     uint64_t rss_bytes;      /* summed over live processes of the tree */
     uint64_t voluntary_ctxsw;   /* summed over live threads of the tree */
     uint64_t involuntary_ctxsw;
     unsigned nprocs;
 };
-/* Allocation-free snapshot of the live tree. */
-int plat_target_tree_stats(struct plat_target *t, struct plat_tree_stats *out,
-                           struct lb_error *err);
 
-/* Both of the above at one instant, in one walk of the tree: the CPU first, then the
- * other figures of the processes that walk found. What the sampler takes at each point. */
+/* The total CPU (as plat_target_cpu_ns) and a snapshot of the live tree at one instant,
+ * in one walk of the tree: the CPU first, then the other figures of the processes that
+ * walk found. Allocation-free: what the sampler takes at each point. */
 int plat_target_read(struct plat_target *t, uint64_t *cpu_ns, struct plat_tree_stats *stats,
                      struct lb_error *err);
 

@@ -1,6 +1,7 @@
-/* What every POSIX back-end shares (Linux, macOS): CPU source names, files, locks,
- * looking a program up and running it, a TCP check, regular expressions, busy
- * processes' end. Built beside linux.c or darwin.c by meson. */
+/* What every POSIX back-end shares (Linux, macOS): files, locks, looking a program up
+ * and running it, a TCP check, regular expressions, busy processes; events, reaping and
+ * stopping a tree, over each back-end's hooks (posix.h). Built beside linux.c or
+ * darwin.c by meson. */
 #include "platform/platform.h"
 #include "platform/posix.h"
 
@@ -18,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -290,4 +292,213 @@ void plat_hogs_stop(const pid_t *pids, unsigned n)
     for (unsigned i = 0; i < n; i++)
         while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
             ;
+}
+
+/* ---- Events ----------------------------------------------------------------------- */
+
+/* Where the back-end's signals arrive (posix_signals_open), -1 before plat_events_init. */
+static int signal_fd = -1;
+static int last_signal;
+static int sigint_count;
+
+int plat_events_init(struct lb_error *err)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGCHLD};
+    if (signal_fd >= 0)
+        return 0;
+    int fd = posix_signals_open(sigs, ARRAY_SIZE(sigs), err);
+    if (fd < 0)
+        return -1;
+    signal_fd = fd;
+    return 0;
+}
+
+/* Read the pending signals: -1 if none, else the event they make (an interrupt outranks
+ * a child's exit). */
+static int signals_drain(void)
+{
+    int ev = -1;
+    int sig;
+    while ((sig = posix_signal_next(signal_fd)) > 0) {
+        if (sig == SIGCHLD) {
+            if (ev < 0)
+                ev = PLAT_EVENT_CHILD;
+            continue;
+        }
+        last_signal = sig;
+        sigint_count += sig == SIGINT;
+        ev = PLAT_EVENT_INTERRUPT;
+    }
+    return ev;
+}
+
+enum plat_event plat_wait_until(uint64_t deadline_mono_ns)
+{
+    for (;;) {
+        int ev = signal_fd >= 0 ? signals_drain() : -1;
+        if (ev >= 0)
+            return (enum plat_event)ev;
+        uint64_t now = mono_ns();
+        if (now >= deadline_mono_ns)
+            return PLAT_EVENT_TIMEOUT;
+        uint64_t left = deadline_mono_ns - now;
+        if (signal_fd < 0) { /* no events before plat_events_init: a plain sleep */
+            struct timespec ts = {(time_t)(left / NS_PER_SEC), (long)(left % NS_PER_SEC)};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        struct pollfd p = {.fd = signal_fd, .events = POLLIN};
+        if (posix_poll(&p, 1, left) < 0 && errno != EINTR)
+            return PLAT_EVENT_TIMEOUT;
+    }
+}
+
+int plat_last_signal(void)
+{
+    return last_signal;
+}
+
+int plat_sigint_count(void)
+{
+    return sigint_count;
+}
+
+/* ---- Reaping ---------------------------------------------------------------------- */
+
+int posix_reap(struct posix_target *p, pid_t pid, int *wstatus)
+{
+    struct rusage ru;
+    int status;
+    pid_t r;
+    do
+        r = wait4(pid, &status, WNOHANG, &ru);
+    while (r < 0 && errno == EINTR);
+    if (r != pid)
+        return 0;
+    p->reaped_ns += posix_rusage_ns(&ru);
+    if (wstatus)
+        *wstatus = status;
+    return 1;
+}
+
+void posix_leader_reap(struct posix_target *p)
+{
+    if (p->spawned && !p->reaped && posix_reap(p, p->pid, &p->wstatus))
+        p->reaped = true;
+}
+
+int plat_target_exited(struct plat_target *t, int *wstatus)
+{
+    struct posix_target *p = posix_target_base(t);
+    if (p->spawned) {
+        posix_leader_reap(p);
+    } else if (!p->reaped) {
+        int gone = posix_attached_gone(t);
+        if (gone < 0)
+            return -1;
+        p->reaped = gone;
+    }
+    if (!p->reaped)
+        return 0;
+    if (wstatus)
+        *wstatus = p->spawned ? p->wstatus : 0;
+    return 1;
+}
+
+/* ---- Stopping --------------------------------------------------------------------- */
+
+#define KILL_WAIT_NS (5 * NS_PER_SEC)
+#define KILL_POLL_NS (50 * 1000000ULL)
+
+/* Walk the tree again: how many members are left (-1 on error)? */
+static int tree_left(struct plat_target *t, struct lb_error *err)
+{
+    if (posix_target_walk(t, err) < 0)
+        return -1;
+    int n = 0;
+    for (size_t i = 0; i < posix_target_members(t); i++)
+        n += posix_target_member(t, i) != 0;
+    return n;
+}
+
+/* The group first, then each member outside it (an adopted orphan, a daemon that made a
+ * group of its own). One kill reaches the whole group at once, members the walk has not
+ * seen yet (just forked) included, so the leader and its ordinary descendants are told
+ * together and before anything else: a supervisor that saw its detached workers go
+ * first could start new ones. This is the order Linux's tests exercise. */
+static void tree_signal(struct plat_target *t, int sig)
+{
+    const struct posix_target *p = posix_target_base(t);
+    size_t n = posix_target_members(t);
+    /* Once the leader is reaped, the group id is only ours while a member holds it. */
+    bool group = !p->reaped;
+    for (size_t i = 0; i < n && !group; i++) {
+        pid_t pid = posix_target_member(t, i);
+        group = pid && getpgid(pid) == p->pid;
+    }
+    if (group)
+        kill(-p->pid, sig);
+    for (size_t i = 0; i < n; i++) {
+        pid_t pid = posix_target_member(t, i);
+        if (pid && getpgid(pid) != p->pid)
+            kill(pid, sig);
+    }
+}
+
+int plat_target_stop(struct plat_target *t, int sig, uint64_t grace_ns, bool *killed,
+                     struct lb_error *err)
+{
+    struct posix_target *p = posix_target_base(t);
+    *killed = false;
+    if (!p->spawned)
+        return lb_fail(err, "cannot stop pid %d: loopbench did not start it", (int)p->pid);
+    if (p->stopped)
+        return 0;
+    int sigints = plat_sigint_count();
+    int left = tree_left(t, err);
+    if (left > 0 && grace_ns > 0) {
+        tree_signal(t, sig);
+        uint64_t deadline = mono_ns() + grace_ns;
+        while ((left = tree_left(t, err)) > 0) {
+            uint64_t now = mono_ns();
+            if (now >= deadline)
+                break;
+            uint64_t until = deadline;
+            if (posix_stop_poll_ns && now + posix_stop_poll_ns < deadline)
+                until = now + posix_stop_poll_ns;
+            /* A second SIGINT (Ctrl-C again) cuts the grace short. */
+            if (plat_wait_until(until) == PLAT_EVENT_INTERRUPT && plat_sigint_count() > sigints)
+                break;
+        }
+    }
+    uint64_t deadline = mono_ns() + KILL_WAIT_NS;
+    while (left > 0) {
+        *killed = true;
+        tree_signal(t, SIGKILL);
+        uint64_t now = mono_ns();
+        if (now >= deadline)
+            return lb_fail(err, "processes of pid %d survived SIGKILL for %llu s: %d left",
+                           (int)p->pid, (unsigned long long)(KILL_WAIT_NS / NS_PER_SEC), left);
+        /* Polled on every system: a member whose parent is still dying exits without
+         * telling loopbench. */
+        plat_wait_until(now + KILL_POLL_NS);
+        left = tree_left(t, err);
+    }
+    if (left < 0)
+        return -1;
+    p->stopped = true;
+    posix_target_stopped(t);
+    return 0;
+}
+
+void plat_target_free(struct plat_target *t)
+{
+    if (!t)
+        return;
+    struct posix_target *p = posix_target_base(t);
+    if (p->spawned && !p->stopped) {
+        bool killed;
+        plat_target_stop(t, SIGKILL, 0, &killed, NULL);
+    }
+    posix_target_release(t);
 }

@@ -731,7 +731,8 @@ static uint64_t working_set(HANDLE process)
     return K32GetProcessMemoryInfo(process, &m, sizeof(m)) ? (uint64_t)m.WorkingSetSize : 0;
 }
 
-int plat_target_tree_stats(struct plat_target *t, struct plat_tree_stats *out, struct lb_error *err)
+/* The processes of the job (of an attached target, the one process) and their memory. */
+static int tree_stats(struct plat_target *t, struct plat_tree_stats *out, struct lb_error *err)
 {
     /* Windows keeps no count of context switches per process that is cheap to read. */
     memset(out, 0, sizeof(*out));
@@ -766,7 +767,7 @@ int plat_target_read(struct plat_target *t, uint64_t *cpu_ns, struct plat_tree_s
 {
     if (plat_target_cpu_ns(t, cpu_ns, err) < 0)
         return -1;
-    return plat_target_tree_stats(t, stats, err);
+    return tree_stats(t, stats, err);
 }
 
 int plat_target_exited(struct plat_target *t, int *wstatus)
