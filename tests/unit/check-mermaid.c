@@ -2,8 +2,8 @@
  *
  * Each case checks the text a reader's renderer gets. With MERMAID_SAMPLES set to a
  * file, every chart made here is also appended to it as Markdown, and
- * tests/charts/samples.sh has Mermaid's own parser read them all
- * (tests/charts/check-mermaid.mjs): this file checks what is written, that one that
+ * tests/node/mermaid-samples.sh has Mermaid's own parser read them all
+ * (tests/node/check-mermaid.mjs): this file checks what is written, that one that
  * GitHub's renderer can read it. */
 #include <check.h>
 #include <math.h>
