@@ -1,6 +1,8 @@
 #include "campaign.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const order_names[] = {"interleave", "random", "grouped"};
@@ -205,6 +207,35 @@ const char *campaign_health_unit(const struct campaign *c, size_t k)
     if (strcmp(type, "duration_ms") == 0)
         return " ms";
     return strcmp(type, "percent") == 0 ? "%" : "";
+}
+
+size_t run_series_read(const struct campaign *c, const struct run_record *r, double **t,
+                       double **cpu)
+{
+    *t = *cpu = NULL;
+    char *dir = path_join(c->out_dir, r->dir), *path = path_join(dir, "series.csv"), *text;
+    size_t len, n = 0, cap = 0;
+    struct lb_error ignored;
+    if (r->sampled && read_file(path, &text, &len, &ignored) == 0) {
+        /* skip the header line; the first two columns are t_s, cpu_percent */
+        for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line, '\n')) {
+            line++;
+            double ts, v;
+            if (sscanf(line, "%lf,%lf", &ts, &v) != 2)
+                continue;
+            if (n == cap) {
+                cap = cap ? 2 * cap : 64;
+                *t = xrealloc(*t, cap * sizeof(double));
+                *cpu = xrealloc(*cpu, cap * sizeof(double));
+            }
+            (*t)[n] = ts;
+            (*cpu)[n++] = v;
+        }
+        free(text);
+    }
+    free(path);
+    free(dir);
+    return n;
 }
 
 void run_record_release(struct run_record *r)

@@ -149,6 +149,12 @@ const char *campaign_health_type(const struct campaign *c, size_t k);
 /* The unit a health key's figures are shown with: " ms", "%" or "". */
 const char *campaign_health_unit(const struct campaign *c, size_t k);
 
+/* A completed run's CPU series, read from its series.csv beside results.json: n points
+ * of t_s into *t and cpu_percent into *cpu (new arrays, caller frees both). 0 points
+ * and NULL arrays when the file is missing or empty. */
+size_t run_series_read(const struct campaign *c, const struct run_record *r, double **t,
+                       double **cpu);
+
 void run_record_release(struct run_record *r);
 void campaign_release(struct campaign *c);
 

@@ -39,8 +39,8 @@ static int append_summary(const char *path, const struct compare_result *r,
     FILE *f = fopen(path, "a");
     if (!f)
         return -1;
-    compare_markdown(r, o, base, new_, f);
-    return fclose(f) == 0 ? 0 : -1;
+    int rc = compare_markdown(r, o, base, new_, f, NULL);
+    return fclose(f) == 0 ? rc : -1;
 }
 
 static int compare_main(int argc, char **argv)
@@ -114,7 +114,8 @@ static int compare_main(int argc, char **argv)
         fputc('\n', stdout);
         json_decref(doc);
     } else {
-        compare_markdown(&r, &o, &base, &new_, stdout);
+        if (compare_markdown(&r, &o, &base, &new_, stdout, &err) < 0)
+            msg_warn("%s", err.msg);
     }
     const char *summary = getenv("GITHUB_STEP_SUMMARY");
     if (summary && *summary && append_summary(summary, &r, &o, &base, &new_) < 0)

@@ -17,8 +17,9 @@ static const char usage[] =
     "\n"
     "Write a campaign's results as a report: a headline computed from the data, the\n"
     "per-setting table (CPU and the profile's health keys, median and range over runs,\n"
-    "ratios to the baseline with confidence intervals and significance tests) and a\n"
-    "method footnote. Several directories (the same campaign on several hosts) give one\n"
+    "ratios to the baseline with confidence intervals and significance tests), Mermaid\n"
+    "charts that GitHub draws inside a pull request, and a method footnote. Several\n"
+    "directories (the same campaign on several hosts) give one\n"
     "table with a column group per host. The report is printed and written to\n"
     "DIR/report.EXT (with several directories: ./report.EXT). The Markdown links plots\n"
     "drawn by gnuplot (SVG and PNG, with their .gp script and .dat files) in plots/ beside\n"
@@ -30,6 +31,7 @@ static const char usage[] =
     "  -o, --out FILE             write the report to FILE instead\n"
     "      --plots DIR            put the plots in DIR (linked as given)\n"
     "      --no-plots             no plots\n"
+    "      --no-charts            no Mermaid charts in the Markdown\n"
     "  -h, --help                 show this help\n"
     "\n"
     "exit status: 0 written (also when gnuplot is not installed: a note says so), 1 the\n"
@@ -80,7 +82,10 @@ static char *render(enum format f, const struct campaign *r, size_t n,
     if (!mem)
         return NULL;
     if (f == FORMAT_MD) {
-        report_markdown(r, n, o, mem);
+        if (report_markdown(r, n, o, mem, err) < 0) {
+            fclose(mem);
+            return NULL;
+        }
     } else if (f == FORMAT_CSV) {
         report_csv(r, n, mem);
     } else {
@@ -94,18 +99,19 @@ static char *render(enum format f, const struct campaign *r, size_t n,
 
 static int report_main(int argc, char **argv)
 {
-    enum { OPT_TITLE = 256, OPT_PLOTS, OPT_NO_PLOTS };
+    enum { OPT_TITLE = 256, OPT_PLOTS, OPT_NO_PLOTS, OPT_NO_CHARTS };
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
         {"title", required_argument, NULL, OPT_TITLE},
         {"out", required_argument, NULL, 'o'},
         {"plots", required_argument, NULL, OPT_PLOTS},
         {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
+        {"no-charts", no_argument, NULL, OPT_NO_CHARTS},
         {NULL, 0, NULL, 0},
     };
     static const char *const exts[] = {[FORMAT_MD] = "md", [FORMAT_CSV] = "csv",
                                        [FORMAT_JSON] = "json"};
-    struct report_opts o = {0};
+    struct report_opts o = {.charts = true};
     enum format f = FORMAT_MD;
     const char *out_path = NULL, *plots_dir = NULL;
     bool plots = true;
@@ -135,6 +141,9 @@ static int report_main(int argc, char **argv)
             break;
         case OPT_NO_PLOTS:
             plots = false;
+            break;
+        case OPT_NO_CHARTS:
+            o.charts = false;
             break;
         default:
             return cli_bad_option("report", argc, argv);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "mermaid.h"
 #include "util.h"
 
 /* Beyond this many runs a side, "runs needed" stops being advice. */
@@ -270,9 +271,43 @@ static void explain(const struct compare_row *row, const struct compare_opts *o,
         fprintf(out, "significant but within %s", fmt_change(o->max_increase, a, sizeof(a)));
 }
 
-void compare_markdown(const struct compare_result *r, const struct compare_opts *o,
-                      const struct campaign *base, const struct campaign *new_,
-                      FILE *out)
+/* CPU per setting, base beside new, as a chart GitHub draws in the step summary. */
+static int cpu_chart(const struct compare_result *r, const struct campaign *new_, FILE *out,
+                     struct lb_error *err)
+{
+    const char **settings = xcalloc(r->n_rows + 1, sizeof(*settings));
+    double *medians = xcalloc(2 * r->n_rows + 1, sizeof(double));
+    size_t n = 0, baseline = 0;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const struct compare_row *row = &r->rows[i];
+        if (strcmp(row->metric, "cpu") != 0)
+            continue;
+        if (strcmp(row->setting, new_->values.v[new_->baseline]) == 0)
+            baseline = n;
+        settings[n] = row->setting;
+        medians[n] = row->d.a.median;
+        medians[r->n_rows + n++] = row->d.b.median;
+    }
+    int rc = 0;
+    if (n) {
+        double *news = xcalloc(n, sizeof(double));
+        memcpy(news, medians + r->n_rows, n * sizeof(double));
+        const struct mermaid_series series[] = {{"base", medians}, {"new", news}};
+        struct mermaid_bars chart = {{new_->profile.knob_label, settings, n, baseline},
+                                     "CPU per setting, median of runs", "CPU % of one core",
+                                     series, 2};
+        fputc('\n', out);
+        rc = mermaid_bars_write(out, &chart, err);
+        free(news);
+    }
+    free(settings);
+    free(medians);
+    return rc;
+}
+
+int compare_markdown(const struct compare_result *r, const struct compare_opts *o,
+                     const struct campaign *base, const struct campaign *new_, FILE *out,
+                     struct lb_error *err)
 {
     char m1[32], m2[32], ch[32], p[32], th[32];
     fprintf(out, "### loopbench compare: %s\n\n", verdict_name(r->worst));
@@ -299,6 +334,7 @@ void compare_markdown(const struct compare_result *r, const struct compare_opts 
     fputs("\nMedians over runs (a health key: each run's mean over its windows). Inconclusive:"
           " a change of the threshold's size could not have been detected at this spread"
           " and run count.\n", out);
+    return cpu_chart(r, new_, out, err);
 }
 
 json_t *compare_json(const struct compare_result *r, const struct compare_opts *o)

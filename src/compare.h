@@ -66,10 +66,11 @@ int compare_results(const struct campaign *base, const struct campaign *new_,
                     struct lb_error *err);
 void compare_result_release(struct compare_result *r);
 
-/* The verdict table as GitHub-flavoured Markdown, and as JSON (new reference). */
-void compare_markdown(const struct compare_result *r, const struct compare_opts *o,
-                      const struct campaign *base, const struct campaign *new_,
-                      FILE *out);
+/* The verdict table as GitHub-flavoured Markdown with a chart of CPU per setting, base
+ * beside new (-1 with err when the chart cannot be drawn), and as JSON (new reference). */
+int compare_markdown(const struct compare_result *r, const struct compare_opts *o,
+                     const struct campaign *base, const struct campaign *new_, FILE *out,
+                     struct lb_error *err);
 json_t *compare_json(const struct compare_result *r, const struct compare_opts *o);
 
 /* A figure with three significant digits ("0.872", "99.5", "1234"), "-" for NaN, into

@@ -63,25 +63,15 @@ static size_t write_cpu_time(const struct campaign *c, FILE *f)
             const struct run_record *r = &c->runs[i];
             if (r->setting_index != si || !r->sampled)
                 continue;
-            char *dir = path_join(c->out_dir, r->dir);
-            char *path = path_join(dir, "series.csv"), *text;
-            size_t len;
-            struct lb_error ignored;
-            if (read_file(path, &text, &len, &ignored) == 0) {
-                /* skip the header line; the first two columns are t_s, cpu_percent */
-                for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line, '\n')) {
-                    line++;
-                    double t, cpu;
-                    if (sscanf(line, "%lf,%lf", &t, &cpu) == 2) {
-                        fprintf(f, "%.6g %.6g\n", t, cpu);
-                        points++;
-                    }
-                }
+            double *t, *cpu;
+            size_t n = run_series_read(c, r, &t, &cpu);
+            for (size_t j = 0; j < n; j++)
+                fprintf(f, "%.6g %.6g\n", t[j], cpu[j]);
+            if (n)
                 fputc('\n', f);
-                free(text);
-            }
-            free(path);
-            free(dir);
+            points += n;
+            free(t);
+            free(cpu);
         }
         fputs("\n\n", f);
     }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "mermaid.h"
 #include "noise.h"
 #include "summary.h"
 #include "util.h"
@@ -284,6 +285,62 @@ static void summaries_free(const struct campaign *c, size_t n, struct setting_su
     free(st);
 }
 
+/* ---- charts ------------------------------------------------------------------------ */
+
+/* Each setting's completed runs' CPU series, pooled (new arrays in curves[si]). */
+static void cpu_curves(const struct campaign *c, struct mermaid_curve *curves)
+{
+    for (size_t si = 0; si < c->values.n; si++) {
+        struct mermaid_point *pts = NULL;
+        size_t n = 0, runs = 0;
+        for (size_t i = 0; i < c->n_runs; i++) {
+            const struct run_record *r = &c->runs[i];
+            if (r->setting_index != si || r->status != RUN_OK)
+                continue;
+            double *t, *cpu;
+            size_t m = run_series_read(c, r, &t, &cpu);
+            pts = xrealloc(pts, (n + m + 1) * sizeof(*pts));
+            for (size_t j = 0; j < m; j++)
+                pts[n++] = (struct mermaid_point){t[j], cpu[j]};
+            runs += m > 0;
+            free(t);
+            free(cpu);
+        }
+        curves[si] = (struct mermaid_curve){pts, n, runs};
+    }
+}
+
+/* The Mermaid charts of one campaign, which GitHub draws inside a pull request: CPU per
+ * setting (the medians of the table) and CPU over the window, a line per setting. */
+static int charts(const struct campaign *c, const struct setting_summary *st, const char *host,
+                  FILE *out, struct lb_error *err)
+{
+    size_t n = c->values.n;
+    double *median = xcalloc(n, sizeof(double));
+    for (size_t si = 0; si < n; si++)
+        median[si] = st[si].cpu.b.median;
+    struct mermaid_axis axis = {c->profile.knob_label, (const char *const *)c->values.v, n,
+                                c->baseline};
+    struct mermaid_series series = {NULL, median};
+    struct mermaid_bars bars = {axis, "CPU per setting, median of runs", "CPU % of one core",
+                                &series, 1};
+    struct mermaid_curve *curves = xcalloc(n, sizeof(*curves));
+    cpu_curves(c, curves);
+    struct mermaid_lines lines = {axis, "CPU over the sample window, median of runs",
+                                  "CPU % of one core", curves};
+    fprintf(out, "\n### Charts%s%s\n\n", host ? ": " : "", host ? host : "");
+    int rc = mermaid_bars_write(out, &bars, err);
+    if (rc == 0) {
+        fputc('\n', out);
+        rc = mermaid_lines_write(out, &lines, err);
+    }
+    for (size_t si = 0; si < n; si++)
+        free((void *)curves[si].points);
+    free(curves);
+    free(median);
+    return rc;
+}
+
 /* ---- what weakens the figures ------------------------------------------------------ */
 
 /* " CPU clock: perf-task-clock, resolution 1 us." from the runs' records: the source
@@ -391,8 +448,8 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
             SUMMARY_LEVEL * 100, STATS_BOOTSTRAP_ITERATIONS, SUMMARY_ALPHA);
 }
 
-void report_markdown(const struct campaign *c, size_t n, const struct report_opts *o,
-                     FILE *out)
+int report_markdown(const struct campaign *c, size_t n, const struct report_opts *o, FILE *out,
+                    struct lb_error *err)
 {
     struct setting_summary **st = summaries(c, n);
     if (o->title)
@@ -403,6 +460,12 @@ void report_markdown(const struct campaign *c, size_t n, const struct report_opt
     fputc('\n', out);
     settings_table(c, n, st, false, out);
     rtt_tables(c, n, st, false, out);
+    int rc = 0;
+    char host[256];
+    for (size_t i = 0; o->charts && rc == 0 && i < n; i++) {
+        host_name(c, n, i, host, sizeof(host));
+        rc = charts(&c[i], st[i], n > 1 ? host : NULL, out, err);
+    }
     fputc('\n', out);
     footnote(c, n, out);
     if (o->images) {
@@ -411,6 +474,7 @@ void report_markdown(const struct campaign *c, size_t n, const struct report_opt
             fprintf(out, "![%s](%s)\n", o->images[i], o->images[i + 1]);
     }
     summaries_free(c, n, st);
+    return rc;
 }
 
 void report_terminal(const struct campaign *c, FILE *out)

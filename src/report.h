@@ -6,20 +6,23 @@
 #define LOOPBENCH_REPORT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "campaign.h"
 
 struct report_opts {
     const char *title; /* NULL: "<profile>: <knob label>" */
+    bool charts;       /* Mermaid charts of each campaign (GitHub draws them in a PR) */
     /* Image links to put under the table, relative to the report (NULL-terminated
      * pairs of alt text and path), or NULL for none. */
     const char *const *images;
 };
 
-/* Markdown: title, headline sentences, the per-setting table, the method footnote. */
-void report_markdown(const struct campaign *c, size_t n, const struct report_opts *o,
-                     FILE *out);
+/* Markdown: title, headline sentences, the per-setting table, the charts, the method
+ * footnote. -1 with err when a chart cannot be drawn (the rest is written). */
+int report_markdown(const struct campaign *c, size_t n, const struct report_opts *o, FILE *out,
+                    struct lb_error *err);
 /* The headline sentences and the per-setting tables of one campaign, their columns
  * aligned for a terminal (still a Markdown table), with its warnings. */
 void report_terminal(const struct campaign *c, FILE *out);

@@ -43,10 +43,12 @@ cleanup() {
     kill -9 $left 2>/dev/null || true
     fails=$((fails + 1))
   fi
-  # Every campaign the test made reads back and writes again as the same document.
+  # Every campaign loopbench made for the test reads back and writes again as the same
+  # document (a test that makes one by hand marks its directory .handmade).
   local doc
   while IFS= read -r -d '' doc; do
     [ -n "${ROUNDTRIP:-}" ] || break
+    [ -e "$(dirname "$doc")/.handmade" ] && continue
     "$ROUNDTRIP" "$doc" || { echo "FAIL: $doc does not read back as written"; fails=$((fails + 1)); }
   done < <(find "$TMP" -name results.json -type f -print0 2>/dev/null)
   for log in "$TMP"/valgrind.*.log; do

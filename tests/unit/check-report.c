@@ -129,11 +129,11 @@ END_TEST
 static void render(const struct campaign *r, size_t n, int csv, char **text)
 {
     FILE *f = testlib_capture();
-    struct report_opts o = {0};
+    struct report_opts o = {.charts = true};
     if (csv)
         report_csv(r, n, f);
     else
-        report_markdown(r, n, &o, f);
+        ck_assert_int_eq(report_markdown(r, n, &o, f, NULL), 0);
     *text = testlib_captured(f);
 }
 
@@ -152,6 +152,8 @@ START_TEST(markdown_from_the_figures)
     ck_assert_ptr_nonnull(strstr(md, "peak lag unchanged (p = 1.00)"));
     ck_assert_ptr_nonnull(strstr(md, "| 0 (baseline) | 99.0 (98.0-100) | - |"));
     ck_assert_ptr_nonnull(strstr(md, "| 2.00 ms |"));
+    /* CPU per setting drawn for GitHub: 99 and 9.9 span 10x, not more: one linear chart */
+    ck_assert_ptr_nonnull(strstr(md, "### Charts\n\n```mermaid\n"));
     ck_assert_ptr_nonnull(strstr(md, "Warning: steal was above 1% in 1 of 6 runs (up to 3.5%)"));
     free(md);
     render(r, 2, 0, &md);
