@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "config.h"
 #include "util.h"
@@ -161,13 +160,19 @@ struct md_block {
     bool left_out;
 };
 
-/* Whether text holds any of words, in any case. */
+/* Whether text holds any of words (lower case), in any case. */
 static bool holds_any(const char *text, size_t len, const char *const *words)
 {
-    for (; *words; words++)
-        for (size_t i = 0; i + strlen(*words) <= len; i++)
-            if (strncasecmp(text + i, *words, strlen(*words)) == 0)
+    for (; *words; words++) {
+        size_t n = strlen(*words);
+        for (size_t i = 0; i + n <= len; i++) {
+            size_t k = 0;
+            while (k < n && tolower((unsigned char)text[i + k]) == (*words)[k])
+                k++;
+            if (k == n)
                 return true;
+        }
+    }
     return false;
 }
 
@@ -293,8 +298,12 @@ static char *md_assemble(const char *text, const struct md_block *blocks, size_t
     for (size_t i = 0; i < parts.n; i++)
         total += strlen(parts.v[i]);
     char *out = xmalloc(total + 1), *p = out;
-    for (size_t i = 0; i < parts.n; i++)
-        p = stpcpy(p, parts.v[i]);
+    for (size_t i = 0; i < parts.n; i++) {
+        size_t n = strlen(parts.v[i]);
+        memcpy(p, parts.v[i], n);
+        p += n;
+    }
+    *p = '\0';
     strv_release(&parts);
     *len = total;
     return out;
