@@ -1,0 +1,102 @@
+/* The regression gate's statistics on plain arrays (no campaign types), so that the
+ * gate within one campaign (base and head paired by round), the gate across campaigns
+ * (loopbench compare BASE... NEW) and the calibration benchmark (tests/bench/calibrate.c)
+ * share one implementation. docs/report.md explains the method and its calibration.
+ *
+ * A gate is a set of comparisons, each a setting x metric. The error is controlled over
+ * the whole set: alpha is the chance that comparing a build with itself fails the gate
+ * (Holm's step-down over the one-sided tests toward harm). Comparisons of one metric pool
+ * their spread over the settings (more degrees of freedom at the few runs a campaign
+ * affords); must_be_zero guardrails are exact and outside the correction. */
+#ifndef LOOPBENCH_GATE_H
+#define LOOPBENCH_GATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "msg.h"
+
+enum verdict { VERDICT_NO_CHANGE, VERDICT_IMPROVED, VERDICT_REGRESSED, VERDICT_INCONCLUSIVE };
+/* "no change", "improved", "regressed", "inconclusive" (static). */
+const char *verdict_name(enum verdict v);
+
+/* The drift between campaigns allowed for when each side is a single campaign: a
+ * campaign's level (the log of its CPU, or a health key relative to the base) moves
+ * by this standard deviation from one campaign to the next on the same host. 0.18 is the
+ * largest drift measured on the 2-vCPU VM of issue 14 (12-18% of the median). */
+#define GATE_DRIFT_ALLOWANCE 0.18
+
+struct gate_opts {
+    double alpha;      /* the chance an A/A gate fails, over every tested comparison: 0.05 */
+    double threshold;  /* practical threshold, a fraction: 0.10 (on logs: a ratio of 1.10) */
+    double level;      /* of the printed intervals: 0.95 */
+    double drift;      /* GATE_DRIFT_ALLOWANCE, for the single-campaign-a-side path */
+    bool pool;         /* pool one metric's spread over its settings (true) */
+};
+/* The defaults above. */
+struct gate_opts gate_opts_default(void);
+
+/* What is compared: one setting x metric (strings borrowed, used to pool and to name). */
+struct gate_comparison {
+    const char *setting, *metric;
+    bool lower_is_better;
+    bool must_be_zero;  /* a guardrail: regressed iff guardrail_hit, never tested */
+    bool guardrail_hit; /* must_be_zero: a window of head (NEW) was not 0 */
+};
+
+/* Within one campaign: base[i] and head[i] ran in round i (NaN: that run failed, the
+ * round is skipped). Arrays borrowed. */
+struct gate_paired_input {
+    struct gate_comparison what;
+    const double *base, *head;
+    size_t rounds;
+};
+
+/* Across campaigns: base[c][0..base_runs[c]) are the runs of base campaign c (a history
+ * of base_campaigns >= 1), head[0..head_runs) those of the new campaign. Borrowed. */
+struct gate_across_input {
+    struct gate_comparison what;
+    const double *const *base;
+    const size_t *base_runs;
+    size_t base_campaigns;
+    const double *head;
+    size_t head_runs;
+};
+
+struct gate_result {
+    enum verdict verdict;
+    bool tested;        /* false: a guardrail, or too few runs (then verdict inconclusive) */
+    bool log_scale;     /* compared on logs (every value > 0), else on differences */
+    bool pooled;        /* the spread was pooled over settings of this metric */
+    const char *test;   /* what decided, for people ("paired t on log ratios"...), static */
+    size_t n;           /* rounds (paired) or base campaigns (across) used */
+    double change;      /* head against base as a fraction: ratio - 1 on logs, else the
+                         * difference over |median of base|; NaN when untested */
+    double lo, hi;      /* its interval at opts.level, from the same t as p */
+    double df;
+    double p;           /* two-sided, uncorrected: agrees with [lo, hi] */
+    double p_worse;     /* one-sided toward harm, uncorrected */
+    double p_adjusted;  /* p_worse after Holm over the gate: regressed needs < alpha */
+    double detectable;  /* smallest change (fraction, toward harm) this spread would call
+                         * regressed; NaN when untested */
+    long rounds_needed; /* paired: rounds that would call a change of the threshold's size
+                         * regressed at this spread; 0 when unknown or more than 100 */
+};
+
+/* The gate within one campaign, in[0..n) to out[0..n): paired t on per-round log ratios
+ * (differences relative to base's median for metrics that can be 0). -1 with err on
+ * options out of range. */
+int gate_paired(const struct gate_paired_input *in, size_t n, const struct gate_opts *o,
+                struct gate_result *out, struct lb_error *err);
+
+/* The gate across campaigns, campaigns as the unit: each campaign summarised by the
+ * mean of its runs' logs; with a history (>= 2 base campaigns) NEW against a prediction
+ * from the history's spread between campaigns; with one campaign a side against the
+ * drift allowance (opts.drift) plus the runs' spread. -1 with err on bad options. */
+int gate_across(const struct gate_across_input *in, size_t n, const struct gate_opts *o,
+                struct gate_result *out, struct lb_error *err);
+
+/* The worst of n verdicts: regressed > inconclusive > improved > no change. */
+enum verdict gate_worst(const struct gate_result *r, size_t n);
+
+#endif
