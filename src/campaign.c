@@ -8,33 +8,9 @@
 static const char *const order_names[] = {"interleave", "random", "grouped"};
 static const char *const status_names[] = {"pending", "ok", "failed", "interrupted"};
 
-const char *run_order_name(enum run_order o)
-{
-    return name_of(order_names, ARRAY_SIZE(order_names), (size_t)o);
-}
+ENUM_WORDS(enum run_order, order_names, run_order_name, run_order_parse)
 
-int run_order_parse(const char *s, enum run_order *out)
-{
-    int i = name_index(order_names, ARRAY_SIZE(order_names), s);
-    if (i < 0)
-        return -1;
-    *out = (enum run_order)i;
-    return 0;
-}
-
-const char *run_status_name(enum run_status s)
-{
-    return name_of(status_names, ARRAY_SIZE(status_names), (size_t)s);
-}
-
-int run_status_parse(const char *s, enum run_status *out)
-{
-    int i = name_index(status_names, ARRAY_SIZE(status_names), s);
-    if (i < 0)
-        return -1;
-    *out = (enum run_status)i;
-    return 0;
-}
+ENUM_WORDS(enum run_status, status_names, run_status_name, run_status_parse)
 
 /* Anything but [A-Za-z0-9._-] in the value becomes '_'. */
 char *run_dir_name(const char *value, long repeat)

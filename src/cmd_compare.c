@@ -9,7 +9,7 @@
 #include "results.h"
 #include "util.h"
 
-static const char usage[] =
+const char cmd_compare_usage[] =
     "usage: loopbench compare BASE NEW [options]\n"
     "\n"
     "Compare two campaigns of the same profile (result directories or their results.json),\n"
@@ -43,7 +43,7 @@ static int append_summary(const char *path, const struct compare_result *r,
     return fclose(f) == 0 ? rc : -1;
 }
 
-static int compare_main(int argc, char **argv)
+int cmd_compare(int argc, char **argv)
 {
     enum { OPT_METRIC = 256, OPT_MAX_INCREASE, OPT_ALPHA, OPT_FAIL_ON };
     static const struct option longopts[] = {
@@ -130,10 +130,3 @@ out:
     campaign_release(&new_);
     return status;
 }
-
-const struct command command_compare = {
-    .name = "compare",
-    .summary = "compare two campaigns: regressed, improved, no change or inconclusive",
-    .usage = usage,
-    .run = compare_main,
-};

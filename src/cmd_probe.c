@@ -18,22 +18,22 @@
 #define MAX_SECONDS 3600.0
 #define MAX_ADVICE 8
 
-#define USAGE                                                                                      \
-    "usage: loopbench probe [--seconds N] [--json]\n"                                              \
-    "\n"                                                                                           \
-    "Measure what this host does to an event loop: the cost of the clock reads a loop\n"           \
-    "makes every iteration and of loopbench's own sampling read, against a desktop on\n"          \
-    "dedicated cores (normal under 3x, SLOW under 10x, TRAPPING beyond); how late idle\n"          \
-    "waits of 1, 2, 4 and 8 ms come back through epoll_wait and nanosleep, on a quiet\n"           \
-    "host and with a busy process on every core; the CPU time stolen meanwhile; and\n"             \
-    "whether idle sleeping is viable here.\n"                                                      \
-    "\n"                                                                                           \
-    "options:\n"                                                                                   \
-    "  --seconds N      about how long to take (default 20, from 0.5 to 3600)\n"                   \
-    "  --json           print one JSON object instead of text\n"                                   \
-    "\n"                                                                                           \
-    "exit status: 0 probed, 1 a measurement failed, 2 bad arguments, 129/130/143\n"               \
-    "interrupted. See docs/cli.md.\n"
+const char cmd_probe_usage[] =
+    "usage: loopbench probe [--seconds N] [--json]\n"
+    "\n"
+    "Measure what this host does to an event loop: the cost of the clock reads a loop\n"
+    "makes every iteration and of loopbench's own sampling read, against a desktop on\n"
+    "dedicated cores (normal under 3x, SLOW under 10x, TRAPPING beyond); how late idle\n"
+    "waits of 1, 2, 4 and 8 ms come back through epoll_wait and nanosleep, on a quiet\n"
+    "host and with a busy process on every core; the CPU time stolen meanwhile; and\n"
+    "whether idle sleeping is viable here.\n"
+    "\n"
+    "options:\n"
+    "  --seconds N      about how long to take (default 20, from 0.5 to 3600)\n"
+    "  --json           print one JSON object instead of text\n"
+    "\n"
+    "exit status: 0 probed, 1 a measurement failed, 2 bad arguments, 129/130/143\n"
+    "interrupted. See docs/cli.md.\n";
 
 struct probe_args {
     double seconds;
@@ -194,7 +194,7 @@ static json_t *report_json(const struct probe_report *r)
                      "verdict", verdict);
 }
 
-static int probe_main(int argc, char **argv)
+int cmd_probe(int argc, char **argv)
 {
     struct probe_args a;
     int status = parse_args(argc, argv, &a);
@@ -223,10 +223,3 @@ static int probe_main(int argc, char **argv)
     probe_report_release(&r);
     return status;
 }
-
-const struct command command_probe = {
-    .name = "probe",
-    .summary = "measure what this host does to an event loop",
-    .usage = USAGE,
-    .run = probe_main,
-};

@@ -9,7 +9,7 @@
 #include "publish.h"
 #include "util.h"
 
-static const char usage[] =
+const char cmd_publish_usage[] =
     "usage: loopbench publish REPORT.md (--github OWNER/REPO#N | --webhook URL) [options]\n"
     "\n"
     "Publish a report (Markdown, e.g. from `loopbench report` or `loopbench compare`): as\n"
@@ -94,7 +94,7 @@ static int fit_comment(const char *path, struct publish_job *job, char **report,
     return 0;
 }
 
-static int publish_main(int argc, char **argv)
+int cmd_publish(int argc, char **argv)
 {
     enum { OPT_GITHUB = 256, OPT_API_URL, OPT_MARKER, OPT_WEBHOOK, OPT_DRY_RUN };
     static const struct option longopts[] = {
@@ -200,10 +200,3 @@ out:
     free(report);
     return status;
 }
-
-const struct command command_publish = {
-    .name = "publish",
-    .summary = "post a report as a pull request comment or to a webhook",
-    .usage = usage,
-    .run = publish_main,
-};

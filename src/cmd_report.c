@@ -12,7 +12,7 @@
 #include "results.h"
 #include "util.h"
 
-static const char usage[] =
+const char cmd_report_usage[] =
     "usage: loopbench report DIR... [options]\n"
     "\n"
     "Write a campaign's results as a report: a headline computed from the data, the\n"
@@ -97,7 +97,7 @@ static char *render(enum format f, const struct campaign *r, size_t n,
     return read_back(mem, len, err);
 }
 
-static int report_main(int argc, char **argv)
+int cmd_report(int argc, char **argv)
 {
     enum { OPT_TITLE = 256, OPT_PLOTS, OPT_NO_PLOTS, OPT_NO_CHARTS };
     static const struct option longopts[] = {
@@ -203,10 +203,3 @@ out:
     free(r);
     return status;
 }
-
-const struct command command_report = {
-    .name = "report",
-    .summary = "write a campaign's results as Markdown, CSV or JSON",
-    .usage = usage,
-    .run = report_main,
-};

@@ -15,17 +15,17 @@
 #include "msg.h"
 #include "util.h"
 
-#define USAGE                                                                                      \
-    "usage: loopbench restore FILE|DIR...\n"                                                       \
-    "\n"                                                                                           \
-    "Put back the original of each config FILE (or of every file with a journal directly\n"        \
-    "in DIR) that a loopbench which did not finish left edited, from its journal\n"                \
-    "DIR/.NAME.loopbench-journal, and remove the journal. A file whose content is neither\n"       \
-    "its original nor a version loopbench wrote or saw its target write was changed by\n"          \
-    "someone else: it is left as it is, and so is the journal holding its original.\n"             \
-    "\n"                                                                                           \
-    "exit status: 0 every file restored or nothing to do, 1 a file was refused or could\n"         \
-    "not be restored, 2 bad usage or no such FILE or DIR. See docs/reliability.md.\n"
+const char cmd_restore_usage[] =
+    "usage: loopbench restore FILE|DIR...\n"
+    "\n"
+    "Put back the original of each config FILE (or of every file with a journal directly\n"
+    "in DIR) that a loopbench which did not finish left edited, from its journal\n"
+    "DIR/.NAME.loopbench-journal, and remove the journal. A file whose content is neither\n"
+    "its original nor a version loopbench wrote or saw its target write was changed by\n"
+    "someone else: it is left as it is, and so is the journal holding its original.\n"
+    "\n"
+    "exit status: 0 every file restored or nothing to do, 1 a file was refused or could\n"
+    "not be restored, 2 bad usage or no such FILE or DIR. See docs/reliability.md.\n";
 
 /* Recover one file; prints what happened. Returns an exit status. */
 static int restore_file(const char *file)
@@ -73,7 +73,7 @@ static int restore_dir(const char *dir)
     return status;
 }
 
-static int restore_run(int argc, char **argv)
+int cmd_restore(int argc, char **argv)
 {
     static const struct option options[] = {{NULL, 0, NULL, 0}};
     opterr = 0;
@@ -100,10 +100,3 @@ static int restore_run(int argc, char **argv)
     }
     return status;
 }
-
-const struct command command_restore = {
-    .name = "restore",
-    .summary = "put back config files a loopbench that died left edited",
-    .usage = USAGE,
-    .run = restore_run,
-};

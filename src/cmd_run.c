@@ -10,7 +10,7 @@
 #include "run.h"
 #include "summary.h"
 
-static const char usage[] =
+const char cmd_run_usage[] =
     "usage: loopbench run [PROFILE] [options]\n"
     "\n"
     "Boot the target of PROFILE (default: the built-in refshard profile) once per setting\n"
@@ -87,7 +87,7 @@ static const char *option_name(const struct option *longopts, int val)
     return NULL;
 }
 
-static int run_main(int argc, char **argv)
+int cmd_run(int argc, char **argv)
 {
     enum {
         OPT_ORDER = 256,
@@ -279,10 +279,3 @@ out:
     strv_release(&o.settings);
     return status;
 }
-
-const struct command command_run = {
-    .name = "run",
-    .summary = "run an A/B campaign of a target over the settings of one knob",
-    .usage = usage,
-    .run = run_main,
-};

@@ -24,24 +24,24 @@
 #define DEFAULT_MARKER "loop: "
 #define MAX_SECONDS (7 * 86400.0)
 
-#define USAGE                                                                                      \
-    "usage: loopbench sample --pid PID --seconds N [--interval MS] [--log FILE]\n"                 \
-    "                        [--marker M] [--json]\n"                                              \
-    "\n"                                                                                           \
-    "Measure the CPU a running process and its descendants use over N seconds, as a\n"             \
-    "percentage of one core, read exactly at the window's edges, with a time series\n"             \
-    "(CPU, resident memory, context switches, host steal) at every interval.\n"                    \
-    "\n"                                                                                           \
-    "options:\n"                                                                                   \
-    "  --pid PID        the process to measure (with its descendants)\n"                           \
-    "  --seconds N      length of the window (may be fractional)\n"                                \
-    "  --interval MS    period of the series (default 1000)\n"                                     \
-    "  --log FILE       also scrape the marker lines FILE gains during the window\n"               \
-    "  --marker M       what starts the health part of a line (default 'loop: ')\n"                \
-    "  --json           print one JSON object instead of text\n"                                   \
-    "\n"                                                                                           \
-    "exit status: 0 measured, 1 the process is gone or could not be read, 2 bad\n"                 \
-    "arguments, 129/130/143 interrupted. See docs/cli.md and docs/platforms.md.\n"
+const char cmd_sample_usage[] =
+    "usage: loopbench sample --pid PID --seconds N [--interval MS] [--log FILE]\n"
+    "                        [--marker M] [--json]\n"
+    "\n"
+    "Measure the CPU a running process and its descendants use over N seconds, as a\n"
+    "percentage of one core, read exactly at the window's edges, with a time series\n"
+    "(CPU, resident memory, context switches, host steal) at every interval.\n"
+    "\n"
+    "options:\n"
+    "  --pid PID        the process to measure (with its descendants)\n"
+    "  --seconds N      length of the window (may be fractional)\n"
+    "  --interval MS    period of the series (default 1000)\n"
+    "  --log FILE       also scrape the marker lines FILE gains during the window\n"
+    "  --marker M       what starts the health part of a line (default 'loop: ')\n"
+    "  --json           print one JSON object instead of text\n"
+    "\n"
+    "exit status: 0 measured, 1 the process is gone or could not be read, 2 bad\n"
+    "arguments, 129/130/143 interrupted. See docs/cli.md and docs/platforms.md.\n";
 
 struct sample_args {
     pid_t pid;
@@ -317,7 +317,7 @@ out:
     return status;
 }
 
-static int sample_run(int argc, char **argv)
+int cmd_sample(int argc, char **argv)
 {
     struct sample_args a;
     int status = parse_args(argc, argv, &a);
@@ -343,10 +343,3 @@ static int sample_run(int argc, char **argv)
     plat_target_free(t);
     return status;
 }
-
-const struct command command_sample = {
-    .name = "sample",
-    .summary = "measure the CPU of a running process over a window",
-    .usage = USAGE,
-    .run = sample_run,
-};

@@ -11,20 +11,20 @@
 #include "msg.h"
 #include "profile.h"
 
-#define USAGE                                                                                      \
-    "usage: loopbench validate [--json] PROFILE...\n"                                              \
-    "\n"                                                                                           \
-    "Load each profile and check it as a run would: every key and value, the config\n"             \
-    "files it edits and the key paths inside them, the ready rule's regex, the argv\n"             \
-    "placeholders. For a valid profile print what it says, defaults filled in: the\n"              \
-    "command, the knob and how its values are applied, fixed settings, the ready rule,\n"          \
-    "the health keys, how the target is stopped and the run defaults.\n"                           \
-    "\n"                                                                                           \
-    "options:\n"                                                                                   \
-    "  --json   print each valid profile as one JSON object instead of text\n"                     \
-    "\n"                                                                                           \
-    "exit status: 0 every profile is valid, 2 any is invalid (one line each on stderr).\n"         \
-    "See docs/profiles.md.\n"
+const char cmd_validate_usage[] =
+    "usage: loopbench validate [--json] PROFILE...\n"
+    "\n"
+    "Load each profile and check it as a run would: every key and value, the config\n"
+    "files it edits and the key paths inside them, the ready rule's regex, the argv\n"
+    "placeholders. For a valid profile print what it says, defaults filled in: the\n"
+    "command, the knob and how its values are applied, fixed settings, the ready rule,\n"
+    "the health keys, how the target is stopped and the run defaults.\n"
+    "\n"
+    "options:\n"
+    "  --json   print each valid profile as one JSON object instead of text\n"
+    "\n"
+    "exit status: 0 every profile is valid, 2 any is invalid (one line each on stderr).\n"
+    "See docs/profiles.md.\n";
 
 /* An argv element as a shell user would type it, quoted only when needed. */
 static void print_arg(const char *s)
@@ -154,7 +154,7 @@ static void print_summary(const struct profile *p)
     printf("  hash         %s\n", p->hash);
 }
 
-static int validate_run(int argc, char **argv)
+int cmd_validate(int argc, char **argv)
 {
     static const struct option options[] = {
         {"json", no_argument, NULL, 'j'},
@@ -196,10 +196,3 @@ static int validate_run(int argc, char **argv)
     }
     return status;
 }
-
-const struct command command_validate = {
-    .name = "validate",
-    .summary = "check profiles and show what each one will do",
-    .usage = USAGE,
-    .run = validate_run,
-};

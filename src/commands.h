@@ -1,7 +1,8 @@
 /* The subcommands, dispatched from one table in main.c.
  *
- * Adding a command: write src/cmd_<name>.c exporting one `const struct command`, add
- * it to the table in main.c and to cmd_src in meson.build, give it a test in
+ * Adding a command: write src/cmd_<name>.c exporting cmd_<name>() and its usage text
+ * cmd_<name>_usage[], declare both here, add them with a one-line summary to the table
+ * in main.c and to cmd_src in meson.build, give it a test in
  * tests/e2e/cli.sh (bad arguments exit 2) and a section in docs/cli.md. */
 #ifndef LOOPBENCH_COMMANDS_H
 #define LOOPBENCH_COMMANDS_H
@@ -15,14 +16,20 @@ struct command {
     int (*run)(int argc, char **argv);
 };
 
-extern const struct command command_run;
-extern const struct command command_sample;
-extern const struct command command_validate;
-extern const struct command command_compare;
-extern const struct command command_report;
-extern const struct command command_probe;
-extern const struct command command_restore;
-extern const struct command command_publish;
+/* Each command: its entry point (argv[0] is its name; returns an exit status) and the
+ * text of `loopbench help NAME`. */
+#define COMMAND(name)                                                                      \
+    int cmd_##name(int argc, char **argv);                                                 \
+    extern const char cmd_##name##_usage[]
+COMMAND(run);
+COMMAND(sample);
+COMMAND(validate);
+COMMAND(compare);
+COMMAND(report);
+COMMAND(probe);
+COMMAND(restore);
+COMMAND(publish);
+#undef COMMAND
 
 /* For getopt_long loops: report the option at fault (after getopt returned '?' or ':')
  * as one line plus a usage hint; returns LB_EXIT_USAGE. Call with opterr = 0. */

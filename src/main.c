@@ -11,22 +11,30 @@
 #include "msg.h"
 #include "platform/platform.h"
 
-static const struct command *const commands[] = {
-    &command_run,
-    &command_sample,
-    &command_validate,
-    &command_compare,
-    &command_report,
-    &command_probe,
-    &command_restore,
-    &command_publish,
+static const struct command commands[] = {
+    {"run", "run an A/B campaign of a target over the settings of one knob",
+     cmd_run_usage, cmd_run},
+    {"sample", "measure the CPU of a running process over a window",
+     cmd_sample_usage, cmd_sample},
+    {"validate", "check profiles and show what each one will do",
+     cmd_validate_usage, cmd_validate},
+    {"compare", "compare two campaigns: regressed, improved, no change or inconclusive",
+     cmd_compare_usage, cmd_compare},
+    {"report", "write a campaign's results as Markdown, CSV or JSON",
+     cmd_report_usage, cmd_report},
+    {"probe", "measure what this host does to an event loop",
+     cmd_probe_usage, cmd_probe},
+    {"restore", "put back config files a loopbench that died left edited",
+     cmd_restore_usage, cmd_restore},
+    {"publish", "post a report as a pull request comment or to a webhook",
+     cmd_publish_usage, cmd_publish},
 };
 
 static const struct command *find_command(const char *name)
 {
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        if (strcmp(commands[i]->name, name) == 0)
-            return commands[i];
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
     return NULL;
 }
 
@@ -40,7 +48,7 @@ static void print_help(FILE *out)
           "commands:\n",
           out);
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-        fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fputs("  help       show a command's usage: loopbench help COMMAND\n"
           "\n"
           "exit status: 0 success, 1 the job failed, 2 bad usage or input,\n"

@@ -15,19 +15,7 @@ static const char *const format_names[] = {[METRICS_PROMETHEUS] = "prometheus",
 static const char *const kind_names[] = {[METRICS_KIND_AUTO] = "auto",
                                          [METRICS_COUNTER] = "counter", [METRICS_GAUGE] = "gauge"};
 
-const char *metrics_format_name(enum metrics_format f)
-{
-    return name_of(format_names, ARRAY_SIZE(format_names), (size_t)f);
-}
-
-int metrics_format_parse(const char *name, enum metrics_format *out)
-{
-    int i = name_index(format_names, ARRAY_SIZE(format_names), name);
-    if (i < 0)
-        return -1;
-    *out = (enum metrics_format)i;
-    return 0;
-}
+ENUM_WORDS(enum metrics_format, format_names, metrics_format_name, metrics_format_parse)
 
 const char *metrics_kind_name(enum metrics_kind k)
 {

@@ -137,18 +137,6 @@ static size_t write_latency(const struct campaign *c, FILE *f)
     return drawn;
 }
 
-/* A gnuplot string literal (single quotes; a quote is doubled). */
-static void gp_str(const char *s, FILE *f)
-{
-    fputc('\'', f);
-    for (; *s; s++) {
-        if (*s == '\'')
-            fputc('\'', f);
-        fputc(*s, f);
-    }
-    fputc('\'', f);
-}
-
 static void write_script(const struct campaign *c, double spread, long k,
                          const bool drawn[PLOT_IMAGES], FILE *f)
 {
@@ -159,9 +147,9 @@ static void write_script(const struct campaign *c, double spread, long k,
     for (size_t si = 0; si < c->values.n; si++)
         fprintf(f, "%s%s", si ? " " : "", c->values.v[si]);
     fputs("'\nknob = ", f);
-    gp_str(c->profile.knob_label, f);
+    fputs_quoted(c->profile.knob_label, '\'', f); /* a gnuplot string */
     fputs("\nhealth = ", f);
-    gp_str(k >= 0 ? c->profile.health[k].label : "", f);
+    fputs_quoted(k >= 0 ? c->profile.health[k].label : "", '\'', f);
     fprintf(f, "\ndraw_time = %d\ndraw_tradeoff = %d\ndraw_latency = %d", drawn[1], drawn[2],
             drawn[3]);
     fprintf(f, "\nhealth_unit = '%s'\nnsettings = %zu\nlogscale = %d\n",

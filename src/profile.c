@@ -1154,38 +1154,14 @@ const char *profile_setter_kind_name(enum setter_kind k)
     return name_of(setter_kind_names, ARRAY_SIZE(setter_kind_names), (size_t)k);
 }
 
-const char *profile_setter_type_name(enum setter_type t)
-{
-    return name_of(setter_type_names, ARRAY_SIZE(setter_type_names), (size_t)t);
-}
-
-int profile_setter_type_parse(const char *name, enum setter_type *out)
-{
-    int i = name_index(setter_type_names, ARRAY_SIZE(setter_type_names), name);
-    if (i < 0)
-        return -1;
-    *out = (enum setter_type)i;
-    return 0;
-}
+ENUM_WORDS(enum setter_type, setter_type_names, profile_setter_type_name, profile_setter_type_parse)
 
 const char *profile_ready_kind_name(enum ready_kind k)
 {
     return name_of(ready_kind_names, ARRAY_SIZE(ready_kind_names), (size_t)k);
 }
 
-const char *profile_direction_name(enum direction d)
-{
-    return name_of(direction_names, ARRAY_SIZE(direction_names), (size_t)d);
-}
-
-int profile_direction_parse(const char *name, enum direction *out)
-{
-    int i = name_index(direction_names, ARRAY_SIZE(direction_names), name);
-    if (i < 0)
-        return -1;
-    *out = (enum direction)i;
-    return 0;
-}
+ENUM_WORDS(enum direction, direction_names, profile_direction_name, profile_direction_parse)
 
 const char *profile_signal_name(int sig)
 {

@@ -503,17 +503,10 @@ void report_terminal(const struct campaign *c, FILE *out)
 /* A CSV field: quoted when it holds a comma, quote or newline. */
 static void csv_str(const char *s, FILE *out)
 {
-    if (strpbrk(s, ",\"\n") == NULL) {
+    if (strpbrk(s, ",\"\n") == NULL)
         fputs(s, out);
-        return;
-    }
-    fputc('"', out);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', out);
-        fputc(*s, out);
-    }
-    fputc('"', out);
+    else
+        fputs_quoted(s, '"', out);
 }
 
 static void csv_num(double v, FILE *out)
