@@ -1,21 +1,37 @@
-/* burner: a calibrated CPU burner, the target of the sampler's tests and benchmarks.
+/* burner: a calibrated CPU burner that measures itself, the target of the sampler's tests
+ * and benchmarks.
  *
- *   burner [--share F] [--seconds S | --forever] [--threads N | --children N |
- *          --double-fork] [--ignore-term] [--exit-after S CODE] [--crash-after S]
- *          [--pidfile FILE]
+ *   burner [--share F] [--delay D] [--seconds S | --forever] [--threads N | --children N |
+ *          --double-fork] [--linger] [--ignore-term] [--exit-after S CODE]
+ *          [--crash-after S] [--pidfile FILE]
  *
- * Burns F of one core (default 0.25) for S seconds (default 5): in each 10 ms period it
- * spins until its thread's CPU clock has caught up with F of the time since the start,
- * then sleeps to the period's end, so a preempted period is made up in the next ones.
- * With --threads or --children the burning is done by N threads (that exit before the
- * process) or N child processes (reaped by it), each at F. With --double-fork it is
- * done by a grandchild whose parent exits at once, and the burner itself only waits.
+ * Idles D seconds (default 0), then burns F of one core (default 0.25) for S seconds
+ * (default 5): in each 10 ms period it spins until its thread's CPU clock has caught up
+ * with F of the time since the start, then sleeps to the period's end, so a preempted
+ * period is made up in the next ones. With --threads or --children the burning is done by
+ * N threads (that exit at its end) or N child processes (reaped by the burner as they
+ * end), each at F. With --double-fork it is done by a grandchild whose parent exits at
+ * once, and the burner itself only waits. After the burn it exits, or with --linger idles
+ * (the grandchild too) until SIGTERM or SIGINT, or until --exit-after's time. Idle means
+ * blocked: no CPU.
  *
- * At exit it prints what it used, by its own clocks (its process CPU clock plus the
- * usage of the children it reaped):
- *   burner: cpu_seconds=X wall_seconds=Y share=Z
- * SIGTERM and SIGINT end it that way too, unless --ignore-term. */
+ * What it prints on stdout, each line in one write:
+ *   burner: started pid=P                      at the start (after the dynamic loader,
+ *                                              and a sanitizer's set-up)
+ *   burner: burned cpu_ns=C task_clock_ns=T from_ns=A to_ns=B
+ *       at the end of the burn: the CPU it used from A to B (CLOCK_MONOTONIC), by its
+ *       process CPU clock plus the usage of the children it reaped (C), and by a perf
+ *       task clock it opened on itself at the start, inherited by every thread and
+ *       process it made (T; -1 if the kernel refused it). A double-forked grandchild,
+ *       which the burner cannot reap, prints its own C over its whole life (and T 0:
+ *       the burner's includes it). The sum of these lines is the truth for a
+ *       window that starts after "started" and before min A, and ends after max B while
+ *       the burner lingers: it is idle at both edges, whatever their exact instants.
+ *   burner: cpu_seconds=X wall_seconds=Y share=Z  at exit: its whole life, by its
+ *       process CPU clock and its reaped children's usage.
+ * SIGTERM and SIGINT end the burn or the lingering, unless --ignore-term. */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -24,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,9 +53,10 @@ static volatile sig_atomic_t stop;
 
 struct opts {
     double share;
+    double delay;
     double seconds; /* 0: forever */
     long threads, children;
-    bool double_fork, ignore_term;
+    bool double_fork, linger, ignore_term;
     double exit_after; /* 0: none */
     long exit_code;
     double crash_after;
@@ -55,6 +74,78 @@ static void sleep_until(uint64_t mono)
 {
     struct timespec ts = {(time_t)(mono / 1000000000ULL), (long)(mono % 1000000000ULL)};
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+/* Block until deadline (monotonic; 0: none) or until SIGTERM or SIGINT has set stop.
+ * They are blocked but during the wait itself, so one that comes just before the wait
+ * still ends it. */
+static void idle_until(uint64_t deadline)
+{
+    sigset_t ending, old;
+    sigemptyset(&ending);
+    sigaddset(&ending, SIGTERM);
+    sigaddset(&ending, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &ending, &old);
+    while (!stop) {
+        struct timespec left, *timeout = NULL;
+        if (deadline) {
+            uint64_t now = now_ns(CLOCK_MONOTONIC);
+            if (now >= deadline)
+                break;
+            left = (struct timespec){(time_t)((deadline - now) / 1000000000ULL),
+                                     (long)((deadline - now) % 1000000000ULL)};
+            timeout = &left;
+        }
+        pselect(0, NULL, NULL, NULL, timeout, &old);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static uint64_t timeval_ns(struct timeval tv)
+{
+    return (uint64_t)tv.tv_sec * 1000000000ULL + (uint64_t)tv.tv_usec * 1000ULL;
+}
+
+/* The CPU this process has used, with what it reaped from its children. */
+static uint64_t cpu_used_ns(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
+    return now_ns(CLOCK_PROCESS_CPUTIME_ID) + timeval_ns(ru.ru_utime) + timeval_ns(ru.ru_stime);
+}
+
+/* A task clock (the clock of loopbench's perf-task-clock source) counting this process
+ * and every thread and process it starts from now on, or -1 where the kernel refuses. */
+static int task_clock_open(void)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof(a));
+    a.size = sizeof(a);
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = PERF_COUNT_SW_TASK_CLOCK;
+    a.inherit = 1;
+    a.exclude_kernel = 1; /* all perf_event_paranoid 2 allows; a task clock counts anyway */
+    a.exclude_hv = 1;
+    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* The task clock's count: this process's, its live descendants' and its exited ones'. */
+static uint64_t task_clock_ns(int fd)
+{
+    uint64_t v = 0;
+    if (fd >= 0 && read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+        v = 0;
+    return v;
+}
+
+/* The "burned" line, in one write: its processes share the output file. task_clock_ns
+ * is -1 where there is no task clock. */
+static void report_burned(uint64_t cpu_ns, int64_t task_clock_ns, uint64_t from_ns,
+                          uint64_t to_ns)
+{
+    dprintf(STDOUT_FILENO, "burner: burned cpu_ns=%llu task_clock_ns=%lld from_ns=%llu to_ns=%llu\n",
+            (unsigned long long)cpu_ns, (long long)task_clock_ns, (unsigned long long)from_ns,
+            (unsigned long long)to_ns);
 }
 
 /* Burn share of one core in the calling thread until end (monotonic; 0 never). */
@@ -148,6 +239,8 @@ static void parse(int argc, char **argv, struct opts *o)
                 fprintf(stderr, "burner: --share is a fraction of one core, at most 1\n");
                 exit(2);
             }
+        } else if (strcmp(a, "--delay") == 0 && has1) {
+            o->delay = seconds_arg(argv[++i]);
         } else if (strcmp(a, "--seconds") == 0 && has1) {
             o->seconds = seconds_arg(argv[++i]);
         } else if (strcmp(a, "--forever") == 0) {
@@ -158,6 +251,8 @@ static void parse(int argc, char **argv, struct opts *o)
             o->children = count_arg(argv[++i], 1, MAX_WORKERS);
         } else if (strcmp(a, "--double-fork") == 0) {
             o->double_fork = true;
+        } else if (strcmp(a, "--linger") == 0) {
+            o->linger = true;
         } else if (strcmp(a, "--ignore-term") == 0) {
             o->ignore_term = true;
         } else if (strcmp(a, "--exit-after") == 0 && has2) {
@@ -174,17 +269,96 @@ static void parse(int argc, char **argv, struct opts *o)
     }
 }
 
-/* A child that burns and leaves without a word (only the burner reports). */
+/* A child that burns and leaves without a word: the burner reaps it and reports it. */
 static pid_t burn_child(const struct opts *o, uint64_t end)
 {
     pid_t pid = fork();
     if (pid == 0) {
-        if (o->pidfile && o->double_fork)
-            write_pidfile(o->pidfile, getpid());
         burn(o->share, end);
         _exit(0);
     }
     return pid;
+}
+
+/* A grandchild that burns while its parent exits at once, so it is no child of the
+ * burner (loopbench's, as a subreaper). It reports its own process CPU clock, which the
+ * burner cannot reap, and holds the write end of a pipe while it burns: the read end,
+ * returned, gives EOF when it is done. Its task clock is the burner's, inherited. */
+static int burn_grandchild(const struct opts *o, uint64_t end)
+{
+    int burning[2];
+    if (pipe(burning) < 0) {
+        perror("burner: pipe");
+        exit(1);
+    }
+    pid_t mid = fork();
+    if (mid == 0) {
+        if (fork() == 0) {
+            uint64_t born = now_ns(CLOCK_MONOTONIC);
+            close(burning[0]);
+            if (o->pidfile)
+                write_pidfile(o->pidfile, getpid());
+            burn(o->share, end);
+            report_burned(now_ns(CLOCK_PROCESS_CPUTIME_ID), 0, born, now_ns(CLOCK_MONOTONIC));
+            close(burning[1]);
+            if (o->linger)
+                idle_until(0);
+        }
+        _exit(0);
+    }
+    close(burning[1]);
+    waitpid(mid, NULL, 0);
+    return burning[0];
+}
+
+/* Burn with the workers o asks for until burn_end (0: until stopped), then join and reap
+ * them (and wait for a grandchild's burn to end). The main thread watches the clock meanwhile; crash_at aborts, exit_at sets *code
+ * and ends the burn. */
+static void burn_phase(const struct opts *o, uint64_t burn_end, uint64_t exit_at,
+                       uint64_t crash_at, int *code)
+{
+    pthread_t threads[MAX_WORKERS];
+    struct worker w = {o->share, burn_end};
+    for (long i = 0; i < o->threads; i++)
+        pthread_create(&threads[i], NULL, burn_thread, &w);
+    pid_t kids[MAX_WORKERS];
+    for (long i = 0; i < o->children; i++)
+        kids[i] = burn_child(o, burn_end);
+    int grandchild_burning = o->double_fork ? burn_grandchild(o, burn_end) : -1;
+    if (!o->threads && !o->children && !o->double_fork)
+        burn(o->share, earliest(earliest(burn_end, exit_at), crash_at));
+
+    for (;;) {
+        uint64_t now = now_ns(CLOCK_MONOTONIC);
+        if (crash_at && now >= crash_at)
+            abort();
+        if (exit_at && now >= exit_at) {
+            *code = (int)o->exit_code;
+            stop = 1;
+        }
+        if (stop || (burn_end && now >= burn_end))
+            break;
+        /* Children are reaped as they finish, so their time moves to our cutime. */
+        for (long i = 0; i < o->children; i++)
+            if (kids[i] && waitpid(kids[i], NULL, WNOHANG) == kids[i])
+                kids[i] = 0;
+        sleep_until(earliest(now + PERIOD_NS, burn_end));
+    }
+    for (long i = 0; i < o->threads; i++)
+        pthread_join(threads[i], NULL);
+    for (long i = 0; i < o->children; i++) {
+        if (!kids[i])
+            continue;
+        if (stop)
+            kill(kids[i], SIGKILL); /* cut short: the children may ignore SIGTERM */
+        waitpid(kids[i], NULL, 0);
+    }
+    if (grandchild_burning >= 0) {
+        char c;
+        while (read(grandchild_burning, &c, 1) < 0 && errno == EINTR)
+            ;
+        close(grandchild_burning);
+    }
 }
 
 int main(int argc, char **argv)
@@ -192,7 +366,6 @@ int main(int argc, char **argv)
     struct opts o;
     parse(argc, argv, &o);
     uint64_t start = now_ns(CLOCK_MONOTONIC);
-    uint64_t burn_end = o.seconds > 0 ? start + (uint64_t)(o.seconds * 1e9) : 0;
     uint64_t exit_at = o.exit_after > 0 ? start + (uint64_t)(o.exit_after * 1e9) : 0;
     uint64_t crash_at = o.crash_after > 0 ? start + (uint64_t)(o.crash_after * 1e9) : 0;
 
@@ -206,58 +379,30 @@ int main(int argc, char **argv)
         perror("burner: pidfile");
         return 1;
     }
+    int task_clock = task_clock_open(); /* before any worker, so that they inherit it */
+    dprintf(STDOUT_FILENO, "burner: started pid=%d\n", (int)getpid());
 
-    pthread_t threads[MAX_WORKERS];
-    struct worker w = {o.share, burn_end};
-    for (long i = 0; i < o.threads; i++)
-        pthread_create(&threads[i], NULL, burn_thread, &w);
-    pid_t kids[MAX_WORKERS];
-    for (long i = 0; i < o.children; i++)
-        kids[i] = burn_child(&o, burn_end);
-    if (o.double_fork) {
-        pid_t mid = fork();
-        if (mid == 0) {
-            burn_child(&o, burn_end);
-            _exit(0);
-        }
-        waitpid(mid, NULL, 0);
-    }
-    if (!o.threads && !o.children && !o.double_fork)
-        burn(o.share, earliest(earliest(burn_end, exit_at), crash_at));
-
-    /* Then the main thread watches the clock. */
+    idle_until(earliest(start + (uint64_t)(o.delay * 1e9), earliest(exit_at, crash_at)));
+    uint64_t from = now_ns(CLOCK_MONOTONIC), cpu_from = cpu_used_ns();
+    uint64_t task_clock_from = task_clock_ns(task_clock);
+    uint64_t burn_end = o.seconds > 0 ? from + (uint64_t)(o.seconds * 1e9) : 0;
     int code = 0;
-    for (;;) {
-        uint64_t now = now_ns(CLOCK_MONOTONIC);
-        if (crash_at && now >= crash_at)
-            abort();
-        if (exit_at && now >= exit_at) {
-            code = (int)o.exit_code;
-            stop = 1;
-        }
-        if (stop || (!exit_at && burn_end && now >= burn_end))
-            break;
-        /* Children are reaped as they finish, so their time moves to our cutime. */
-        for (long i = 0; i < o.children; i++)
-            if (kids[i] && waitpid(kids[i], NULL, WNOHANG) == kids[i])
-                kids[i] = 0;
-        sleep_until(now + PERIOD_NS);
-    }
-    for (long i = 0; i < o.threads; i++)
-        pthread_join(threads[i], NULL);
-    for (long i = 0; i < o.children; i++) {
-        if (!kids[i])
-            continue;
-        if (stop)
-            kill(kids[i], SIGKILL); /* cut short: the children may ignore SIGTERM */
-        waitpid(kids[i], NULL, 0);
-    }
+    burn_phase(&o, burn_end, exit_at, crash_at, &code);
+    uint64_t cpu_to = cpu_used_ns(), task_clock_to = task_clock_ns(task_clock);
+    report_burned(cpu_to - cpu_from,
+                  task_clock >= 0 ? (int64_t)(task_clock_to - task_clock_from) : -1, from,
+                  now_ns(CLOCK_MONOTONIC));
 
-    struct rusage ru;
-    getrusage(RUSAGE_CHILDREN, &ru);
-    double cpu = (double)now_ns(CLOCK_PROCESS_CPUTIME_ID) / 1e9 + (double)ru.ru_utime.tv_sec +
-                 (double)ru.ru_stime.tv_sec +
-                 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    /* Then idle, until the time to exit or crash, or with --linger until stopped. */
+    uint64_t leave_at = earliest(exit_at, crash_at);
+    if (!stop && (leave_at || o.linger))
+        idle_until(leave_at);
+    if (crash_at && now_ns(CLOCK_MONOTONIC) >= crash_at)
+        abort();
+    if (exit_at && now_ns(CLOCK_MONOTONIC) >= exit_at)
+        code = (int)o.exit_code;
+
+    double cpu = (double)cpu_used_ns() / 1e9;
     double wall = (double)(now_ns(CLOCK_MONOTONIC) - start) / 1e9;
     printf("burner: cpu_seconds=%.6f wall_seconds=%.6f share=%.6f\n", cpu, wall,
            wall > 0 ? cpu / wall : 0);
