@@ -1,6 +1,10 @@
+/* libcurl is loaded at the first HTTP call, not linked: a loopbench that never speaks
+ * HTTP (most campaigns, every report) does not map it and its TLS chain, some 30 libraries
+ * and 5 MiB of resident memory. The headers still give every function's type. */
 #include "http.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -11,14 +15,47 @@
 
 #include "config.h"
 
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+/* The libcurl functions loopbench calls, each named once: libcurl.NAME is curl_NAME. */
+#define CURL_FUNCTIONS(X)                                                                  \
+    X(global_init) X(url) X(url_set) X(url_get) X(url_cleanup) X(free) X(easy_init)       \
+    X(easy_setopt) X(easy_perform) X(easy_getinfo) X(easy_strerror) X(easy_cleanup)       \
+    X(slist_append) X(slist_free_all) X(getdate)
 
-static void init_curl(void)
+static struct {
+#define CURL_MEMBER(name) __typeof__(&curl_##name) name;
+    CURL_FUNCTIONS(CURL_MEMBER)
+#undef CURL_MEMBER
+} libcurl;
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+/* Why libcurl could not be loaded; empty once it is. */
+static char load_failure[LB_ERROR_MAX];
+
+/* libcurl's function symbol, or NULL after saying in load_failure that it is missing. */
+static void *resolve(void *handle, const char *symbol)
 {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-        fputs("loopbench: cannot initialise libcurl\n", stderr);
-        abort();
+    void *f = dlsym(handle, symbol);
+    if (!f && !load_failure[0])
+        snprintf(load_failure, sizeof(load_failure),
+                 "%s has no %s: loopbench needs libcurl 7.62 or later", LIBCURL_SONAME, symbol);
+    return f;
+}
+
+/* dlopen libcurl, resolve its functions into libcurl and initialise it; on failure,
+ * say why in load_failure. The library stays loaded for the life of the process. */
+static void load_curl(void)
+{
+    void *handle = dlopen(LIBCURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        snprintf(load_failure, sizeof(load_failure),
+                 "HTTP needs libcurl, which cannot be loaded: %s", dlerror());
+        return;
     }
+#define CURL_RESOLVE(name) libcurl.name = (__typeof__(libcurl.name))resolve(handle, "curl_" #name);
+    CURL_FUNCTIONS(CURL_RESOLVE)
+#undef CURL_RESOLVE
+    if (!load_failure[0] && libcurl.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        snprintf(load_failure, sizeof(load_failure), "cannot initialise %s", LIBCURL_SONAME);
 }
 
 bool network_available(void)
@@ -26,19 +63,23 @@ bool network_available(void)
     return true;
 }
 
-/* curl_global_init, once per process (thread-safe). */
-static void http_init(void)
+/* Whether libcurl is loaded and initialised, which is tried once per process (thread-safe:
+ * the metrics endpoint's thread may be the first to ask). */
+static bool curl_loaded(void)
 {
-    pthread_once(&init_once, init_curl);
+    pthread_once(&load_once, load_curl);
+    return !load_failure[0];
 }
 
-/* A parsed URL handle for url, or NULL when curl cannot parse it. */
+/* A parsed URL handle for url, or NULL when curl cannot parse it or is not loaded (then
+ * http_url_check, which every URL passes before use, has said why). */
 static CURLU *parse_url(const char *url)
 {
-    http_init();
-    CURLU *u = xcheck(curl_url());
-    if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
-        curl_url_cleanup(u);
+    if (!curl_loaded())
+        return NULL;
+    CURLU *u = xcheck(libcurl.url());
+    if (libcurl.url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
+        libcurl.url_cleanup(u);
         return NULL;
     }
     return u;
@@ -48,15 +89,17 @@ static CURLU *parse_url(const char *url)
 static char *url_part(CURLU *u, CURLUPart part)
 {
     char *value = NULL;
-    if (curl_url_get(u, part, &value, 0) != CURLUE_OK || !value)
+    if (libcurl.url_get(u, part, &value, 0) != CURLUE_OK || !value)
         return xstrdup("");
     char *copy = xstrdup(value);
-    curl_free(value);
+    libcurl.free(value);
     return copy;
 }
 
 int http_url_check(const char *what, const char *url, struct lb_error *err)
 {
+    if (!curl_loaded())
+        return lb_fail(err, "%s", load_failure);
     CURLU *u = parse_url(url);
     if (!u)
         return lb_fail(err, "%s '%s': expected an http:// or https:// URL", what, url);
@@ -64,7 +107,7 @@ int http_url_check(const char *what, const char *url, struct lb_error *err)
     int ok = (strcmp(scheme, "http") == 0 || strcmp(scheme, "https") == 0) && *host;
     free(scheme);
     free(host);
-    curl_url_cleanup(u);
+    libcurl.url_cleanup(u);
     if (!ok)
         return lb_fail(err, "%s '%s': expected an http:// or https:// URL", what, url);
     return 0;
@@ -84,11 +127,11 @@ char *http_url_display(const char *url, bool origin_only)
         free(host);
         free(port);
     } else {
-        curl_url_set(u, CURLUPART_USER, NULL, 0);
-        curl_url_set(u, CURLUPART_PASSWORD, NULL, 0);
+        libcurl.url_set(u, CURLUPART_USER, NULL, 0);
+        libcurl.url_set(u, CURLUPART_PASSWORD, NULL, 0);
         shown = url_part(u, CURLUPART_URL);
     }
-    curl_url_cleanup(u);
+    libcurl.url_cleanup(u);
     return shown;
 }
 
@@ -168,22 +211,22 @@ static void set_method_and_body(CURL *curl, const struct http_request *req)
 {
     const char *method = method_of(req);
     if (strcmp(method, "HEAD") == 0) {
-        curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+        libcurl.easy_setopt(curl, CURLOPT_NOBODY, 1L);
         return;
     }
     if (req->body) {
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, req->body);
-        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+        libcurl.easy_setopt(curl, CURLOPT_POSTFIELDS, req->body);
+        libcurl.easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
     }
     if (strcmp(method, "GET") == 0 && !req->body)
-        curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+        libcurl.easy_setopt(curl, CURLOPT_HTTPGET, 1L);
     else if (strcmp(method, "POST") != 0 || !req->body)
-        curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
+        libcurl.easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
 }
 
 static struct curl_slist *append_header(struct curl_slist *list, const char *line)
 {
-    return xcheck(curl_slist_append(list, line));
+    return xcheck(libcurl.slist_append(list, line));
 }
 
 /* One exchange; *code tells the retry logic what kind of failure it was. */
@@ -194,7 +237,7 @@ static int perform(const struct http_request *req, struct http_response *resp, C
     *code = CURLE_OK;
     if (http_url_check("URL", req->url, err) < 0)
         return -1;
-    CURL *curl = xcheck(curl_easy_init());
+    CURL *curl = xcheck(libcurl.easy_init());
     struct curl_slist *headers = NULL;
     for (const char *const *h = req->headers; h && *h; h++)
         headers = append_header(headers, *h);
@@ -207,23 +250,23 @@ static int perform(const struct http_request *req, struct http_response *resp, C
     };
     char curl_reason[CURL_ERROR_SIZE] = "";
     long timeout_ms = req->timeout_ms > 0 ? req->timeout_ms : HTTP_TIMEOUT_DEFAULT_MS;
-    curl_easy_setopt(curl, CURLOPT_URL, req->url);
-    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(curl, CURLOPT_USERAGENT, "loopbench/" LOOPBENCH_VERSION);
-    curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
-    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms < 10000 ? timeout_ms : 10000L);
-    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L); /* no SIGALRM in a threaded process */
-    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curl_reason);
-    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
-    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(curl, CURLOPT_HEADERDATA, &t);
+    libcurl.easy_setopt(curl, CURLOPT_URL, req->url);
+    libcurl.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    libcurl.easy_setopt(curl, CURLOPT_USERAGENT, "loopbench/" LOOPBENCH_VERSION);
+    libcurl.easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "");
+    libcurl.easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+    libcurl.easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms < 10000 ? timeout_ms : 10000L);
+    libcurl.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L); /* no SIGALRM in a threaded process */
+    libcurl.easy_setopt(curl, CURLOPT_ERRORBUFFER, curl_reason);
+    libcurl.easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    libcurl.easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+    libcurl.easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+    libcurl.easy_setopt(curl, CURLOPT_HEADERDATA, &t);
     set_method_and_body(curl, req);
-    *code = curl_easy_perform(curl);
+    *code = libcurl.easy_perform(curl);
     int rc = 0;
     if (*code == CURLE_OK) {
-        curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp->status);
+        libcurl.easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &resp->status);
         if (!resp->body)
             resp->body = xcalloc(1, 1);
     } else {
@@ -236,13 +279,13 @@ static int perform(const struct http_request *req, struct http_response *resp, C
                     method_of(req), shown, HTTP_HEADERS_MAX);
         else
             lb_fail(err, "%s %s: %s", method_of(req), shown,
-                    curl_reason[0] ? curl_reason : curl_easy_strerror(*code));
+                    curl_reason[0] ? curl_reason : libcurl.easy_strerror(*code));
         free(shown);
         http_response_release(resp);
         rc = -1;
     }
-    curl_slist_free_all(headers);
-    curl_easy_cleanup(curl);
+    libcurl.slist_free_all(headers);
+    libcurl.easy_cleanup(curl);
     return rc;
 }
 
@@ -281,7 +324,7 @@ static long long asked_wait_ms(const struct http_response *resp, int64_t now)
     long long seconds = header_number(resp, "retry-after");
     const char *retry_after = http_header(resp, "retry-after");
     if (seconds < 0 && retry_after) {
-        time_t date = curl_getdate(retry_after, NULL);
+        time_t date = libcurl.getdate(retry_after, NULL);
         if (date >= 0)
             seconds = date > now ? (long long)(date - now) : 0;
     }
