@@ -12,10 +12,10 @@ ENUM_WORDS(enum run_order, order_names, run_order_name, run_order_parse)
 
 ENUM_WORDS(enum run_status, status_names, run_status_name, run_status_parse)
 
-/* Anything but [A-Za-z0-9._-] in the value becomes '_'. */
-char *run_dir_name(const char *value, long repeat)
+/* name with anything but [A-Za-z0-9._-] as '_', and no leading '.' (new string). */
+static char *safe_file_name(const char *name)
 {
-    char *safe = xstrdup(value);
+    char *safe = xstrdup(name);
     for (char *s = safe; *s; s++) {
         unsigned char ch = (unsigned char)*s;
         if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
@@ -24,7 +24,20 @@ char *run_dir_name(const char *value, long repeat)
     }
     if (safe[0] == '.')
         safe[0] = '_';
-    char *dir = xasprintf("runs/%s-%ld", safe, repeat);
+    return safe;
+}
+
+char *run_dir_name(const char *variant, const char *value, long repeat)
+{
+    char *safe = safe_file_name(value);
+    char *dir;
+    if (variant) {
+        char *group = safe_file_name(variant);
+        dir = xasprintf("runs/%s/%s-%ld", group, safe, repeat);
+        free(group);
+    } else {
+        dir = xasprintf("runs/%s-%ld", safe, repeat);
+    }
     free(safe);
     return dir;
 }
@@ -90,6 +103,46 @@ const char *campaign_where(const struct campaign *c)
     return c->path ? c->path : c->out_dir;
 }
 
+size_t campaign_cells(const struct campaign *c)
+{
+    return c->values.n * (c->n_variants ? c->n_variants : 1);
+}
+
+struct cell campaign_cell(const struct campaign *c, size_t i)
+{
+    size_t nv = c->n_variants ? c->n_variants : 1;
+    return (struct cell){i / nv, i % nv};
+}
+
+struct cell campaign_reference(const struct campaign *c, struct cell x)
+{
+    return c->n_variants ? (struct cell){x.setting, 0} : (struct cell){c->baseline, 0};
+}
+
+char *campaign_cell_name(const struct campaign *c, struct cell x)
+{
+    if (!c->n_variants)
+        return xstrdup(c->values.v[x.setting]);
+    return xasprintf("%s %s", c->values.v[x.setting], c->variants[x.variant].name);
+}
+
+bool run_in_cell(const struct run_record *r, struct cell x)
+{
+    return r->setting_index == x.setting && r->variant_index == x.variant;
+}
+
+long campaign_find_cell(const struct campaign *c, const char *value, const char *variant)
+{
+    long si = campaign_setting(c, value);
+    if (si < 0 || (variant == NULL) != (c->n_variants == 0))
+        return -1;
+    size_t nv = c->n_variants ? c->n_variants : 1;
+    for (size_t v = 0; v < nv; v++)
+        if (!variant || strcmp(c->variants[v].name, variant) == 0)
+            return (long)((size_t)si * nv + v);
+    return -1;
+}
+
 long campaign_setting(const struct campaign *c, const char *value)
 {
     for (size_t i = 0; i < c->values.n; i++)
@@ -134,28 +187,33 @@ double run_health_total(const struct campaign *c, const struct run_record *r, si
     return a && a->type == SCRAPE_RATIO ? a->total_sum / (double)a->n : NAN;
 }
 
-size_t campaign_values(const struct campaign *c, size_t si, int metric, double *out)
+size_t campaign_cell_values(const struct campaign *c, struct cell x, int metric, double *out)
 {
     size_t n = 0;
     for (size_t i = 0; i < c->n_runs; i++)
-        if (c->runs[i].setting_index == si && c->runs[i].status == RUN_OK)
+        if (run_in_cell(&c->runs[i], x) && c->runs[i].status == RUN_OK)
             out[n++] = run_metric(c, &c->runs[i], metric);
     return n;
 }
 
-size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, int metric, double *a,
-                      double *b)
+size_t campaign_values(const struct campaign *c, size_t si, int metric, double *out)
+{
+    return campaign_cell_values(c, (struct cell){si, 0}, metric, out);
+}
+
+size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell xb, int metric,
+                           double *a, double *b)
 {
     size_t n = 0;
     if (c->order == ORDER_GROUPED)
         return 0;
     for (size_t i = 0; i < c->n_runs; i++) {
         const struct run_record *x = &c->runs[i];
-        if (x->setting_index != sa || x->status != RUN_OK)
+        if (!run_in_cell(x, xa) || x->status != RUN_OK)
             continue;
         for (size_t j = 0; j < c->n_runs; j++) {
             const struct run_record *y = &c->runs[j];
-            if (y->setting_index == sb && y->status == RUN_OK && y->repeat == x->repeat) {
+            if (run_in_cell(y, xb) && y->status == RUN_OK && y->repeat == x->repeat) {
                 a[n] = run_metric(c, x, metric);
                 b[n++] = run_metric(c, y, metric);
                 break;
@@ -163,6 +221,12 @@ size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, int metric
         }
     }
     return n;
+}
+
+size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, int metric, double *a,
+                      double *b)
+{
+    return campaign_cell_pairs(c, (struct cell){sa, 0}, (struct cell){sb, 0}, metric, a, b);
 }
 
 const char *campaign_health_type(const struct campaign *c, size_t k)
@@ -241,6 +305,11 @@ void campaign_release(struct campaign *c)
     strv_release(&c->endpoint.sources);
     plat_host_facts_release(&c->host);
     strv_release(&c->values);
+    for (size_t i = 0; i < c->n_variants; i++) {
+        free(c->variants[i].name);
+        free(c->variants[i].dir);
+    }
+    free(c->variants);
     strv_release(&c->resumed_at);
     for (size_t i = 0; i < c->n_runs; i++)
         run_record_release(&c->runs[i]);

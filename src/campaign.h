@@ -57,8 +57,16 @@ struct campaign_endpoint {
     struct strv keys, sources; /* per selected value, in the profile's order */
 };
 
+/* A build of the target compared with the others in one campaign: its runs take the
+ * command, cwd and config files from its directory (docs/cli.md). */
+struct campaign_variant {
+    char *name;                 /* "base", "head" */
+    char *dir;                  /* as given */
+};
+
 struct run_record {
     size_t setting_index;       /* into campaign.values */
+    size_t variant_index;       /* into campaign.variants; 0 in a knob-only campaign */
     long repeat;                /* 1-based: runs of the same repeat share a round */
     enum run_status status;
     char *dir;                  /* relative to the campaign directory: runs/<setting>-<k> */
@@ -97,6 +105,10 @@ struct campaign {
     struct plat_host_facts host;
     struct strv values;         /* settings, in the order given */
     size_t baseline;            /* index into values */
+    /* Builds compared setting by setting, the first the base the others are compared
+     * with; none in a knob-only campaign, which compares settings with the baseline. */
+    struct campaign_variant *variants;
+    size_t n_variants;
     long repeat;
     double warmup_s, sample_s;
     unsigned interval_ms;
@@ -110,9 +122,29 @@ struct campaign {
     size_t n_runs;
 };
 
-/* The directory of a run: runs/<value>-<repeat>, the value made safe for a file name
- * (new string, caller frees). */
-char *run_dir_name(const char *value, long repeat);
+/* The directory of a run: runs/<value>-<repeat>, or runs/<variant>/<value>-<repeat>,
+ * the names made safe for a file name (new string, caller frees). */
+char *run_dir_name(const char *variant, const char *value, long repeat);
+
+/* A cell of the campaign: a setting, under a variant when there are some. Every cell
+ * runs once per round. */
+struct cell {
+    size_t setting, variant;
+};
+/* How many cells: settings x variants (x 1 without variants). */
+size_t campaign_cells(const struct campaign *c);
+/* Cell i, in the order settings-major: each setting's variants together. */
+struct cell campaign_cell(const struct campaign *c, size_t i);
+/* The cell a cell is compared with: the same setting of the base variant, or (without
+ * variants) the baseline setting. Itself for the base or the baseline. */
+struct cell campaign_reference(const struct campaign *c, struct cell x);
+/* Whether run r is of cell x. */
+bool run_in_cell(const struct run_record *r, struct cell x);
+/* Index of cell (setting `value`, variant `variant` or NULL without variants) in
+ * campaign_cell's order, or -1. */
+long campaign_find_cell(const struct campaign *c, const char *value, const char *variant);
+/* "2" or "2 head": a cell named for messages and tables (new string). */
+char *campaign_cell_name(const struct campaign *c, struct cell x);
 
 /* "running", "finished" or "interrupted". */
 const char *campaign_state_name(const struct campaign *c);
@@ -135,12 +167,17 @@ double run_health_max(const struct campaign *c, const struct run_record *r, size
 /* Ratio key k's denominator per window in run r, NaN for other keys. */
 double run_health_total(const struct campaign *c, const struct run_record *r, size_t k);
 
-/* The metric's values over setting si's completed runs into out[] (room for n_runs).
+/* The metric's values over cell x's completed runs into out[] (room for n_runs).
  * Returns how many. */
+size_t campaign_cell_values(const struct campaign *c, struct cell x, int metric, double *out);
+/* The same of setting si (of the first variant, when there are some). */
 size_t campaign_values(const struct campaign *c, size_t si, int metric, double *out);
-/* Interleaved (and random-order) campaigns run every setting once per round: pair
- * setting sa's and sb's completed runs of the same round into a[] and b[] (room for
- * n_runs each). Returns the pairs; 0 for grouped campaigns, where rounds do not exist. */
+/* Interleaved (and random-order) campaigns run every cell once per round: pair cell
+ * xa's and xb's completed runs of the same round into a[] and b[] (room for n_runs
+ * each). Returns the pairs; 0 for grouped campaigns, where rounds do not exist. */
+size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell xb, int metric,
+                           double *a, double *b);
+/* The same of settings sa and sb (of the first variant, when there are some). */
 size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, int metric, double *a,
                       double *b);
 /* The scraped type of health key k ("duration_ms", "ratio"...: the first completed run

@@ -1,4 +1,5 @@
 /* loopbench run: the A/B campaign. */
+#include <ctype.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +24,14 @@ const char cmd_run_usage[] =
     "  -n, --repeat N             runs per setting (default: the profile's)\n"
     "  -w, --warmup SECONDS       warm-up before each window (default: the profile's)\n"
     "  -t, --sample SECONDS       length of each window (default: the profile's)\n"
-    "      --order ORDER          interleave (A B A B, default), random (each round\n"
-    "                             shuffled, seeded) or grouped (A A B B)\n"
+    "      --variant NAME=DIR     a build of the target to compare, given twice or more:\n"
+    "                             each setting runs under each variant once per round,\n"
+    "                             with the cwd and config files (and {variant_dir}) taken\n"
+    "                             from DIR; the first is the base the others are compared\n"
+    "                             with, e.g. --variant base=../base --variant head=.\n"
+    "      --order ORDER          interleave (A B A B, the default without variants),\n"
+    "                             random (each round shuffled, seeded; the default with\n"
+    "                             variants) or grouped (A A B B)\n"
     "      --seed N               seed for --order random (default: from the clock)\n"
     "      --interval MS          time-series interval (default 1000)\n"
     "  -o, --out DIR              results directory (default results/<profile>-<UTC time>)\n"
@@ -52,6 +59,22 @@ static int split_settings(const char *arg, struct strv *out)
             return 0;
         p += len + 1;
     }
+}
+
+/* NAME=DIR into o's variants (the name a new string, the dir borrowed from arg); -1
+ * when it is not that. */
+static int parse_variant(const char *arg, struct run_opts *o)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1])
+        return -1;
+    for (const char *s = arg; s < eq; s++)
+        if (!(isalnum((unsigned char)*s) || *s == '.' || *s == '_' || *s == '-'))
+            return -1;
+    o->variants = xrealloc(o->variants, (o->n_variants + 1) * sizeof(*o->variants));
+    o->variants[o->n_variants++] =
+        (struct variant_opt){xstrndup(arg, (size_t)(eq - arg)), eq + 1};
+    return 0;
 }
 
 /* The command line as typed, for results.json. */
@@ -97,12 +120,14 @@ int cmd_run(int argc, char **argv)
         OPT_JSON,
         OPT_CPU_SOURCE,
         OPT_RESUME,
+        OPT_VARIANT,
     };
     static const struct option longopts[] = {
         {"settings", required_argument, NULL, 's'},
         {"repeat", required_argument, NULL, 'n'},
         {"warmup", required_argument, NULL, 'w'},
         {"sample", required_argument, NULL, 't'},
+        {"variant", required_argument, NULL, OPT_VARIANT},
         {"order", required_argument, NULL, OPT_ORDER},
         {"seed", required_argument, NULL, OPT_SEED},
         {"interval", required_argument, NULL, OPT_INTERVAL},
@@ -115,7 +140,7 @@ int cmd_run(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct run_opts o = {.repeat = 0, .warmup_s = -1, .sample_s = 0, .interval_ms = 1000};
-    bool json = false;
+    bool json = false, order_given = false;
     int status = LB_EXIT_USAGE;
     /* The first option that shapes a campaign: --resume takes the campaign's own. */
     const char *shaping = NULL;
@@ -157,7 +182,15 @@ int cmd_run(int argc, char **argv)
             }
             o.sample_s = d;
             break;
+        case OPT_VARIANT:
+            if (parse_variant(optarg, &o) < 0) {
+                msg_usage_error("run", "run: --variant '%s': expected NAME=DIR, the name of "
+                                       "letters, digits, '.', '_' or '-'", optarg);
+                goto out;
+            }
+            break;
         case OPT_ORDER:
+            order_given = true;
             if (run_order_parse(optarg, &o.order) < 0) {
                 msg_usage_error("run", "run: --order '%s': expected interleave, random or "
                                        "grouped", optarg);
@@ -214,6 +247,14 @@ int cmd_run(int argc, char **argv)
         goto out;
     }
     o.profile_path = optind < argc ? argv[optind] : NULL;
+    if (o.n_variants == 1) {
+        msg_usage_error("run", "run: --variant '%s=%s': expected two or more variants to "
+                               "compare", o.variants[0].name, o.variants[0].dir);
+        goto out;
+    }
+    /* Variants are compared round by round: shuffled within each round unless asked. */
+    if (o.n_variants && !order_given)
+        o.order = ORDER_RANDOM;
     if (o.resume_dir && (shaping || o.profile_path)) {
         msg_usage_error("run", "run: --resume takes the campaign's own profile, settings and "
                                "output directory: '%s' cannot be combined with it",
@@ -277,5 +318,8 @@ int cmd_run(int argc, char **argv)
     free(command_line);
 out:
     strv_release(&o.settings);
+    for (size_t i = 0; i < o.n_variants; i++)
+        free((char *)o.variants[i].name);
+    free(o.variants);
     return status;
 }

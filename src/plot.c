@@ -29,19 +29,29 @@ static void dat_label(const char *s, FILE *f)
     fputc('"', f);
 }
 
-/* cpu.dat: index, setting, median, min, max. Returns the max/min ratio of the values. */
+/* A cell as one word for gnuplot's word(): "2", or "2/head" with variants (new string). */
+static char *cell_word(const struct campaign *c, struct cell x)
+{
+    if (!c->n_variants)
+        return xstrdup(c->values.v[x.setting]);
+    return xasprintf("%s/%s", c->values.v[x.setting], c->variants[x.variant].name);
+}
+
+/* cpu.dat: index, cell, median, min, max. Returns the max/min ratio of the values. */
 static double write_cpu(const struct campaign *c, FILE *f)
 {
     double *v = xcalloc(c->n_runs + 1, sizeof(double));
     double lo = INFINITY, hi = 0;
     fputs("# index setting median min max (CPU % of one core over runs)\n", f);
-    for (size_t si = 0; si < c->values.n; si++) {
+    for (size_t ci = 0; ci < campaign_cells(c); ci++) {
         struct stats_summary s;
-        stats_summarize(v, campaign_values(c, si, -1, v), &s);
+        stats_summarize(v, campaign_cell_values(c, campaign_cell(c, ci), -1, v), &s);
         if (s.n == 0)
             continue;
-        fprintf(f, "%zu ", si);
-        dat_label(c->values.v[si], f);
+        char *word = cell_word(c, campaign_cell(c, ci));
+        fprintf(f, "%zu ", ci);
+        dat_label(word, f);
+        free(word);
         fprintf(f, " %.6g %.6g %.6g\n", s.median, s.min, s.max);
         lo = fmin(lo, s.min);
         hi = fmax(hi, s.max);
@@ -57,11 +67,13 @@ static size_t write_cpu_time(const struct campaign *c, FILE *f)
 {
     size_t points = 0;
     fputs("# t_s cpu_percent; a block per setting, a blank line between runs\n", f);
-    for (size_t si = 0; si < c->values.n; si++) {
-        fprintf(f, "# setting %s\n", c->values.v[si]);
+    for (size_t ci = 0; ci < campaign_cells(c); ci++) {
+        char *word = cell_word(c, campaign_cell(c, ci));
+        fprintf(f, "# setting %s\n", word);
+        free(word);
         for (size_t i = 0; i < c->n_runs; i++) {
             const struct run_record *r = &c->runs[i];
-            if (r->setting_index != si || !r->sampled)
+            if (!run_in_cell(r, campaign_cell(c, ci)) || !r->sampled)
                 continue;
             double *t, *cpu;
             size_t n = run_series_read(c, r, &t, &cpu);
@@ -100,12 +112,14 @@ static long tradeoff_key(const struct campaign *c)
 static void write_tradeoff(const struct campaign *c, long k, FILE *f)
 {
     fputs("# cpu_percent health; a block per setting, a point per run\n", f);
-    for (size_t si = 0; si < c->values.n; si++) {
-        fprintf(f, "# setting %s\n", c->values.v[si]);
+    for (size_t ci = 0; ci < campaign_cells(c); ci++) {
+        char *word = cell_word(c, campaign_cell(c, ci));
+        fprintf(f, "# setting %s\n", word);
+        free(word);
         for (size_t i = 0; k >= 0 && i < c->n_runs; i++) {
             const struct run_record *r = &c->runs[i];
             double h = run_metric(c, r, (int)k);
-            if (r->setting_index == si && r->status == RUN_OK && isfinite(h))
+            if (run_in_cell(r, campaign_cell(c, ci)) && r->status == RUN_OK && isfinite(h))
                 fprintf(f, "%.6g %.6g\n", run_metric(c, r, -1), h);
         }
         fputs("\n\n", f);
@@ -122,9 +136,11 @@ static size_t write_latency(const struct campaign *c, FILE *f)
     if (!c->has_rtt)
         return 0;
     struct setting_summary *st = summary_compute(c);
-    for (size_t si = 0; si < c->values.n; si++) {
-        const struct histogram *h = &st[si].rtt;
-        fprintf(f, "# setting %s: percentile, 1/(1-p), latency ms\n", c->values.v[si]);
+    for (size_t ci = 0; ci < campaign_cells(c); ci++) {
+        const struct histogram *h = &st[ci].rtt;
+        char *word = cell_word(c, st[ci].cell);
+        fprintf(f, "# setting %s: percentile, 1/(1-p), latency ms\n", word);
+        free(word);
         if (histogram_count(h) > 0) {
             drawn++;
             for (size_t k = 0; k < ARRAY_SIZE(pct); k++)
@@ -144,8 +160,11 @@ static void write_script(const struct campaign *c, double spread, long k,
           "# SVG and PNG (pngcairo when this gnuplot has it, else png).\n", f);
     fputs("settings = ", f);
     fputc('\'', f);
-    for (size_t si = 0; si < c->values.n; si++)
-        fprintf(f, "%s%s", si ? " " : "", c->values.v[si]);
+    for (size_t ci = 0; ci < campaign_cells(c); ci++) {
+        char *word = cell_word(c, campaign_cell(c, ci));
+        fprintf(f, "%s%s", ci ? " " : "", word);
+        free(word);
+    }
     fputs("'\nknob = ", f);
     fputs_quoted(c->profile.knob_label, '\'', f); /* a gnuplot string */
     fputs("\nhealth = ", f);
@@ -155,7 +174,7 @@ static void write_script(const struct campaign *c, double spread, long k,
     fprintf(f, "\nhealth_unit = '%s'\nnsettings = %zu\nlogscale = %d\n",
             k >= 0 && strcmp(campaign_health_unit(c, (size_t)k), " ms") == 0 ? " (ms)"
                                                                                        : "",
-            c->values.n, spread > 10); /* log scale when the range spans more than 10x */
+            campaign_cells(c), spread > 10); /* log scale when the range spans more than 10x */
     fputs("do for [fmt in 'svg png'] {\n"
           "  if (fmt eq 'svg') {\n"
           "    set terminal svg size 800,480 dynamic font 'sans,12' background '#ffffff'\n"

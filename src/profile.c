@@ -24,6 +24,7 @@
 
 #define KP_MAX 256
 #define LOOPBENCH_DIR "{loopbench_dir}"
+#define VARIANT_DIR "{variant_dir}"
 
 /* Most '+' and '{' a ready.log pattern may hold (see parse_ready). */
 #define READY_LOG_COSTLY_MAX 12
@@ -35,7 +36,8 @@
 
 struct loader {
     const char *file; /* the profile as given, for messages */
-    const char *dir;  /* its directory, absolute */
+    const char *dir;  /* where relative paths start: its directory, or its variant's, absolute */
+    const char *variant_dir; /* a campaign variant's directory, absolute, or NULL */
     char *exe_dir;    /* found on the first {loopbench_dir} */
     char *real_file;  /* the profile's canonical path, found by the first config file */
     struct lb_error *err;
@@ -305,22 +307,21 @@ static bool env_name_valid(const char *s)
     return true;
 }
 
-/* s with {loopbench_dir} expanded (new string, caller frees). */
+/* s with {loopbench_dir} and {variant_dir} expanded (new string, caller frees). */
 static int expand(struct loader *ld, const char *kp, const char *s, char **out)
 {
-    if (!strstr(s, LOOPBENCH_DIR)) {
-        *out = xstrdup(s);
-        return 0;
-    }
-    if (!ld->exe_dir) {
+    if (strstr(s, VARIANT_DIR) && !ld->variant_dir)
+        return fail(ld, kp, "'%s': %s is the directory of a campaign's variant (run --variant), "
+                            "and this campaign has none", s, VARIANT_DIR);
+    if (strstr(s, LOOPBENCH_DIR) && !ld->exe_dir) {
         struct lb_error e;
         ld->exe_dir = plat_exe_dir(&e);
         if (!ld->exe_dir)
             return fail(ld, kp, "%s", e.msg);
     }
-    const char *from[] = {LOOPBENCH_DIR};
-    const char *to[] = {ld->exe_dir};
-    *out = confedit_subst(s, from, to, 1, NULL);
+    const char *from[] = {LOOPBENCH_DIR, VARIANT_DIR};
+    const char *to[] = {ld->exe_dir ? ld->exe_dir : "", ld->variant_dir ? ld->variant_dir : ""};
+    *out = confedit_subst(s, from, to, 2, NULL);
     return 0;
 }
 
@@ -1051,8 +1052,9 @@ static int parse_profile(struct loader *ld, json_t *root, struct profile *p)
     return rc < 0 ? fail(ld, "", "%s", e.msg) : 0;
 }
 
-int profile_parse(const char *text, size_t len, const char *path, struct profile *p,
-                  struct lb_error *err)
+/* The profile in text, its relative paths taken from variant_dir when there is one. */
+static int parse_text(const char *text, size_t len, const char *path, const char *variant_dir,
+                      struct profile *p, struct lb_error *err)
 {
     memset(p, 0, sizeof(*p));
     /* A copy with a final NUL, as read_file gives, for results.json. */
@@ -1080,26 +1082,46 @@ int profile_parse(const char *text, size_t len, const char *path, struct profile
         profile_release(p);
         return -1;
     }
-    struct loader ld = {.file = path, .dir = p->dir, .err = err};
-    int rc = parse_profile(&ld, root, p);
+    char *anchor = variant_dir ? plat_realpath(variant_dir) : NULL;
+    int rc = -1;
+    if (variant_dir && !anchor) {
+        lb_fail_errno(err, errno, "variant directory '%s'", variant_dir);
+    } else {
+        struct loader ld = {.file = path, .dir = anchor ? anchor : p->dir, .variant_dir = anchor,
+                            .err = err};
+        rc = parse_profile(&ld, root, p);
+        free(ld.exe_dir);
+        free(ld.real_file);
+    }
+    free(anchor);
     json_decref(root);
-    free(ld.exe_dir);
-    free(ld.real_file);
     if (rc < 0)
         profile_release(p);
     return rc;
 }
 
-int profile_load(const char *path, struct profile *p, struct lb_error *err)
+int profile_parse(const char *text, size_t len, const char *path, struct profile *p,
+                  struct lb_error *err)
+{
+    return parse_text(text, len, path, NULL, p, err);
+}
+
+int profile_load_variant(const char *path, const char *variant_dir, struct profile *p,
+                         struct lb_error *err)
 {
     char *text;
     size_t len;
     memset(p, 0, sizeof(*p));
     if (read_file(path, &text, &len, err) < 0)
         return -1;
-    int rc = profile_parse(text, len, path, p, err);
+    int rc = parse_text(text, len, path, variant_dir, p, err);
     free(text);
     return rc;
+}
+
+int profile_load(const char *path, struct profile *p, struct lb_error *err)
+{
+    return profile_load_variant(path, NULL, p, err);
 }
 
 static void setter_release(struct setter *s)

@@ -121,6 +121,11 @@ struct profile {
  * did-you-mean. A config setter's file must exist and contain the key path's parent
  * objects. */
 int profile_load(const char *path, struct profile *p, struct lb_error *err);
+/* The same for one variant of a campaign (a build of the target): its relative paths
+ * (cwd, config files) are taken from variant_dir instead of the profile's directory, and
+ * "{variant_dir}" in command and cwd expands to it. */
+int profile_load_variant(const char *path, const char *variant_dir, struct profile *p,
+                         struct lb_error *err);
 /* The same from len bytes already in memory (copied into p->text); path names the
  * file in messages and its directory anchors relative paths, but is not read. */
 int profile_parse(const char *text, size_t len, const char *path, struct profile *p,

@@ -124,8 +124,30 @@ static void host_name(const struct campaign *c, size_t n, size_t i, char *buf, s
         snprintf(buf, len, "%s", campaign_host(&c[i]));
 }
 
-/* The per-setting table: the first campaign's settings, in its order, a column group
- * per campaign. */
+/* A cell's first column: "0 (baseline)", "2", or with variants "2 head" / "2 base". */
+static char *cell_label(const struct campaign *c, struct cell x)
+{
+    if (c->n_variants)
+        return campaign_cell_name(c, x);
+    return xasprintf("%s%s", c->values.v[x.setting], x.setting == c->baseline ? " (baseline)" : "");
+}
+
+/* What a campaign's ratios are against: the baseline setting, or the base variant. */
+static const char *reference_name(const struct campaign *c)
+{
+    return c->n_variants ? c->variants[0].name : c->values.v[c->baseline];
+}
+
+/* Cell i of the first campaign in campaign j: the same setting and variant, or -1. */
+static long same_cell(const struct campaign *c, size_t j, size_t i)
+{
+    struct cell x = campaign_cell(&c[0], i);
+    return campaign_find_cell(&c[j], c[0].values.v[x.setting],
+                              c[0].n_variants ? c[0].variants[x.variant].name : NULL);
+}
+
+/* The per-setting table: the first campaign's cells, in its order, a column group per
+ * campaign. */
 static void settings_table(const struct campaign *c, size_t n, struct setting_summary **st,
                            bool pad, FILE *out)
 {
@@ -137,25 +159,26 @@ static void settings_table(const struct campaign *c, size_t n, struct setting_su
         host_name(c, n, i, host, sizeof(host));
         const char *h = n > 1 ? host : "", *sep = n > 1 ? ": " : "";
         strv_push_owned(head, xasprintf("%s%sCPU %% of one core", h, sep));
-        strv_push_owned(head, xasprintf("%s%sCPU vs %s", h, sep, c[i].values.v[c[i].baseline]));
+        strv_push_owned(head, xasprintf("%s%sCPU vs %s", h, sep, reference_name(&c[i])));
         for (size_t k = 0; k < c[i].profile.n_health; k++)
             strv_push_owned(head, xasprintf("%s%s%s", h, sep, c[i].profile.health[k].label));
         strv_push_owned(head, xasprintf("%s%sruns", h, sep));
     }
-    for (size_t si = 0; si < c[0].values.n; si++) {
+    for (size_t ci = 0; ci < campaign_cells(&c[0]); ci++) {
         struct strv *row = grid_row(&g);
-        strv_push_owned(row, xasprintf("%s%s", c[0].values.v[si],
-                                       si == c[0].baseline ? " (baseline)" : ""));
+        strv_push_owned(row, cell_label(&c[0], campaign_cell(&c[0], ci)));
         for (size_t i = 0; i < n; i++) {
-            long sj = campaign_setting(&c[i], c[0].values.v[si]);
-            if (sj < 0) {
+            long cj = same_cell(c, i, ci);
+            if (cj < 0) {
                 for (size_t col = 0; col < 3 + c[i].profile.n_health; col++)
                     strv_push(row, "-");
                 continue;
             }
-            const struct setting_summary *s = &st[i][sj];
+            const struct setting_summary *s = &st[i][cj];
+            bool reference = s->cell.setting == s->reference.setting &&
+                             s->cell.variant == s->reference.variant;
             strv_push_owned(row, cell_range(&s->cpu.b, ""));
-            strv_push_owned(row, (size_t)sj == c[i].baseline ? xstrdup("-") : cell_factor(&s->cpu));
+            strv_push_owned(row, reference ? xstrdup("-") : cell_factor(&s->cpu));
             for (size_t k = 0; k < c[i].profile.n_health; k++)
                 strv_push_owned(row, cell_health(&c[i], s, k));
             strv_push_owned(row, cell_runs(s));
@@ -183,11 +206,10 @@ static void rtt_tables(const struct campaign *c, size_t n, struct setting_summar
         strv_push(head, c[i].profile.knob_label);
         for (size_t k = 0; k < ARRAY_SIZE(heads); k++)
             strv_push(head, heads[k]);
-        for (size_t si = 0; si < c[i].values.n; si++) {
-            const struct setting_summary *s = &st[i][si];
+        for (size_t ci = 0; ci < campaign_cells(&c[i]); ci++) {
+            const struct setting_summary *s = &st[i][ci];
             struct strv *row = grid_row(&g);
-            strv_push_owned(row, xasprintf("%s%s", c[i].values.v[si],
-                                           si == c[i].baseline ? " (baseline)" : ""));
+            strv_push_owned(row, cell_label(&c[i], s->cell));
             strv_push_owned(row, xasprintf("%llu", (unsigned long long)s->rtt_scheduled));
             strv_push_owned(row, xasprintf("%llu", (unsigned long long)(s->rtt_errors +
                                                                        s->rtt_timeouts)));
@@ -206,13 +228,16 @@ static void rtt_tables(const struct campaign *c, size_t n, struct setting_summar
 
 /* The sentence for one setting: the words follow from the numbers (direction from the
  * ratio, "unchanged" only when the test does not call a difference). */
-static void headline(const struct campaign *c, const struct setting_summary *s, size_t si,
-                     FILE *out)
+static void headline(const struct campaign *c, const struct setting_summary *s, FILE *out)
 {
     char f[32], lo[32], hi[32], p[32], a[32], b[32];
     const struct metric_diff *d = &s->cpu;
-    const char *base = c->values.v[c->baseline];
-    fprintf(out, "%s %s ", c->profile.knob_label, c->values.v[si]);
+    const char *base = reference_name(c);
+    if (c->n_variants)
+        fprintf(out, "%s at %s %s ", c->variants[s->cell.variant].name, c->profile.knob_label,
+                c->values.v[s->cell.setting]);
+    else
+        fprintf(out, "%s %s ", c->profile.knob_label, c->values.v[s->cell.setting]);
     if (!isfinite(d->ratio.ratio) || d->ratio.ratio <= 0)
         fprintf(out, "has no CPU figure to compare with %s", base);
     else if (isnan(d->p) || d->p >= SUMMARY_ALPHA) {
@@ -258,15 +283,16 @@ static void headlines(const struct campaign *c, size_t n, struct setting_summary
 {
     char host[256];
     for (size_t i = 0; i < n; i++)
-        for (size_t si = 0; si < c[i].values.n; si++) {
-            if (si == c[i].baseline)
+        for (size_t ci = 0; ci < campaign_cells(&c[i]); ci++) {
+            const struct setting_summary *s = &st[i][ci];
+            if (s->cell.setting == s->reference.setting && s->cell.variant == s->reference.variant)
                 continue;
             fputs("- ", out);
             if (n > 1) {
                 host_name(c, n, i, host, sizeof(host));
                 fprintf(out, "**%s**: ", host);
             }
-            headline(&c[i], &st[i][si], si, out);
+            headline(&c[i], s, out);
         }
 }
 
@@ -287,15 +313,15 @@ static void summaries_free(const struct campaign *c, size_t n, struct setting_su
 
 /* ---- charts ------------------------------------------------------------------------ */
 
-/* Each setting's completed runs' CPU series, pooled (new arrays in curves[si]). */
+/* Each cell's completed runs' CPU series, pooled (new arrays in curves[i]). */
 static void cpu_curves(const struct campaign *c, struct mermaid_curve *curves)
 {
-    for (size_t si = 0; si < c->values.n; si++) {
+    for (size_t ci = 0; ci < campaign_cells(c); ci++) {
         struct mermaid_point *pts = NULL;
         size_t n = 0, runs = 0;
         for (size_t i = 0; i < c->n_runs; i++) {
             const struct run_record *r = &c->runs[i];
-            if (r->setting_index != si || r->status != RUN_OK)
+            if (!run_in_cell(r, campaign_cell(c, ci)) || r->status != RUN_OK)
                 continue;
             double *t, *cpu;
             size_t m = run_series_read(c, r, &t, &cpu);
@@ -306,27 +332,37 @@ static void cpu_curves(const struct campaign *c, struct mermaid_curve *curves)
             free(t);
             free(cpu);
         }
-        curves[si] = (struct mermaid_curve){pts, n, runs};
+        curves[ci] = (struct mermaid_curve){pts, n, runs};
     }
 }
 
 /* The Mermaid charts of one campaign, which GitHub draws inside a pull request: CPU per
- * setting (the medians of the table) and CPU over the window, a line per setting. */
+ * setting (the medians of the table, a series per variant) and CPU over the window, a
+ * line per cell. */
 static int charts(const struct campaign *c, const struct setting_summary *st, const char *host,
                   FILE *out, struct lb_error *err)
 {
-    size_t n = c->values.n;
-    double *median = xcalloc(n, sizeof(double));
-    for (size_t si = 0; si < n; si++)
-        median[si] = st[si].cpu.b.median;
-    struct mermaid_axis axis = {c->profile.knob_label, (const char *const *)c->values.v, n,
-                                c->baseline};
-    struct mermaid_series series = {NULL, median};
-    struct mermaid_bars bars = {axis, "CPU per setting, median of runs", "CPU % of one core",
-                                &series, 1};
-    struct mermaid_curve *curves = xcalloc(n, sizeof(*curves));
+    size_t ns = c->values.n, nv = c->n_variants ? c->n_variants : 1, cells = ns * nv;
+    double *median = xcalloc(cells, sizeof(double));
+    struct mermaid_series *series = xcalloc(nv, sizeof(*series));
+    for (size_t v = 0; v < nv; v++) {
+        for (size_t si = 0; si < ns; si++)
+            median[v * ns + si] = st[si * nv + v].cpu.b.median;
+        series[v] = (struct mermaid_series){c->n_variants ? c->variants[v].name : NULL,
+                                            median + v * ns};
+    }
+    struct mermaid_bars bars = {{c->profile.knob_label, (const char *const *)c->values.v, ns,
+                                 c->baseline},
+                                "CPU per setting, median of runs", "CPU % of one core", series,
+                                nv};
+    struct strv names = {0};
+    for (size_t ci = 0; ci < cells; ci++)
+        strv_push_owned(&names, campaign_cell_name(c, campaign_cell(c, ci)));
+    struct mermaid_curve *curves = xcalloc(cells, sizeof(*curves));
     cpu_curves(c, curves);
-    struct mermaid_lines lines = {axis, "CPU over the sample window, median of runs",
+    struct mermaid_lines lines = {{c->profile.knob_label, (const char *const *)names.v, cells,
+                                   c->n_variants ? 0 : c->baseline},
+                                  "CPU over the sample window, median of runs",
                                   "CPU % of one core", curves};
     fprintf(out, "\n### Charts%s%s\n\n", host ? ": " : "", host ? host : "");
     int rc = mermaid_bars_write(out, &bars, err);
@@ -334,9 +370,11 @@ static int charts(const struct campaign *c, const struct setting_summary *st, co
         fputc('\n', out);
         rc = mermaid_lines_write(out, &lines, err);
     }
-    for (size_t si = 0; si < n; si++)
-        free((void *)curves[si].points);
+    for (size_t ci = 0; ci < cells; ci++)
+        free((void *)curves[ci].points);
     free(curves);
+    strv_release(&names);
+    free(series);
     free(median);
     return rc;
 }
@@ -509,6 +547,15 @@ static void csv_str(const char *s, FILE *out)
         fputs_quoted(s, '"', out);
 }
 
+/* ",<variant>" when the table has a variant column. */
+static void csv_variant(const struct campaign *c, bool column, size_t v, FILE *out)
+{
+    if (!column)
+        return;
+    fputc(',', out);
+    csv_str(v < c->n_variants ? c->variants[v].name : "", out);
+}
+
 static void csv_num(double v, FILE *out)
 {
     fputc(',', out);
@@ -521,7 +568,10 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
     /* The first campaign's health keys name the columns; the others fill the ones
      * they share. */
     const struct campaign_profile *p0 = &c[0].profile;
-    fputs("host,kind,setting,baseline,repeat,runs,cpu_percent,cpu_min,cpu_max", out);
+    bool variants = c[0].n_variants > 0;
+    fputs(variants ? "host,kind,setting,variant,baseline,repeat,runs,cpu_percent,cpu_min,cpu_max"
+                   : "host,kind,setting,baseline,repeat,runs,cpu_percent,cpu_min,cpu_max",
+          out);
     for (size_t k = 0; k < p0->n_health; k++) {
         fputc(',', out);
         csv_str(p0->health[k].key, out);
@@ -539,6 +589,7 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
             csv_str(host, out);
             fputs(",run,", out);
             csv_str(c[i].values.v[run->setting_index], out);
+            csv_variant(&c[i], variants, run->variant_index, out);
             fprintf(out, ",%s,%ld,1", run->setting_index == c[i].baseline ? "true" : "false",
                     run->repeat);
             csv_num(run_metric(&c[i], run, -1), out);
@@ -548,16 +599,19 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
             fputc('\n', out);
         }
         struct setting_summary *st = summary_compute(&c[i]);
-        for (size_t si = 0; si < c[i].values.n; si++) {
+        for (size_t ci = 0; ci < campaign_cells(&c[i]); ci++) {
+            const struct setting_summary *s = &st[ci];
             csv_str(host, out);
             fputs(",setting,", out);
-            csv_str(c[i].values.v[si], out);
-            fprintf(out, ",%s,,%zu", si == c[i].baseline ? "true" : "false", st[si].runs_ok);
-            csv_num(st[si].cpu.b.median, out);
-            csv_num(st[si].cpu.b.min, out);
-            csv_num(st[si].cpu.b.max, out);
+            csv_str(c[i].values.v[s->cell.setting], out);
+            csv_variant(&c[i], variants, s->cell.variant, out);
+            fprintf(out, ",%s,,%zu", s->cell.setting == c[i].baseline ? "true" : "false",
+                    s->runs_ok);
+            csv_num(s->cpu.b.median, out);
+            csv_num(s->cpu.b.min, out);
+            csv_num(s->cpu.b.max, out);
             for (size_t k = 0; k < p0->n_health; k++)
-                csv_num(col[k] < 0 ? NAN : st[si].health[col[k]].b.median, out);
+                csv_num(col[k] < 0 ? NAN : s->health[col[k]].b.median, out);
             fputc('\n', out);
         }
         summary_free(&c[i], st);
@@ -603,24 +657,28 @@ json_t *report_json(const struct campaign *c, size_t n)
         const struct campaign *ci = &c[i];
         struct setting_summary *st = summary_compute(ci);
         json_t *settings = json_array();
-        for (size_t si = 0; si < ci->values.n; si++) {
+        for (size_t x = 0; x < campaign_cells(ci); x++) {
+            const struct setting_summary *s = &st[x];
+            size_t si = s->cell.setting;
+            bool reference = si == s->reference.setting && s->cell.variant == s->reference.variant;
             json_t *health = json_object();
             for (size_t k = 0; k < ci->profile.n_health; k++) {
-                json_t *h = stats_summary_json(&st[si].health[k].b);
-                if (isfinite(st[si].total[k]))
-                    json_object_set_new(h, "total", json_real(st[si].total[k]));
-                if (si != ci->baseline)
-                    json_object_set_new(h, "vs_baseline", diff_json(&st[si].health[k]));
+                json_t *h = stats_summary_json(&s->health[k].b);
+                if (isfinite(s->total[k]))
+                    json_object_set_new(h, "total", json_real(s->total[k]));
+                if (!reference)
+                    json_object_set_new(h, "vs_baseline", diff_json(&s->health[k]));
                 json_object_set_new(health, ci->profile.health[k].key, h);
             }
-            json_array_append_new(
-                settings, json_pack("{s:s, s:b, s:I, s:o, s:o, s:o}", "setting",
-                                    ci->values.v[si], "baseline", si == ci->baseline,
-                                    "runs", (json_int_t)st[si].runs_ok,
-                                    "cpu_percent", stats_summary_json(&st[si].cpu.b),
-                                    "cpu_vs_baseline",
-                                    si == ci->baseline ? json_null() : diff_json(&st[si].cpu),
-                                    "health", health));
+            json_t *o = json_pack("{s:s}", "setting", ci->values.v[si]);
+            if (ci->n_variants)
+                json_object_set_new(o, "variant", json_string(ci->variants[s->cell.variant].name));
+            json_object_update_new(
+                o, json_pack("{s:b, s:I, s:o, s:o, s:o}", "baseline", si == ci->baseline, "runs",
+                             (json_int_t)s->runs_ok, "cpu_percent", stats_summary_json(&s->cpu.b),
+                             "cpu_vs_baseline", reference ? json_null() : diff_json(&s->cpu),
+                             "health", health));
+            json_array_append_new(settings, o);
         }
         json_array_append_new(hosts, json_pack("{s:s, s:s, s:s, s:s, s:o}", "host",
                                                campaign_host(ci), "results",

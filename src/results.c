@@ -339,12 +339,15 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
     char *stdout_log = path_join(r->dir, "stdout.log");
     char *stderr_log = path_join(r->dir, "stderr.log");
     char *series = path_join(r->dir, "series.csv");
-    json_t *o = json_pack("{s:s, s:I, s:s, s:o, s:s, s:s, s:s, s:f}",
-                          "setting", c->values.v[r->setting_index], "repeat", (json_int_t)r->repeat,
-                          "status", run_status_name(r->status),
-                          "started_at", json_utc(r->started_wall_ns), "dir", r->dir,
-                          "stdout_log", stdout_log, "stderr_log", stderr_log,
-                          "ready_seconds", r->ready_s);
+    json_t *o = json_pack("{s:s}", "setting", c->values.v[r->setting_index]);
+    if (c->n_variants)
+        json_object_set_new(o, "variant", json_string(c->variants[r->variant_index].name));
+    json_object_update_new(o, json_pack("{s:I, s:s, s:o, s:s, s:s, s:s, s:f}",
+                                        "repeat", (json_int_t)r->repeat,
+                                        "status", run_status_name(r->status),
+                                        "started_at", json_utc(r->started_wall_ns), "dir", r->dir,
+                                        "stdout_log", stdout_log, "stderr_log", stderr_log,
+                                        "ready_seconds", r->ready_s));
     free(stdout_log);
     free(stderr_log);
     if (r->sampled) {
@@ -464,15 +467,23 @@ static json_t *strv_json(const struct strv *sv)
 static json_t *campaign_json(const struct campaign *c)
 {
     json_t *plan = json_array();
-    for (size_t i = 0; i < c->n_runs; i++)
-        json_array_append_new(plan, json_pack("{s:s, s:I, s:s}", "setting",
-                                              c->values.v[c->runs[i].setting_index], "repeat",
-                                              (json_int_t)c->runs[i].repeat, "dir",
-                                              c->runs[i].dir));
-    return json_pack("{s:o, s:s, s:I, s:f, s:f, s:I, s:s, s:I, s:s, s:o, s:o, s:s, s:o, s:o, "
-                     "s:o}",
+    for (size_t i = 0; i < c->n_runs; i++) {
+        const struct run_record *r = &c->runs[i];
+        json_t *o = json_pack("{s:s}", "setting", c->values.v[r->setting_index]);
+        if (c->n_variants)
+            json_object_set_new(o, "variant", json_string(c->variants[r->variant_index].name));
+        json_object_update_new(o, json_pack("{s:I, s:s}", "repeat", (json_int_t)r->repeat,
+                                            "dir", r->dir));
+        json_array_append_new(plan, o);
+    }
+    json_t *variants = json_array();
+    for (size_t i = 0; i < c->n_variants; i++)
+        json_array_append_new(variants, json_pack("{s:s, s:s}", "name", c->variants[i].name,
+                                                  "dir", c->variants[i].dir));
+    return json_pack("{s:o, s:s, s:o, s:I, s:f, s:f, s:I, s:s, s:I, s:s, s:o, s:o, s:s, s:o, "
+                     "s:o, s:o}",
                      "settings", strv_json(&c->values), "baseline", c->values.v[c->baseline],
-                     "repeat", (json_int_t)c->repeat, "warmup_seconds", c->warmup_s,
+                     "variants", variants, "repeat", (json_int_t)c->repeat, "warmup_seconds", c->warmup_s,
                      "sample_seconds", c->sample_s, "interval_ms", (json_int_t)c->interval_ms,
                      "order", run_order_name(c->order), "seed", (json_int_t)c->seed,
                      "cpu_source_requested", cpu_source_name(c->cpu_source),
@@ -515,6 +526,16 @@ static int campaign_from_json(json_t *camp, struct campaign *c, const char *wher
 {
     if (settings_from_json(camp, c, where, err) < 0)
         return -1;
+    size_t i;
+    json_t *v;
+    json_t *variants = json_object_get(camp, "variants");
+    c->variants = xcalloc(json_array_size(variants) + 1, sizeof(*c->variants));
+    json_array_foreach(variants, i, v) {
+        const char *name = get_str(v, "name"), *dir = get_str(v, "dir");
+        if (!name || !dir)
+            return lb_fail(err, "%s: campaign.variants[%zu]: expected its name and dir", where, i);
+        c->variants[c->n_variants++] = (struct campaign_variant){xstrdup(name), xstrdup(dir)};
+    }
     c->repeat = (long)get_int(camp, "repeat");
     c->warmup_s = get_num(camp, "warmup_seconds");
     c->sample_s = get_num(camp, "sample_seconds");
@@ -530,12 +551,24 @@ static int campaign_from_json(json_t *camp, struct campaign *c, const char *wher
     c->started_wall_ns = get_utc(camp, "started_at");
     c->finished_wall_ns = get_utc(camp, "finished_at");
     c->interrupted_by = signal_named(get_str(camp, "interrupted_by"));
-    size_t i;
-    json_t *v;
     json_array_foreach(json_object_get(camp, "resumed_at"), i, v)
         if (json_is_string(v))
             strv_push(&c->resumed_at, json_string_value(v));
     return 0;
+}
+
+/* A planned run's variant, by name. */
+static int variant_from_json(const struct campaign *c, json_t *o, struct run_record *r,
+                             const char *where, size_t i, struct lb_error *err)
+{
+    const char *name = get_str(o, "variant");
+    for (size_t k = 0; name && k < c->n_variants; k++)
+        if (strcmp(c->variants[k].name, name) == 0) {
+            r->variant_index = k;
+            return 0;
+        }
+    return lb_fail(err, "%s: campaign.plan[%zu]: variant '%s' is not among the campaign's", where,
+                   i, name ? name : "");
 }
 
 /* The runs: the plan whole when recorded (runs not yet made stay pending), each with
@@ -558,8 +591,12 @@ static int runs_from_json(json_t *plan, json_t *runs, struct campaign *c, const 
                            planned ? "campaign.plan" : "runs", i, setting ? setting : "");
         struct run_record *r = &c->runs[i];
         r->setting_index = (size_t)si;
+        if (c->n_variants && variant_from_json(c, o, r, where, i, err) < 0)
+            return -1;
         r->repeat = (long)get_int(o, "repeat");
-        r->dir = dir ? xstrdup(dir) : run_dir_name(setting, r->repeat);
+        r->dir = dir ? xstrdup(dir)
+                     : run_dir_name(c->n_variants ? c->variants[r->variant_index].name : NULL,
+                                    setting, r->repeat);
     }
     size_t i;
     json_t *o;
@@ -590,9 +627,9 @@ int results_from_json(json_t *doc, const char *out_dir, const char *where, struc
     memset(c, 0, sizeof(*c));
     c->out_dir = xstrdup(out_dir);
     const char *schema = get_str(doc, "schema");
-    if (!schema || strcmp(schema, RESULTS_SCHEMA) != 0)
-        return lb_fail(err, "'%s': schema '%s': expected '%s'", where, schema ? schema : "none",
-                       RESULTS_SCHEMA);
+    if (!schema || (strcmp(schema, RESULTS_SCHEMA) != 0 && strcmp(schema, RESULTS_SCHEMA_V1) != 0))
+        return lb_fail(err, "'%s': schema '%s': expected '%s' or '%s'", where,
+                       schema ? schema : "none", RESULTS_SCHEMA, RESULTS_SCHEMA_V1);
     json_t *profile = json_object_get(doc, "profile"), *runs = json_object_get(doc, "runs");
     if (!json_is_object(profile) || !json_is_array(runs) ||
         !json_is_object(json_object_get(doc, "host")))

@@ -9,7 +9,10 @@
 #include "campaign.h"
 #include "msg.h"
 
-#define RESULTS_SCHEMA "loopbench/results/1"
+/* 2 added variants (campaign.variants, a run's and a plan entry's variant); a version 1
+ * document is read as a campaign without them. */
+#define RESULTS_SCHEMA "loopbench/results/2"
+#define RESULTS_SCHEMA_V1 "loopbench/results/1"
 
 /* The whole document (new reference, caller decrefs). */
 json_t *results_to_json(const struct campaign *c);
@@ -18,7 +21,7 @@ char *results_text(const struct campaign *c);
 /* Read a document into c (caller releases with campaign_release, also on failure).
  * out_dir is the campaign's directory; `where` names the document in messages. Keys a
  * hand-made or older document lacks read as empty; -1 with err naming the key when the
- * document is not a loopbench/results/1 campaign. */
+ * document is not a campaign of either schema. */
 int results_from_json(json_t *doc, const char *out_dir, const char *where, struct campaign *c,
                       struct lb_error *err);
 /* Read DIR/results.json, or the file itself when `path` is not a directory. */

@@ -21,7 +21,8 @@ static int check_plan(const struct campaign *now, const struct campaign *rec, co
     for (size_t i = 0; i < now->n_runs; i++) {
         const struct run_record *a = &now->runs[i], *b = &rec->runs[i];
         if (strcmp(now->values.v[a->setting_index], rec->values.v[b->setting_index]) != 0 ||
-            a->repeat != b->repeat || strcmp(a->dir, b->dir) != 0)
+            a->variant_index != b->variant_index || a->repeat != b->repeat ||
+            strcmp(a->dir, b->dir) != 0)
             return lb_fail(err, "%s: campaign.plan[%zu] is not the run its settings, order and "
                                 "seed plan there (%s #%ld)",
                            where, i, now->values.v[a->setting_index], a->repeat);
@@ -47,6 +48,10 @@ static void recorded_opts(const struct campaign *rec, const struct run_opts *o,
     again->seed = rec->seed;
     again->cpu_source = rec->cpu_source;
     again->command_line = rec->command_line;
+    again->variants = xcalloc(rec->n_variants + 1, sizeof(*again->variants));
+    again->n_variants = rec->n_variants;
+    for (size_t i = 0; i < rec->n_variants; i++)
+        again->variants[i] = (struct variant_opt){rec->variants[i].name, rec->variants[i].dir};
 }
 
 /* The recorded campaign's history and completed runs into the one set up again. */
@@ -95,6 +100,7 @@ int runner_setup_resume(const struct run_opts *o, struct runner *rn, struct lb_e
     recorded_opts(&rec, o, &again);
     rc = runner_setup(&again, rn, err);
     strv_release(&again.settings);
+    free(again.variants);
     if (rc < 0)
         goto out;
     rc = -1;

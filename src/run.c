@@ -37,41 +37,50 @@ static uint64_t next_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* Every cell once per round, in order or (random) shuffled within the round; grouped:
+ * each cell's runs together. */
 static void plan_runs(struct campaign *c)
 {
-    size_t nv = c->values.n;
-    c->n_runs = nv * (size_t)c->repeat;
+    size_t cells = campaign_cells(c);
+    c->n_runs = cells * (size_t)c->repeat;
     c->runs = xcalloc(c->n_runs, sizeof(*c->runs));
-    size_t *round = xmalloc(nv * sizeof(*round));
+    size_t *round = xmalloc(cells * sizeof(*round));
     uint64_t state = c->seed;
     size_t k = 0;
     if (c->order == ORDER_GROUPED) {
-        for (size_t i = 0; i < nv; i++)
+        for (size_t i = 0; i < cells; i++)
             for (long rep = 1; rep <= c->repeat; rep++) {
-                c->runs[k].setting_index = i;
+                struct cell x = campaign_cell(c, i);
+                c->runs[k].setting_index = x.setting;
+                c->runs[k].variant_index = x.variant;
                 c->runs[k++].repeat = rep;
             }
     } else {
         for (long rep = 1; rep <= c->repeat; rep++) {
-            for (size_t i = 0; i < nv; i++)
+            for (size_t i = 0; i < cells; i++)
                 round[i] = i;
             if (c->order == ORDER_RANDOM) {
-                for (size_t i = nv - 1; i > 0; i--) {
+                for (size_t i = cells - 1; i > 0; i--) {
                     size_t j = (size_t)(next_random(&state) % (i + 1));
                     size_t tmp = round[i];
                     round[i] = round[j];
                     round[j] = tmp;
                 }
             }
-            for (size_t i = 0; i < nv; i++) {
-                c->runs[k].setting_index = round[i];
+            for (size_t i = 0; i < cells; i++) {
+                struct cell x = campaign_cell(c, round[i]);
+                c->runs[k].setting_index = x.setting;
+                c->runs[k].variant_index = x.variant;
                 c->runs[k++].repeat = rep;
             }
         }
     }
     free(round);
-    for (size_t i = 0; i < c->n_runs; i++)
-        c->runs[i].dir = run_dir_name(c->values.v[c->runs[i].setting_index], c->runs[i].repeat);
+    for (size_t i = 0; i < c->n_runs; i++) {
+        const struct run_record *r = &c->runs[i];
+        c->runs[i].dir = run_dir_name(c->n_variants ? c->variants[r->variant_index].name : NULL,
+                                      c->values.v[r->setting_index], r->repeat);
+    }
 }
 
 /* 1 when path does not exist or is an empty directory. */
@@ -415,7 +424,7 @@ static enum step warm_and_sample(struct runner *rn, struct plat_target *t, struc
                                  struct lb_error *err)
 {
     const struct campaign *c = &rn->c;
-    const struct profile *prof = &rn->profile;
+    const struct profile *prof = &rn->profiles[r->variant_index];
     progress_phase(p, index, label, "warm-up", c->warmup_s);
     enum step step = wait_phase(t, r, (uint64_t)(c->warmup_s * 1e9), p, "warm-up");
     if (step != STEP_OK)
@@ -490,12 +499,13 @@ static enum step run_one(struct runner *rn, struct run_record *r, size_t index,
                          struct progress *p, struct lb_error *err)
 {
     const struct campaign *c = &rn->c;
-    const struct profile *prof = &rn->profile;
-    struct confedit *ce = &rn->edits;
+    const struct profile *prof = &rn->profiles[r->variant_index];
+    struct confedit *ce = &rn->edits[r->variant_index];
     struct series_point *points = NULL;
     const char *value = c->values.v[r->setting_index];
     char label[128];
-    snprintf(label, sizeof(label), "%s = %s #%ld", prof->knob.label, value, r->repeat);
+    snprintf(label, sizeof(label), "%s%s%s = %s #%ld", c->n_variants ? c->variants[r->variant_index].name : "",
+             c->n_variants ? ": " : "", prof->knob.label, value, r->repeat);
 
     struct run_paths rp;
     run_paths_init(&rp, c, r);
@@ -578,7 +588,7 @@ static int write_results(struct runner *rn, struct lb_error *err)
  * back through the same reader as any results.json's. */
 static int describe_profile(struct runner *rn, struct lb_error *err)
 {
-    const struct profile *p = &rn->profile;
+    const struct profile *p = &rn->profiles[0];
     json_t *section = profile_to_json(p);
     json_t *doc = p->text ? json_loads(p->text, 0, NULL) : NULL;
     json_object_set_new(section, "document", doc ? doc : json_null());
@@ -597,6 +607,51 @@ static int describe_profile(struct runner *rn, struct lb_error *err)
     return rc;
 }
 
+/* Two variants must not edit one config file: each run would overwrite the other's. */
+static int check_variant_files(const struct runner *rn, struct lb_error *err)
+{
+    for (size_t a = 0; a < rn->n_profiles; a++)
+        for (size_t b = a + 1; b < rn->n_profiles; b++) {
+            const struct profile *pa = &rn->profiles[a], *pb = &rn->profiles[b];
+            if (pa->knob.set.kind == SETTER_CONFIG && pb->knob.set.kind == SETTER_CONFIG &&
+                strcmp(pa->knob.set.file, pb->knob.set.file) == 0)
+                return lb_fail(err, "variants '%s' and '%s' both edit '%s': give each variant "
+                                    "its own config file (in its directory)",
+                               rn->c.variants[a].name, rn->c.variants[b].name, pa->knob.set.file);
+        }
+    return 0;
+}
+
+/* The target's profile once per variant (once without variants). */
+static int load_profiles(const struct run_opts *o, const char *path, struct runner *rn,
+                         struct lb_error *err)
+{
+    struct campaign *c = &rn->c;
+    rn->n_profiles = o->n_variants ? o->n_variants : 1;
+    rn->profiles = xcalloc(rn->n_profiles, sizeof(*rn->profiles));
+    rn->edits = xcalloc(rn->n_profiles, sizeof(*rn->edits));
+    c->variants = xcalloc(o->n_variants + 1, sizeof(*c->variants));
+    for (size_t i = 0; i < o->n_variants; i++) {
+        const struct variant_opt *v = &o->variants[i];
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(v->name, o->variants[j].name) == 0)
+                return lb_fail(err, "--variant '%s': the name is given twice", v->name);
+        /* Absolute, so that a campaign resumed from another directory finds it. */
+        char *dir = plat_realpath(v->dir);
+        if (!dir)
+            return lb_fail_errno(err, errno, "--variant '%s': directory '%s'", v->name, v->dir);
+        c->variants[c->n_variants++] = (struct campaign_variant){xstrdup(v->name), dir};
+    }
+    for (size_t i = 0; i < rn->n_profiles; i++) {
+        int rc = o->n_variants ? profile_load_variant(path, o->variants[i].dir, &rn->profiles[i],
+                                                      err)
+                               : profile_load(path, &rn->profiles[i], err);
+        if (rc < 0)
+            return -1;
+    }
+    return check_variant_files(rn, err);
+}
+
 int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *err)
 {
     memset(rn, 0, sizeof(*rn));
@@ -611,11 +666,14 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
             return -1;
         path = default_path;
     }
-    int rc = profile_load(path, &rn->profile, err);
+    int rc = load_profiles(o, path, rn, err);
     free(default_path);
     if (rc < 0 || describe_profile(rn, err) < 0)
         return -1;
-    const struct profile *prof = &rn->profile;
+    const struct profile *prof = &rn->profiles[0];
+    if (c->n_variants && o->order == ORDER_GROUPED)
+        return lb_fail(err, "--order grouped: variants are compared round by round, and grouped "
+                            "runs have no rounds (use random or interleave)");
 
     const struct strv *values = o->settings.n ? &o->settings : &prof->knob.values;
     for (size_t i = 0; i < values->n; i++) {
@@ -655,8 +713,12 @@ int runner_begin(const struct run_opts *o, struct runner *rn, struct strv *notes
     struct lb_error host_err;
     if (plat_host_facts(&c->host, &host_err) < 0)
         memset(&c->host, 0, sizeof(c->host));
-    if (plat_events_init(err) < 0 || confedit_begin(&rn->edits, &rn->profile, notes, err) < 0 ||
-        prepare_out_dir(c, o, err) < 0)
+    if (plat_events_init(err) < 0)
+        return -1;
+    for (size_t i = 0; i < rn->n_profiles; i++)
+        if (confedit_begin(&rn->edits[i], &rn->profiles[i], notes, err) < 0)
+            return -1;
+    if (prepare_out_dir(c, o, err) < 0)
         return -1;
     char *lock = path_join(c->out_dir, ".loopbench-lock");
     char *what = xasprintf("campaign directory '%s'", c->out_dir);
@@ -709,8 +771,10 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
     }
     progress_clear(&p);
 
-    struct lb_error restore_err;
-    if (confedit_restore(&rn->edits, &restore_err) < 0) {
+    for (size_t i = 0; i < rn->n_profiles; i++) {
+        struct lb_error restore_err;
+        if (confedit_restore(&rn->edits[i], &restore_err) == 0)
+            continue;
         if (rc == 0)
             *err = restore_err;
         else
@@ -729,11 +793,15 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
 
 void runner_release(struct runner *rn)
 {
-    confedit_release(&rn->edits);
+    for (size_t i = 0; i < rn->n_profiles; i++) {
+        confedit_release(&rn->edits[i]);
+        profile_release(&rn->profiles[i]);
+    }
+    free(rn->edits);
+    free(rn->profiles);
     if (rn->dir_lock)
         lock_drop(rn->dir_lock, rn->dir_lock_fd);
     free(rn->dir_lock);
-    profile_release(&rn->profile);
     campaign_release(&rn->c);
     memset(rn, 0, sizeof(*rn));
 }

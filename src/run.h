@@ -14,6 +14,11 @@
 #include "profile.h"
 #include "util.h"
 
+/* --variant NAME=DIR */
+struct variant_opt {
+    const char *name, *dir;
+};
+
 struct run_opts {
     const char *profile_path;  /* NULL: the built-in reference profile */
     struct strv settings;      /* --settings; empty: the profile's values */
@@ -29,13 +34,18 @@ struct run_opts {
     bool keep_going;
     enum cpu_source_kind cpu_source;
     const char *command_line;  /* recorded in results */
+    struct variant_opt *variants; /* builds compared setting by setting, the first the base */
+    size_t n_variants;
 };
 
 /* A campaign being run: its model, and what only the runner holds. */
 struct runner {
     struct campaign c;
-    struct profile profile;     /* the target, as loaded from its file */
-    struct confedit edits;      /* the config files, locked from begin to release */
+    /* The target as loaded from its file, and its config files (locked from begin to
+     * release): one of each per variant, or one without variants. */
+    struct profile *profiles;
+    struct confedit *edits;
+    size_t n_profiles;
     char *dir_lock;             /* the campaign directory's lock file, held likewise */
     int dir_lock_fd;
 };

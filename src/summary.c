@@ -1,22 +1,21 @@
 #include "summary.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "util.h"
 
-/* Compare setting si with the baseline for metric (-1 CPU, else a health key), paired
- * by round when the campaign interleaved them. */
-static void diff_setting(const struct campaign *c, size_t si, int metric, double *scratch[4],
-                         struct metric_diff *out)
+/* Compare cell x with its reference for metric (-1 CPU, else a health key), paired by
+ * round when the campaign's rounds hold both. */
+static void diff_cell(const struct campaign *c, struct cell x, struct cell ref, int metric,
+                      double *scratch[4], struct metric_diff *out)
 {
-    size_t na = campaign_values(c, c->baseline, metric, scratch[0]);
-    size_t nb = campaign_values(c, si, metric, scratch[1]);
-    size_t np = si == c->baseline
-                    ? 0
-                    : campaign_pairs(c, c->baseline, si, metric, scratch[2], scratch[3]);
-    compare_metric(scratch[0], na, scratch[1], nb, scratch[2], scratch[3], np, SUMMARY_LEVEL,
-                   out);
+    size_t na = campaign_cell_values(c, ref, metric, scratch[0]);
+    size_t nb = campaign_cell_values(c, x, metric, scratch[1]);
+    bool same = x.setting == ref.setting && x.variant == ref.variant;
+    size_t np = same ? 0 : campaign_cell_pairs(c, ref, x, metric, scratch[2], scratch[3]);
+    compare_metric(scratch[0], na, scratch[1], nb, scratch[2], scratch[3], np, SUMMARY_LEVEL, out);
 }
 
 static void add_rtt(const struct run_record *r, struct setting_summary *s)
@@ -28,16 +27,18 @@ static void add_rtt(const struct run_record *r, struct setting_summary *s)
     s->rtt_timeouts += r->rtt.requests.timeouts;
 }
 
-static void summarize_setting(const struct campaign *c, size_t si, double *scratch[4],
-                              struct setting_summary *s)
+static void summarize_cell(const struct campaign *c, struct cell x, double *scratch[4],
+                           struct setting_summary *s)
 {
     size_t nh = c->profile.n_health;
     memset(s, 0, sizeof(*s));
+    s->cell = x;
+    s->reference = campaign_reference(c, x);
     histogram_init(&s->rtt);
     size_t n = 0;
     for (size_t i = 0; i < c->n_runs; i++) {
         const struct run_record *r = &c->runs[i];
-        if (r->setting_index != si || r->status == RUN_PENDING)
+        if (!run_in_cell(r, x) || r->status == RUN_PENDING)
             continue;
         s->runs_attempted++;
         if (r->status != RUN_OK)
@@ -50,14 +51,14 @@ static void summarize_setting(const struct campaign *c, size_t si, double *scrat
             add_rtt(r, s);
     }
     stats_summarize(scratch[0], n, &s->wakes);
-    diff_setting(c, si, -1, scratch, &s->cpu);
+    diff_cell(c, x, s->reference, -1, scratch, &s->cpu);
     s->health = xcalloc(nh ? nh : 1, sizeof(*s->health));
     s->total = xcalloc(nh ? nh : 1, sizeof(double));
     for (size_t k = 0; k < nh; k++) {
-        diff_setting(c, si, (int)k, scratch, &s->health[k]);
+        diff_cell(c, x, s->reference, (int)k, scratch, &s->health[k]);
         size_t m = 0;
         for (size_t i = 0; i < c->n_runs; i++)
-            if (c->runs[i].setting_index == si && c->runs[i].status == RUN_OK)
+            if (run_in_cell(&c->runs[i], x) && c->runs[i].status == RUN_OK)
                 scratch[0][m++] = run_health_total(c, &c->runs[i], k);
         s->total[k] = stats_median(scratch[0], m);
     }
@@ -65,12 +66,13 @@ static void summarize_setting(const struct campaign *c, size_t si, double *scrat
 
 struct setting_summary *summary_compute(const struct campaign *c)
 {
-    struct setting_summary *s = xcalloc(c->values.n ? c->values.n : 1, sizeof(*s));
+    size_t cells = campaign_cells(c);
+    struct setting_summary *s = xcalloc(cells ? cells : 1, sizeof(*s));
     double *scratch[4];
     for (size_t i = 0; i < 4; i++)
         scratch[i] = xcalloc(c->n_runs + 1, sizeof(double));
-    for (size_t si = 0; si < c->values.n; si++)
-        summarize_setting(c, si, scratch, &s[si]);
+    for (size_t i = 0; i < cells; i++)
+        summarize_cell(c, campaign_cell(c, i), scratch, &s[i]);
     for (size_t i = 0; i < 4; i++)
         free(scratch[i]);
     return s;
@@ -78,10 +80,10 @@ struct setting_summary *summary_compute(const struct campaign *c)
 
 void summary_free(const struct campaign *c, struct setting_summary *s)
 {
-    for (size_t si = 0; s && si < c->values.n; si++) {
-        free(s[si].health);
-        free(s[si].total);
-        histogram_release(&s[si].rtt);
+    for (size_t i = 0; s && i < campaign_cells(c); i++) {
+        free(s[i].health);
+        free(s[i].total);
+        histogram_release(&s[i].rtt);
     }
     free(s);
 }
@@ -97,17 +99,21 @@ json_t *summary_json(const struct campaign *c)
 {
     struct setting_summary *sum = summary_compute(c);
     json_t *arr = json_array();
-    for (size_t si = 0; si < c->values.n; si++) {
-        const struct setting_summary *s = &sum[si];
-        json_t *o = json_pack("{s:s, s:b, s:I, s:I, s:o, s:o, s:o, s:I}",
-                              "setting", c->values.v[si], "baseline", si == c->baseline,
-                              "runs", (json_int_t)s->runs_ok,
-                              "runs_attempted", (json_int_t)s->runs_attempted,
-                              "cpu_percent", stats_json(&s->cpu.b),
-                              /* how many times less CPU than the baseline */
-                              "cpu_ratio", json_num_or_null(s->cpu.a.median / s->cpu.b.median),
-                              "voluntary_per_s", stats_json(&s->wakes),
-                              "unreliable_windows", (json_int_t)s->unreliable);
+    for (size_t i = 0; i < campaign_cells(c); i++) {
+        const struct setting_summary *s = &sum[i];
+        size_t si = s->cell.setting;
+        json_t *o = json_pack("{s:s}", "setting", c->values.v[si]);
+        if (c->n_variants)
+            json_object_set_new(o, "variant", json_string(c->variants[s->cell.variant].name));
+        json_object_update_new(
+            o, json_pack("{s:b, s:I, s:I, s:o, s:o, s:o, s:I}", "baseline", si == c->baseline,
+                         "runs", (json_int_t)s->runs_ok,
+                         "runs_attempted", (json_int_t)s->runs_attempted,
+                         "cpu_percent", stats_json(&s->cpu.b),
+                         /* how many times less CPU than the reference */
+                         "cpu_ratio", json_num_or_null(s->cpu.a.median / s->cpu.b.median),
+                         "voluntary_per_s", stats_json(&s->wakes),
+                         "unreliable_windows", (json_int_t)s->unreliable));
         json_t *health = json_object();
         for (size_t k = 0; k < c->profile.n_health; k++) {
             json_t *h = stats_json(&s->health[k].b);

@@ -1,5 +1,6 @@
-/* Each setting of a campaign summarised once: its figures over its completed runs and
- * their comparison with the baseline's. results.json's summary, the report's headline,
+/* Each cell of a campaign (a setting, under a variant when there are some) summarised
+ * once: its figures over its completed runs and their comparison with its reference's
+ * (the same setting of the base variant, or without variants the baseline setting). results.json's summary, the report's headline,
  * table, CSV and JSON, and the table `run` prints all read these. */
 #ifndef LOOPBENCH_SUMMARY_H
 #define LOOPBENCH_SUMMARY_H
@@ -17,9 +18,10 @@
 #define SUMMARY_ALPHA 0.05
 
 struct setting_summary {
+    struct cell cell, reference;
     size_t runs_ok, runs_attempted;
     size_t unreliable;          /* completed runs whose CPU was near the clock's resolution */
-    struct metric_diff cpu;     /* a: the baseline's runs, b: this setting's */
+    struct metric_diff cpu;     /* a: the reference's runs, b: this cell's (paired by round) */
     struct stats_summary wakes; /* voluntary context switches per second */
     struct metric_diff *health; /* per health key */
     double *total;              /* per health key: a ratio's median denominator, else NaN */
@@ -30,7 +32,7 @@ struct setting_summary {
     struct histogram rtt;
 };
 
-/* Every setting of c, in c->values' order (new array; summary_free). */
+/* Every cell of c, in campaign_cell's order (new array; summary_free). */
 struct setting_summary *summary_compute(const struct campaign *c);
 void summary_free(const struct campaign *c, struct setting_summary *s);
 

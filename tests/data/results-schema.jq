@@ -11,7 +11,7 @@ def aggregate: (.type | IN("number", "percent", "ratio", "duration_ms", "flag"))
   and (.windows|num) and (.mean|numornull) and (.min|numornull) and (.max|numornull)
   and (.sum|numornull) and (if .type == "ratio" then (.total_sum|numornull) else true end);
 
-(.schema == "loopbench/results/1")
+(.schema | IN("loopbench/results/1", "loopbench/results/2"))
 and (.loopbench | (.version|str) and (.platform|str) and (.cpu_seconds|num) and (.max_rss_kib|num))
 and (.command_line|str)
 and (.profile | (.name|str) and (.path|str) and (.hash|startswith("fnv1a64:"))
@@ -25,6 +25,7 @@ and (.host | (.hostname|strornull) and (.os|strornull) and (.kernel|strornull) a
   and (.loadavg|type == "array" and length == 3) and (.clocksource|strornull)
   and (.governor|strornull) and (.virtualization|strornull))
 and (.campaign | (.settings|type == "array") and (.baseline|str) and (.repeat|num)
+  and ((.variants // [])|type == "array") and all((.variants // [])[]; (.name|str) and (.dir|str))
   and (.warmup_seconds|num) and (.sample_seconds|num) and (.interval_ms|num)
   and (.order|IN("interleave", "random", "grouped")) and (.seed|num)
   and (.cpu_source_requested|str) and (.started_at|str) and (.finished_at|strornull)

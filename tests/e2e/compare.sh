@@ -71,9 +71,9 @@ expect2() { # expect2 "what" "message" args...
   check "$what: exit 2" [ "$rc" -eq 2 ]
   check "  ... saying '$want'" grep -q -- "$want" "$TMP/err"
 }
-jq '.schema = "loopbench/results/2"' "$TMP/base/results.json" >"$TMP/schema2.json"
+jq '.schema = "loopbench/results/3"' "$TMP/base/results.json" >"$TMP/schema2.json"
 jq '.profile.name = "other"' "$TMP/base/results.json" >"$TMP/other.json"
-expect2 "another schema version" "schema 'loopbench/results/2'" "$TMP/base" "$TMP/schema2.json"
+expect2 "another schema version" "schema 'loopbench/results/3'" "$TMP/base" "$TMP/schema2.json"
 expect2 "another profile" "expected the same profile" "$TMP/base" "$TMP/other.json"
 expect2 "a missing directory" "cannot read" "$TMP/base" "$TMP/nothing"
 expect2 "an unknown metric" "--metric 'nope'" "$TMP/base" "$TMP/hot" --metric nope

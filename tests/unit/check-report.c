@@ -79,11 +79,11 @@ END_TEST
 START_TEST(load_refuses_other_schema)
 {
     char *path = path_join(testlib_case_dir(), "b.json");
-    testlib_write(path, "{\"schema\": \"loopbench/results/2\"}", 0644);
+    testlib_write(path, "{\"schema\": \"loopbench/results/3\"}", 0644);
     struct campaign r;
     struct lb_error err;
     ck_assert_int_eq(results_load(path, &r, &err), -1);
-    ck_assert_ptr_nonnull(strstr(err.msg, "schema 'loopbench/results/2'"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "schema 'loopbench/results/3'"));
     campaign_release(&r);
     ck_assert_int_eq(results_load("/nonexistent/results.json", &r, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "cannot read"));

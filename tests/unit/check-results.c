@@ -73,7 +73,7 @@ START_TEST(document_has_the_fixed_names)
     struct campaign c;
     fake_campaign(&c, dir);
     json_t *doc = results_to_json(&c);
-    ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "loopbench/results/1");
+    ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")), "loopbench/results/2");
     ck_assert_ptr_nonnull(json_object_get(doc, "profile"));
     ck_assert_ptr_nonnull(json_object_get(doc, "host"));
     json_t *runs = json_object_get(doc, "runs");
