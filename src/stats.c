@@ -338,9 +338,7 @@ void stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
 
 /* ---- intervals ---------------------------------------------------------------------- */
 
-/* splitmix64: a small generator whose whole state is the seed, so a bootstrap is
- * reproducible from the seed alone on every platform (rand() is not). */
-static uint64_t splitmix64(uint64_t *s)
+uint64_t stats_random(uint64_t *s)
 {
     uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -352,7 +350,7 @@ static uint64_t splitmix64(uint64_t *s)
 static double resample_median(const double *v, size_t m, double *tmp, uint64_t *rng)
 {
     for (size_t i = 0; i < m; i++)
-        tmp[i] = v[splitmix64(rng) % m];
+        tmp[i] = v[stats_random(rng) % m];
     qsort(tmp, m, sizeof(*tmp), cmp_double);
     return median_sorted(tmp, m);
 }
@@ -412,12 +410,31 @@ void stats_paired_log(const double *a, const double *b, size_t n, double level,
     if (k >= 2) {
         struct stats_summary s;
         stats_summarize(d, k, &s);
-        double se = s.sd / sqrt((double)k), df = (double)(k - 1);
-        t_finish(&out->test, s.mean, se, df);
-        double half = stats_t_quantile(1.0 - (1.0 - level) / 2.0, df) * se;
-        out->ratio = exp(s.mean);
-        out->lo = exp(s.mean - half);
-        out->hi = exp(s.mean + half);
+        t_finish(&out->test, s.mean, s.sd / sqrt((double)k), (double)(k - 1));
+        struct stats_ratio r;
+        stats_t_ratio(&out->test, level, &r);
+        out->ratio = r.ratio;
+        out->lo = r.lo;
+        out->hi = r.hi;
     }
     free(d);
+}
+
+void stats_t_ratio(const struct stats_test *t, double level, struct stats_ratio *out)
+{
+    out->ratio = out->lo = out->hi = NAN;
+    if (!t->enough)
+        return;
+    double half = t->se > 0 ? stats_t_quantile(1.0 - (1.0 - level) / 2.0, t->df) * t->se : 0;
+    out->ratio = exp(t->diff);
+    out->lo = exp(t->diff - half);
+    out->hi = exp(t->diff + half);
+}
+
+double stats_mann_whitney_min_p(size_t m, size_t n)
+{
+    /* the most extreme split is 1 of C(m + n, m): lgamma keeps large sizes finite */
+    double log_splits = lgamma((double)(m + n + 1)) - lgamma((double)(m + 1)) -
+                        lgamma((double)(n + 1));
+    return fmin(1.0, 2.0 * exp(-log_splits));
 }

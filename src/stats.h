@@ -57,6 +57,15 @@ void stats_welch(const double *a, size_t na, const double *b, size_t nb, struct 
 #define STATS_MWU_MIN 4
 void stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
                         struct stats_test *out);
+/* The smallest two-sided p Mann-Whitney can give with m and n values without ties:
+ * 2 / C(m + n, m). 0.1 at 3 a side, 0.029 at 4: below it no difference can be called,
+ * however large. */
+double stats_mann_whitney_min_p(size_t m, size_t n);
+
+/* splitmix64: a small generator whose whole state is the seed *s, so a bootstrap (and
+ * the calibration benchmark's draws) is reproducible from the seed alone on every
+ * platform (rand() is not). Returns the next 64 random bits. */
+uint64_t stats_random(uint64_t *s);
 
 /* Ratio median(b) / median(a) with a percentile bootstrap confidence interval at
  * `level` (e.g. 0.95): `iterations` resamples of each side with replacement, drawn
@@ -82,5 +91,10 @@ struct stats_paired {
 };
 void stats_paired_log(const double *a, const double *b, size_t n, double level,
                       struct stats_paired *out);
+
+/* The ratio exp(diff) of a t test on logs (Welch's or the paired one) and its interval
+ * at `level`, exp(diff -+ t se): the interval of the same test as its p, so it excludes
+ * 1 exactly when p < 1 - level. NaN figures when the test did not run. */
+void stats_t_ratio(const struct stats_test *t, double level, struct stats_ratio *out);
 
 #endif

@@ -187,6 +187,28 @@ START_TEST(ratio_bootstrap_reproducible)
 }
 END_TEST
 
+START_TEST(intervals_of_the_test)
+{
+    /* Welch on logs of the campaign shape above: exp(diff -+ t(0.975, df) se) */
+    const double a[] = {100, 98, 99}, b[] = {10, 9.8, 9.9};
+    struct stats_test t;
+    struct stats_ratio r;
+    stats_welch_log(a, 3, b, 3, &t);
+    stats_t_ratio(&t, 0.95, &r);
+    double half = stats_t_quantile(0.975, t.df) * t.se;
+    ck_assert_double_eq_tol(r.ratio, exp(t.diff), 1e-12);
+    ck_assert_double_eq_tol(r.lo, exp(t.diff - half), 1e-12);
+    ck_assert_double_eq_tol(r.hi, exp(t.diff + half), 1e-12);
+    ck_assert(r.hi < 1); /* p < 0.05: the interval excludes 1 */
+    struct stats_test none = {.enough = false};
+    stats_t_ratio(&none, 0.95, &r);
+    ck_assert(isnan(r.lo));
+    /* 2 / C(6, 3) and 2 / C(8, 4): what Mann-Whitney can say at best at 3 and 4 a side */
+    ck_assert_double_eq_tol(stats_mann_whitney_min_p(3, 3), 0.1, 1e-12);
+    ck_assert_double_eq_tol(stats_mann_whitney_min_p(4, 4), 2.0 / 70, 1e-12);
+}
+END_TEST
+
 START_TEST(paired_rounds)
 {
     /* per-round log ratios, one-sample t: t = -5.26629613830514, df 3,
@@ -220,6 +242,7 @@ int main(void)
     tcase_add_test(tc, mann_whitney_exact);
     tcase_add_test(tc, mann_whitney_ties_and_too_few);
     tcase_add_test(tc, ratio_bootstrap_reproducible);
+    tcase_add_test(tc, intervals_of_the_test);
     tcase_add_test(tc, paired_rounds);
     suite_add_tcase(s, tc);
     return testlib_run(s);
