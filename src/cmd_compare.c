@@ -10,30 +10,38 @@
 #include "util.h"
 
 const char cmd_compare_usage[] =
-    "usage: loopbench compare BASE NEW [options]\n"
+    "usage: loopbench compare BASE... NEW [options]\n"
     "\n"
-    "Compare two campaigns of the same profile (result directories or their results.json),\n"
-    "setting by setting, for CPU and each health key of the profile. A change is a\n"
-    "regression only when it is statistically significant and larger than the threshold;\n"
-    "when the runs are too few or too noisy for a change of the threshold's size to have\n"
-    "been seen, the verdict is inconclusive, with the runs that would decide it. A health\n"
-    "key the profile marks must_be_zero regresses on any non-zero window in NEW.\n"
+    "Gate NEW against BASE (result directories or their results.json): one campaign, or\n"
+    "several kept as a history, of the same profile, setting by setting, for CPU and each\n"
+    "health key. Campaigns are the unit: with a history NEW is held against the spread\n"
+    "between BASE campaigns; with one campaign a side a drift between campaigns is allowed\n"
+    "for. A change regresses when it is significant after Holm's correction over every\n"
+    "gated comparison (alpha is the chance that a build compared with itself fails) and\n"
+    "worse than the threshold; no change when its 90% interval lies within the threshold;\n"
+    "inconclusive otherwise, with the smallest change that would be called. A health key\n"
+    "the profile marks must_be_zero regresses on any non-zero window in NEW.\n"
     "\n"
     "      --metric KEY           compare only KEY: cpu or a health key\n"
+    "      --primary KEY,...      gate only these keys (default: every one); the others\n"
+    "                             are reported, corrected among themselves, never fail\n"
     "      --max-increase PCT     practical threshold in percent (default 10)\n"
-    "      --alpha A              significance level (default 0.05)\n"
-    "      --fail-on inconclusive an inconclusive verdict fails too (exit 1)\n"
+    "      --alpha A              chance an A/A gate fails, over the gate (default 0.05)\n"
+    "      --drift PCT            drift between campaigns allowed for with one BASE\n"
+    "                             (default 18)\n"
+    "      --fail-on inconclusive an inconclusive gate fails too (exit 3)\n"
     "  -f, --format md|json       output (default md)\n"
     "  -h, --help                 show this help\n"
     "\n"
     "The Markdown is also appended to $GITHUB_STEP_SUMMARY when that is set.\n"
     "\n"
     "exit status: 0 no regression (improved, no change, or inconclusive), 1 regression,\n"
-    "2 bad usage or unreadable or incompatible input.\n";
+    "2 bad usage or unreadable or incompatible input, 3 inconclusive with --fail-on\n"
+    "inconclusive.\n";
 
 /* GitHub shows the step summary file on the run's page. */
 static int append_summary(const char *path, const struct compare_result *r,
-                          const struct compare_opts *o, const struct campaign *base,
+                          const struct compare_opts *o, const struct campaign *const *base,
                           const struct campaign *new_)
 {
     FILE *f = fopen(path, "a");
@@ -43,18 +51,49 @@ static int append_summary(const char *path, const struct compare_result *r,
     return fclose(f) == 0 ? rc : -1;
 }
 
+/* Parse a percentage option into a fraction; -1 after saying why. */
+static int percent_option(const char *name, const char *arg, double *out)
+{
+    double d;
+    if (parse_double(arg, &d) < 0 || d < 0 || d > 10000)
+        return msg_usage_error("compare", "compare: --%s '%s': expected a percentage, 0 or "
+                                          "more", name, arg), -1;
+    *out = d / 100.0;
+    return 0;
+}
+
+/* Print the result as asked, and to $GITHUB_STEP_SUMMARY when set. */
+static void print_result(const struct compare_result *r, const struct compare_opts *o,
+                         const struct campaign *const *base, const struct campaign *new_,
+                         bool json)
+{
+    struct lb_error err;
+    if (json) {
+        json_t *doc = compare_json(r, o);
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else if (compare_markdown(r, o, base, new_, stdout, &err) < 0)
+        msg_warn("%s", err.msg);
+    const char *summary = getenv("GITHUB_STEP_SUMMARY");
+    if (summary && *summary && append_summary(summary, r, o, base, new_) < 0)
+        msg_warn("cannot append to '%s' ($GITHUB_STEP_SUMMARY)", summary);
+}
+
 int cmd_compare(int argc, char **argv)
 {
-    enum { OPT_METRIC = 256, OPT_MAX_INCREASE, OPT_ALPHA, OPT_FAIL_ON };
+    enum { OPT_METRIC = 256, OPT_PRIMARY, OPT_MAX_INCREASE, OPT_ALPHA, OPT_DRIFT, OPT_FAIL_ON };
     static const struct option longopts[] = {
         {"metric", required_argument, NULL, OPT_METRIC},
+        {"primary", required_argument, NULL, OPT_PRIMARY},
         {"max-increase", required_argument, NULL, OPT_MAX_INCREASE},
         {"alpha", required_argument, NULL, OPT_ALPHA},
+        {"drift", required_argument, NULL, OPT_DRIFT},
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
         {"format", required_argument, NULL, 'f'},
         {NULL, 0, NULL, 0},
     };
-    struct compare_opts o = {.max_increase = 0.10, .alpha = 0.05};
+    struct compare_opts o = {.gate = gate_opts_default()};
     bool json = false, fail_inconclusive = false;
     double d;
     int c;
@@ -63,17 +102,22 @@ int cmd_compare(int argc, char **argv)
         case OPT_METRIC:
             o.metric = optarg;
             break;
+        case OPT_PRIMARY:
+            o.primary = optarg;
+            break;
         case OPT_MAX_INCREASE:
-            if (parse_double(optarg, &d) < 0 || d < 0 || d > 10000)
-                return msg_usage_error("compare", "compare: --max-increase '%s': expected a "
-                                                  "percentage, 0 or more", optarg);
-            o.max_increase = d / 100.0;
+            if (percent_option("max-increase", optarg, &o.gate.threshold) < 0)
+                return LB_EXIT_USAGE;
+            break;
+        case OPT_DRIFT:
+            if (percent_option("drift", optarg, &o.gate.drift) < 0)
+                return LB_EXIT_USAGE;
             break;
         case OPT_ALPHA:
             if (parse_double(optarg, &d) < 0 || d <= 0 || d >= 1)
                 return msg_usage_error("compare", "compare: --alpha '%s': expected a number "
                                                   "between 0 and 1", optarg);
-            o.alpha = d;
+            o.gate.alpha = d;
             break;
         case OPT_FAIL_ON:
             if (strcmp(optarg, "inconclusive") != 0)
@@ -91,42 +135,37 @@ int cmd_compare(int argc, char **argv)
             return cli_bad_option("compare", argc, argv);
         }
     }
-    if (argc - optind != 2)
-        return msg_usage_error("compare", "compare: expected BASE and NEW, got %d argument%s",
-                               argc - optind, argc - optind == 1 ? "" : "s");
-    struct campaign base, new_;
+    if (argc - optind < 2)
+        return msg_usage_error("compare", "compare: expected BASE... and NEW, got %d "
+                                          "argument%s", argc - optind,
+                               argc - optind == 1 ? "" : "s");
+    size_t n_base = (size_t)(argc - optind - 1), loaded = 0;
+    struct campaign *all = xcalloc(n_base + 1, sizeof(*all));
+    const struct campaign **base = xcalloc(n_base, sizeof(*base));
     struct compare_result r = {0};
     struct lb_error err;
     int status = LB_EXIT_USAGE;
-    if (results_load(argv[optind], &base, &err) < 0) {
-        msg_error("%s", err.msg);
-        campaign_release(&base);
-        return LB_EXIT_USAGE;
-    }
-    if (results_load(argv[optind + 1], &new_, &err) < 0 ||
-        compare_results(&base, &new_, &o, &r, &err) < 0) {
+    for (; loaded <= n_base; loaded++)
+        if (results_load(argv[optind + (int)loaded], &all[loaded], &err) < 0) {
+            msg_error("%s", err.msg);
+            loaded++; /* the reader leaves what it read to release */
+            goto out;
+        }
+    for (size_t i = 0; i < n_base; i++)
+        base[i] = &all[i];
+    if (compare_results(base, n_base, &all[n_base], &o, &r, &err) < 0) {
         msg_error("%s", err.msg);
         goto out;
     }
-    if (json) {
-        json_t *doc = compare_json(&r, &o);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-        fputc('\n', stdout);
-        json_decref(doc);
-    } else {
-        if (compare_markdown(&r, &o, &base, &new_, stdout, &err) < 0)
-            msg_warn("%s", err.msg);
-    }
-    const char *summary = getenv("GITHUB_STEP_SUMMARY");
-    if (summary && *summary && append_summary(summary, &r, &o, &base, &new_) < 0)
-        msg_warn("cannot append to '%s' ($GITHUB_STEP_SUMMARY)", summary);
-    status = r.worst == VERDICT_REGRESSED ||
-                     (fail_inconclusive && r.worst == VERDICT_INCONCLUSIVE)
-                 ? LB_EXIT_FAILURE
-                 : LB_EXIT_OK;
+    print_result(&r, &o, base, &all[n_base], json);
+    status = r.worst == VERDICT_REGRESSED                              ? LB_EXIT_FAILURE
+             : fail_inconclusive && r.worst == VERDICT_INCONCLUSIVE ? COMPARE_EXIT_INCONCLUSIVE
+                                                                    : LB_EXIT_OK;
 out:
     compare_result_release(&r);
-    campaign_release(&base);
-    campaign_release(&new_);
+    for (size_t i = 0; i < loaded; i++)
+        campaign_release(&all[i]);
+    free(all);
+    free(base);
     return status;
 }

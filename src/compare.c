@@ -6,9 +6,6 @@
 #include "mermaid.h"
 #include "util.h"
 
-/* Beyond this many runs a side, "runs needed" stops being advice. */
-#define COMPARE_MAX_RUNS 100
-
 /* True when every value that is a number is > 0: a log scale applies. */
 static bool all_positive(const double *x, size_t n)
 {
@@ -35,96 +32,23 @@ void compare_metric(const double *a, size_t na, const double *b, size_t nb, cons
         stats_welch(a, na, b, nb, &out->welch);
     stats_mann_whitney(a, na, b, nb, &out->mwu);
     stats_paired_log(pa, pb, out->log_scale ? npairs : 0, level, &out->paired);
-    /* Pairing removes the host's drift between rounds, so it decides when it can. */
+    /* Pairing removes the host's drift between rounds, so it decides when it can. The
+     * interval is the decider's, so that it excludes 1 exactly when p < 1 - level. */
     out->p = NAN;
+    out->ci = (struct stats_ratio){NAN, NAN, NAN};
     if (out->paired.test.enough) {
         out->p = out->paired.test.p;
         out->test = "paired t on log ratios";
+        out->ci = (struct stats_ratio){out->paired.ratio, out->paired.lo, out->paired.hi};
     } else if (out->welch.enough) {
         out->p = out->welch.p;
         out->test = out->log_scale ? "Welch t on logs" : "Welch t";
+        if (out->log_scale)
+            stats_t_ratio(&out->welch, level, &out->ci);
     } else if (out->mwu.enough) {
         out->p = out->mwu.p;
         out->test = "Mann-Whitney U";
     }
-}
-
-/* The t test that decided (its se and df give the detectable change), NULL when only
- * Mann-Whitney or nothing could be run. */
-static const struct stats_test *deciding_t(const struct metric_diff *d)
-{
-    if (d->paired.test.enough)
-        return &d->paired.test;
-    return d->welch.enough ? &d->welch : NULL;
-}
-
-/* A difference as a fraction of the base: on logs exp(d) - 1, on values d / |median a|. */
-static double change_of(const struct metric_diff *d, double delta)
-{
-    if (d->log_scale)
-        return exp(delta) - 1.0;
-    return fabs(d->a.median) > 0 ? delta / fabs(d->a.median) : (delta == 0 ? 0 : INFINITY);
-}
-
-const char *verdict_name(enum verdict v)
-{
-    switch (v) {
-    case VERDICT_IMPROVED: return "improved";
-    case VERDICT_REGRESSED: return "regressed";
-    case VERDICT_INCONCLUSIVE: return "inconclusive";
-    default: return "no change";
-    }
-}
-
-/* Smallest change detectable at alpha (the two-sided critical t times the standard
- * error), and the runs a side that would bring it down to the threshold at this
- * spread. */
-static void detectability(struct compare_row *row, const struct compare_opts *o)
-{
-    const struct stats_test *t = deciding_t(&row->d);
-    row->detectable = NAN;
-    row->runs_needed = 0;
-    if (!t)
-        return;
-    double crit = stats_t_quantile(1.0 - o->alpha / 2.0, t->df);
-    row->detectable = change_of(&row->d, crit * t->se);
-    /* se shrinks as 1/sqrt(n): scale the observed spread to n runs a side. */
-    double n0 = (double)(row->d.a.n < row->d.b.n ? row->d.a.n : row->d.b.n);
-    for (long n = 2; n <= COMPARE_MAX_RUNS; n++) {
-        double se = t->se * sqrt(n0 / (double)n);
-        double c = stats_t_quantile(1.0 - o->alpha / 2.0, 2.0 * (double)n - 2.0);
-        if (change_of(&row->d, c * se) <= o->max_increase) {
-            row->runs_needed = n;
-            return;
-        }
-    }
-}
-
-static void decide(struct compare_row *row, const struct compare_opts *o)
-{
-    const struct metric_diff *d = &row->d;
-    detectability(row, o);
-    if (row->guardrail_hit) {
-        row->verdict = VERDICT_REGRESSED;
-        return;
-    }
-    if (isnan(d->p)) {
-        row->verdict = VERDICT_INCONCLUSIVE;
-        return;
-    }
-    /* The change the medians show, as a fraction, positive when worse. */
-    double r = d->log_scale ? d->ratio.ratio
-                            : 1.0 + change_of(d, d->b.median - d->a.median);
-    double worse = row->lower_is_better ? r - 1.0 : 1.0 / r - 1.0;
-    double better = row->lower_is_better ? 1.0 / r - 1.0 : r - 1.0;
-    if (d->p < o->alpha && worse > o->max_increase)
-        row->verdict = VERDICT_REGRESSED;
-    else if (d->p < o->alpha && better > o->max_increase)
-        row->verdict = VERDICT_IMPROVED;
-    else if (d->p < o->alpha || row->detectable <= o->max_increase)
-        row->verdict = VERDICT_NO_CHANGE; /* real but small, or would have been seen */
-    else
-        row->verdict = VERDICT_INCONCLUSIVE;
 }
 
 int compare_compatible(const struct campaign *a, const struct campaign *b,
@@ -143,68 +67,192 @@ int compare_compatible(const struct campaign *a, const struct campaign *b,
     return lb_fail(err, "'%s' and '%s' have no setting in common", pa, pb);
 }
 
-static bool metric_wanted(const struct compare_opts *o, const char *key)
+/* Whether key is in the comma-separated list (NULL: every key is). */
+static bool listed(const char *list, const char *key)
 {
-    return !o->metric || strcmp(o->metric, key) == 0;
+    if (!list)
+        return true;
+    size_t n = strlen(key);
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len == n && strncmp(p, key, n) == 0)
+            return true;
+        p = end ? end + 1 : NULL;
+    }
+    return false;
 }
 
-static int severity(enum verdict v)
+/* Every key of a list names CPU or a health key of new_; -1 with err naming the first
+ * that does not. */
+static int check_keys(const struct campaign *new_, const char *list, const char *option,
+                      struct lb_error *err)
 {
-    static const int rank[] = {[VERDICT_NO_CHANGE] = 0, [VERDICT_IMPROVED] = 1,
-                               [VERDICT_INCONCLUSIVE] = 2, [VERDICT_REGRESSED] = 3};
-    return rank[v];
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        char *key = xstrndup(p, end ? (size_t)(end - p) : strlen(p));
+        bool known = strcmp(key, "cpu") == 0 || campaign_health_index(new_, key) >= 0;
+        if (!known)
+            lb_fail(err, "%s '%s': not a health key of profile '%s'", option, key,
+                    new_->profile.name);
+        free(key);
+        if (!known)
+            return -1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
 }
 
-int compare_results(const struct campaign *base, const struct campaign *new_,
-                    const struct compare_opts *o, struct compare_result *out,
-                    struct lb_error *err)
+/* The values of one row: every base campaign's runs (k arrays) and NEW's. */
+struct row_values {
+    double **base;
+    size_t *runs, k;
+    double *head;
+    size_t head_runs;
+};
+
+/* Fill row i's values for setting value `setting`, metric k (-1 CPU) of new_. */
+static void gather(const struct campaign *const *base, size_t n_base,
+                   const struct campaign *new_, size_t si, int k, struct row_values *v)
+{
+    const char *key = k < 0 ? "cpu" : new_->profile.health[k].key;
+    v->base = xcalloc(n_base, sizeof(*v->base));
+    v->runs = xcalloc(n_base, sizeof(*v->runs));
+    for (size_t c = 0; c < n_base; c++) {
+        long bs = campaign_setting(base[c], new_->values.v[si]);
+        long bk = k < 0 ? -1 : campaign_health_index(base[c], key);
+        if (bs < 0 || (k >= 0 && bk < 0))
+            continue; /* this campaign lacks the setting or the key */
+        v->base[v->k] = xcalloc(base[c]->n_runs + 1, sizeof(double));
+        v->runs[v->k] = campaign_values(base[c], (size_t)bs, (int)bk, v->base[v->k]);
+        v->k++;
+    }
+    v->head = xcalloc(new_->n_runs + 1, sizeof(double));
+    v->head_runs = campaign_values(new_, si, k, v->head);
+}
+
+static void row_values_release(struct row_values *v)
+{
+    for (size_t c = 0; c < v->k; c++)
+        free(v->base[c]);
+    free(v->base);
+    free(v->runs);
+    free(v->head);
+}
+
+/* Whether a must_be_zero key k was non-zero in a window of a completed run of new_'s
+ * setting si. */
+static bool guardrail_hit(const struct campaign *new_, size_t si, size_t k)
+{
+    for (size_t i = 0; i < new_->n_runs; i++) {
+        const struct run_record *r = &new_->runs[i];
+        double max = r->setting_index == si && r->status == RUN_OK
+                         ? run_health_max(new_, r, k)
+                         : NAN;
+        if (max != 0 && !isnan(max))
+            return true;
+    }
+    return false;
+}
+
+/* The rows' base and new summaries, and the gate over the rows of one family (gated
+ * or not): each family is corrected on its own. */
+static int gate_family(struct compare_result *out, const struct row_values *v,
+                       const struct gate_comparison *what, bool gated,
+                       const struct compare_opts *o, struct lb_error *err)
+{
+    struct gate_across_input *in = xcalloc(out->n_rows + 1, sizeof(*in));
+    struct gate_result *res = xcalloc(out->n_rows + 1, sizeof(*res));
+    size_t *at = xcalloc(out->n_rows + 1, sizeof(*at)), n = 0;
+    for (size_t i = 0; i < out->n_rows; i++)
+        if (out->rows[i].gated == gated) {
+            in[n] = (struct gate_across_input){what[i], (const double *const *)v[i].base,
+                                               v[i].runs, v[i].k, v[i].head, v[i].head_runs};
+            at[n++] = i;
+        }
+    int rc = gate_across(in, n, &o->gate, res, err);
+    for (size_t j = 0; rc == 0 && j < n; j++)
+        out->rows[at[j]].g = res[j];
+    free(in);
+    free(res);
+    free(at);
+    return rc;
+}
+
+/* Summaries over every base run, and NEW's. */
+static void summarize_row(const struct row_values *v, struct compare_row *row)
+{
+    size_t total = 0;
+    for (size_t c = 0; c < v->k; c++)
+        total += v->runs[c];
+    double *all = xcalloc(total + 1, sizeof(double));
+    for (size_t c = 0, at = 0; c < v->k; at += v->runs[c], c++)
+        memcpy(all + at, v->base[c], v->runs[c] * sizeof(double));
+    stats_summarize(all, total, &row->a);
+    stats_summarize(v->head, v->head_runs, &row->b);
+    free(all);
+}
+
+/* The worst verdict of the gated rows: the others are information. */
+static enum verdict worst_gated(const struct compare_result *r)
+{
+    enum verdict worst = VERDICT_NO_CHANGE;
+    for (size_t i = 0; i < r->n_rows; i++)
+        if (r->rows[i].gated)
+            worst = gate_worst((const struct gate_result[]){{.verdict = worst}, r->rows[i].g}, 2);
+    return worst;
+}
+
+int compare_results(const struct campaign *const *base, size_t n_base,
+                    const struct campaign *new_, const struct compare_opts *o,
+                    struct compare_result *out, struct lb_error *err)
 {
     memset(out, 0, sizeof(*out));
-    if (compare_compatible(base, new_, err) < 0)
+    out->base_campaigns = n_base;
+    for (size_t c = 0; c < n_base; c++)
+        if (compare_compatible(base[c], new_, err) < 0)
+            return -1;
+    if (check_keys(new_, o->metric, "--metric", err) < 0 ||
+        check_keys(new_, o->primary, "--primary", err) < 0)
         return -1;
-    if (o->metric && strcmp(o->metric, "cpu") != 0) {
-        if (campaign_health_index(new_, o->metric) < 0)
-            return lb_fail(err, "--metric '%s': not a health key of profile '%s'", o->metric,
-                           new_->profile.name);
-    }
-    size_t nh = new_->profile.n_health;
-    out->rows = xcalloc(new_->values.n * (nh + 1), sizeof(*out->rows));
-    double *a = xcalloc(base->n_runs + 1, sizeof(double));
-    double *b = xcalloc(new_->n_runs + 1, sizeof(double));
-    for (size_t si = 0; si < new_->values.n; si++) {
-        long bi = campaign_setting(base, new_->values.v[si]);
-        if (bi < 0)
-            continue;
+    size_t nh = new_->profile.n_health, cap = new_->values.n * (nh + 1);
+    out->rows = xcalloc(cap + 1, sizeof(*out->rows));
+    struct row_values *v = xcalloc(cap + 1, sizeof(*v));
+    struct gate_comparison *what = xcalloc(cap + 1, sizeof(*what));
+    for (size_t si = 0; si < new_->values.n; si++)
         for (int k = -1; k < (int)nh; k++) {
             const struct campaign_health *h = k < 0 ? NULL : &new_->profile.health[k];
             const char *key = h ? h->key : "cpu";
-            /* the same metric in BASE: -1 is CPU; a health key BASE lacks is skipped */
-            long bk = h ? campaign_health_index(base, key) : -1;
-            if (!metric_wanted(o, key) || (h && bk < 0))
+            if (o->metric && strcmp(o->metric, key) != 0)
                 continue;
-            struct compare_row *row = &out->rows[out->n_rows++];
+            struct row_values *rv = &v[out->n_rows];
+            gather(base, n_base, new_, si, k, rv);
+            if (rv->k == 0) { /* no base campaign has the setting (or the key) */
+                row_values_release(rv);
+                continue;
+            }
+            struct compare_row *row = &out->rows[out->n_rows];
             row->setting = new_->values.v[si];
             row->metric = key;
             row->label = h ? h->label : "CPU %";
             row->lower_is_better = !h || h->better == LOWER_IS_BETTER;
-            size_t na = campaign_values(base, (size_t)bi, (int)bk, a);
-            size_t nb = campaign_values(new_, si, k, b);
-            compare_metric(a, na, b, nb, NULL, NULL, 0, 0.95, &row->d);
-            /* A guardrail key must stay at 0 in every window of NEW. */
-            for (size_t i = 0; h && h->must_be_zero && i < new_->n_runs; i++) {
-                const struct run_record *r = &new_->runs[i];
-                double max = run_health_max(new_, r, (size_t)k);
-                if (r->setting_index == si && r->status == RUN_OK && max != 0 && !isnan(max))
-                    row->guardrail_hit = true;
-            }
-            decide(row, o);
-            if (severity(row->verdict) > severity(out->worst))
-                out->worst = row->verdict;
+            bool guard = h && h->must_be_zero;
+            row->gated = guard || listed(o->primary, key);
+            what[out->n_rows] = (struct gate_comparison){
+                row->setting, key, row->lower_is_better, guard,
+                guard && guardrail_hit(new_, si, (size_t)k)};
+            summarize_row(rv, row);
+            out->n_rows++;
         }
-    }
-    free(a);
-    free(b);
-    return 0;
+    int rc = gate_family(out, v, what, true, o, err);
+    if (rc == 0)
+        rc = gate_family(out, v, what, false, o, err);
+    for (size_t i = 0; i < out->n_rows; i++)
+        row_values_release(&v[i]);
+    free(v);
+    free(what);
+    out->worst = worst_gated(out);
+    return rc;
 }
 
 void compare_result_release(struct compare_result *r)
@@ -228,47 +276,51 @@ const char *compare_fmt(double v, char *buf, size_t len)
 static const char *fmt_change(double f, char *buf, size_t len)
 {
     char n[32];
-    if (!isfinite(f))
+    if (isnan(f))
         snprintf(buf, len, "-");
+    else if (isinf(f))
+        snprintf(buf, len, "%s", f > 0 ? "+inf" : "-inf");
     else
         snprintf(buf, len, "%s%s%%", f >= 0 ? "+" : "", compare_fmt(f * 100.0, n, sizeof(n)));
     return buf;
 }
 
-static const char *fmt_p(const struct metric_diff *d, char *buf, size_t len)
+/* "0.031", "< 0.001", "-" when untested. */
+static const char *fmt_p(double p, char *buf, size_t len)
 {
     char n[32];
-    if (isnan(d->p))
-        snprintf(buf, len, "too few runs");
-    else if (d->p < 0.001)
+    if (isnan(p))
+        snprintf(buf, len, "-");
+    else if (p < 0.001)
         snprintf(buf, len, "< 0.001");
     else
-        snprintf(buf, len, "%s", compare_fmt(d->p, n, sizeof(n)));
+        snprintf(buf, len, "%s", compare_fmt(p, n, sizeof(n)));
     return buf;
 }
 
 /* Why a row got its verdict, in words a reviewer can act on. */
-static void explain(const struct compare_row *row, const struct compare_opts *o, FILE *out)
+static void explain(const struct compare_row *row, const struct compare_result *r,
+                    const struct compare_opts *o, FILE *out)
 {
     char a[32], b[32];
-    if (row->guardrail_hit)
-        fputs("must stay 0: non-zero in a window", out);
-    else if (row->verdict == VERDICT_INCONCLUSIVE && isnan(row->d.p))
-        fprintf(out, "too few runs to test (%zu vs %zu)", row->d.a.n, row->d.b.n);
-    else if (row->verdict == VERDICT_INCONCLUSIVE && !isfinite(row->detectable))
-        fprintf(out, "too noisy around a base of %s to detect %s",
-                compare_fmt(row->d.a.median, a, sizeof(a)),
-                fmt_change(o->max_increase, b, sizeof(b)));
-    else if (row->verdict == VERDICT_INCONCLUSIVE) {
-        fprintf(out, "only a change of %s would be detected", fmt_change(row->detectable, a,
-                                                                          sizeof(a)));
-        fmt_change(o->max_increase, b, sizeof(b));
-        if (row->runs_needed)
-            fprintf(out, "; %ld runs a side would detect %s", row->runs_needed, b);
-        else
-            fprintf(out, "; over %d runs a side would be needed for %s", COMPARE_MAX_RUNS, b);
-    } else if (row->verdict == VERDICT_NO_CHANGE && row->d.p < o->alpha)
-        fprintf(out, "significant but within %s", fmt_change(o->max_increase, a, sizeof(a)));
+    const struct gate_result *g = &row->g;
+    fmt_change(o->gate.threshold, b, sizeof(b));
+    if (!row->gated)
+        fputs("not gated; ", out);
+    if (g->test && !g->tested) /* a guardrail */
+        fputs(g->verdict == VERDICT_REGRESSED ? "must stay 0: non-zero in a window"
+                                              : "must stay 0: 0 in every window", out);
+    else if (!g->tested)
+        fprintf(out, "too few runs to test (%zu vs %zu)", row->a.n, row->b.n);
+    else if (g->verdict == VERDICT_NO_CHANGE)
+        fprintf(out, "within +-%s (90%% interval)", b + 1);
+    else if (g->verdict == VERDICT_INCONCLUSIVE) {
+        fprintf(out, "only a change of %s would be called",
+                fmt_change(g->detectable, a, sizeof(a)));
+        if (r->base_campaigns == 1)
+            fputs("; one campaign a side: run base and head as variants of one campaign "
+                  "to decide", out);
+    }
 }
 
 /* CPU per setting, base beside new, as a chart GitHub draws in the step summary. */
@@ -285,8 +337,8 @@ static int cpu_chart(const struct compare_result *r, const struct campaign *new_
         if (strcmp(row->setting, new_->values.v[new_->baseline]) == 0)
             baseline = n;
         settings[n] = row->setting;
-        medians[n] = row->d.a.median;
-        medians[r->n_rows + n++] = row->d.b.median;
+        medians[n] = row->a.median;
+        medians[r->n_rows + n++] = row->b.median;
     }
     int rc = 0;
     if (n) {
@@ -305,65 +357,119 @@ static int cpu_chart(const struct compare_result *r, const struct campaign *new_
     return rc;
 }
 
-int compare_markdown(const struct compare_result *r, const struct compare_opts *o,
-                     const struct campaign *base, const struct campaign *new_, FILE *out,
-                     struct lb_error *err)
+/* Which metrics the gate holds to, for the sentence above the table. */
+static void gated_keys(const struct compare_result *r, FILE *out)
 {
-    char m1[32], m2[32], ch[32], p[32], th[32];
-    fprintf(out, "### loopbench compare: %s\n\n", verdict_name(r->worst));
-    fprintf(out, "Base `%s` (%s), new `%s` (%s); profile `%s`. A regression is a change "
-                 "worse than %s at p < %g.\n\n",
-            campaign_where(base), campaign_host(base), campaign_where(new_),
-            campaign_host(new_), new_->profile.name,
-            fmt_change(o->max_increase, th, sizeof(th)), o->alpha);
-    fprintf(out, "| %s | metric | base | new | change | p | test | verdict | note |\n",
-            new_->profile.knob_label);
-    fputs("|---|---|--:|--:|--:|--:|---|---|---|\n", out);
+    const char *sep = "";
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct compare_row *row = &r->rows[i];
-        const struct metric_diff *d = &row->d;
-        double change = d->log_scale ? d->ratio.ratio - 1.0
-                                     : change_of(d, d->b.median - d->a.median);
-        fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | **%s** | ", row->setting, row->label,
-                compare_fmt(d->a.median, m1, sizeof(m1)), compare_fmt(d->b.median, m2, sizeof(m2)),
-                fmt_change(change, ch, sizeof(ch)), fmt_p(d, p, sizeof(p)),
-                d->test ? d->test : "-", verdict_name(row->verdict));
-        explain(row, o, out);
+        bool first = true;
+        for (size_t j = 0; j < i; j++)
+            first = first && strcmp(r->rows[j].metric, row->metric) != 0;
+        if (first && row->gated) {
+            fprintf(out, "%s`%s`", sep, row->metric);
+            sep = ", ";
+        }
+    }
+    if (!*sep)
+        fputs("none", out);
+}
+
+/* "+12.3% (-1.2% to +27.0%)": a change and its interval. */
+static void fmt_interval(const struct gate_result *g, char *buf, size_t len)
+{
+    char c[32], lo[32], hi[32];
+    if (!g->tested)
+        snprintf(buf, len, "%s", fmt_change(g->change, c, sizeof(c)));
+    else
+        snprintf(buf, len, "%s (%s to %s)", fmt_change(g->change, c, sizeof(c)),
+                 fmt_change(g->lo, lo, sizeof(lo)), fmt_change(g->hi, hi, sizeof(hi)));
+}
+
+int compare_markdown(const struct compare_result *r, const struct compare_opts *o,
+                     const struct campaign *const *base, const struct campaign *new_, FILE *out,
+                     struct lb_error *err)
+{
+    char m1[32], m2[32], ch[96], p[32], pa[32], th[32];
+    size_t tested = 0;
+    for (size_t i = 0; i < r->n_rows; i++)
+        tested += r->rows[i].gated && r->rows[i].g.tested;
+    fprintf(out, "### loopbench compare: %s\n\nBase ", verdict_name(r->worst));
+    for (size_t c = 0; c < r->base_campaigns; c++)
+        fprintf(out, "%s`%s` (%s)", c ? ", " : "", campaign_where(base[c]),
+                campaign_host(base[c]));
+    fprintf(out, ", new `%s` (%s); profile `%s`. Gated: ", campaign_where(new_),
+            campaign_host(new_), new_->profile.name);
+    gated_keys(r, out);
+    fprintf(out, ". A regression is worse than %s and significant after Holm's correction "
+                 "over the %zu gated comparisons: comparing a build with itself fails with a "
+                 "chance of at most %g.\n\n",
+            fmt_change(o->gate.threshold, th, sizeof(th)), tested, o->gate.alpha);
+    if (r->base_campaigns == 1)
+        fprintf(out, "One campaign a side: drift between campaigns cannot be told from a "
+                     "change, so a drift of %.0f%% (sd) in each is allowed for. Gate base and "
+                     "head as variants of one campaign, or against a history of BASE "
+                     "campaigns, to see smaller changes.\n\n", o->gate.drift * 100);
+    else
+        fprintf(out, "Campaigns are the unit: NEW against a prediction from %zu BASE "
+                     "campaigns' spread between campaigns.\n\n", r->base_campaigns);
+    fprintf(out, "| %s | metric | base | new | change (%.0f%% CI) | p | p worse, Holm | test "
+                 "| verdict | note |\n", new_->profile.knob_label, o->gate.level * 100);
+    fputs("|---|---|--:|--:|--:|--:|--:|---|---|---|\n", out);
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const struct compare_row *row = &r->rows[i];
+        fmt_interval(&row->g, ch, sizeof(ch));
+        fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | **%s** | ", row->setting,
+                row->label, compare_fmt(row->a.median, m1, sizeof(m1)),
+                compare_fmt(row->b.median, m2, sizeof(m2)), ch, fmt_p(row->g.p, p, sizeof(p)),
+                fmt_p(row->g.p_adjusted, pa, sizeof(pa)), row->g.test ? row->g.test : "-",
+                verdict_name(row->g.verdict));
+        explain(row, r, o, out);
         fputs(" |\n", out);
     }
-    fputs("\nMedians over runs (a health key: each run's mean over its windows). Inconclusive:"
-          " a change of the threshold's size could not have been detected at this spread"
-          " and run count.\n", out);
+    fputs("\nMedians over runs (a health key: each run's mean over its windows). The change is "
+          "NEW's mean of logs against BASE's (a ratio), or the difference relative to BASE "
+          "for keys that can be 0; its interval and p are the same two-sided test's. "
+          "*Regressed*: significant toward harm after the correction and worse than the "
+          "threshold; *improved*: the same toward benefit; *no change*: the 90% interval "
+          "lies within the threshold (two one-sided tests); *inconclusive*: neither.\n", out);
     return cpu_chart(r, new_, out, err);
 }
 
 json_t *compare_json(const struct compare_result *r, const struct compare_opts *o)
 {
-    json_t *rows = json_array();
+    json_t *rows = json_array(), *gated = json_array();
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct compare_row *row = &r->rows[i];
-        const struct metric_diff *d = &row->d;
+        const struct gate_result *g = &row->g;
+        bool seen = false;
+        for (size_t j = 0; j < i; j++)
+            seen = seen || strcmp(r->rows[j].metric, row->metric) == 0;
+        if (!seen && row->gated)
+            json_array_append_new(gated, json_string(row->metric));
         json_array_append_new(
-            rows, json_pack("{s:s, s:s, s:s, s:o, s:o, s:I, s:I, s:o, s:o, s:o, s:o, s:o, "
-                            "s:b, s:s, s:o, s:I}",
-                            "setting", row->setting, "metric", row->metric,
-                            "better",
-                            profile_direction_name(row->lower_is_better ? LOWER_IS_BETTER
-                                                                        : HIGHER_IS_BETTER),
-                            "base_median", json_num_or_null(d->a.median),
-                            "new_median", json_num_or_null(d->b.median),
-                            "base_runs", (json_int_t)d->a.n, "new_runs", (json_int_t)d->b.n,
-                            "ratio", json_num_or_null(d->ratio.ratio),
-                            "ratio_ci", json_pack("[o, o]", json_num_or_null(d->ratio.lo),
-                                                  json_num_or_null(d->ratio.hi)),
-                            "p", json_num_or_null(d->p),
-                            "test", d->test ? json_string(d->test) : json_null(),
-                            "mann_whitney_p", json_num_or_null(d->mwu.p),
-                            "guardrail_hit", row->guardrail_hit,
-                            "verdict", verdict_name(row->verdict),
-                            "smallest_detectable_change", json_num_or_null(row->detectable),
-                            "runs_needed", (json_int_t)row->runs_needed));
+            rows,
+            json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:I, s:I, s:s, s:o, s:[o, o], s:o, "
+                      "s:o, s:o, s:o, s:o, s:b, s:s, s:o, s:I}",
+                      "setting", row->setting, "metric", row->metric, "better",
+                      profile_direction_name(row->lower_is_better ? LOWER_IS_BETTER
+                                                                  : HIGHER_IS_BETTER),
+                      "gated", row->gated, "base_median", json_num_or_null(row->a.median),
+                      "new_median", json_num_or_null(row->b.median), "base_runs",
+                      (json_int_t)row->a.n, "new_runs", (json_int_t)row->b.n, "scale",
+                      g->log_scale ? "log" : "difference", "change",
+                      json_num_or_null(g->change), "ci", json_num_or_null(g->lo),
+                      json_num_or_null(g->hi), "p", json_num_or_null(g->p), "p_worse",
+                      json_num_or_null(g->p_worse), "p_adjusted", json_num_or_null(g->p_adjusted),
+                      "df", json_num_or_null(g->df), "test",
+                      g->test ? json_string(g->test) : json_null(), "pooled", g->pooled,
+                      "verdict", verdict_name(g->verdict), "smallest_detectable_change",
+                      json_num_or_null(g->detectable), "runs_needed",
+                      (json_int_t)g->rounds_needed));
     }
-    return json_pack("{s:s, s:f, s:f, s:o}", "verdict", verdict_name(r->worst), "max_increase",
-                     o->max_increase, "alpha", o->alpha, "rows", rows);
+    return json_pack("{s:s, s:f, s:f, s:f, s:f, s:I, s:o, s:o}", "verdict",
+                     verdict_name(r->worst), "alpha", o->gate.alpha, "max_increase",
+                     o->gate.threshold, "level", o->gate.level, "drift_allowance", o->gate.drift,
+                     "base_campaigns", (json_int_t)r->base_campaigns, "gated", gated, "rows",
+                     rows);
 }

@@ -9,12 +9,15 @@
 
 #include "msg.h"
 #include "campaign.h"
+#include "gate.h"
 #include "stats.h"
 
-/* Everything known about b against a for one metric. */
+/* Everything known about b against a for one metric (report.c's table and headline). */
 struct metric_diff {
     struct stats_summary a, b;
     struct stats_ratio ratio;   /* median(b) / median(a), bootstrap CI */
+    struct stats_ratio ci;      /* the ratio and interval of the test that decides (paired
+                                 * t, else Welch t on logs): they agree with p; NaN on values */
     struct stats_test welch;    /* on logs; not enough when a value is 0 */
     struct stats_test mwu;      /* from STATS_MWU_MIN runs a side */
     struct stats_paired paired; /* pairs == 0 unless the runs share rounds */
@@ -23,35 +26,36 @@ struct metric_diff {
     const char *test;           /* which one ("paired t on log ratios", ...), NULL with p NaN */
 };
 
-/* Compare a[0..na) with b[0..nb); pa/pb[0..npairs) are the same runs paired by round
- * (npairs 0 if none). */
+/* Compare a[0..na) with b[0..nb) at interval level `level`; pa/pb[0..npairs) are the
+ * same runs paired by round (npairs 0 if none). */
 void compare_metric(const double *a, size_t na, const double *b, size_t nb, const double *pa,
                     const double *pb, size_t npairs, double level, struct metric_diff *out);
 
-enum verdict { VERDICT_NO_CHANGE, VERDICT_IMPROVED, VERDICT_REGRESSED, VERDICT_INCONCLUSIVE };
-const char *verdict_name(enum verdict v);
+/* compare exits 3 for an inconclusive gate under --fail-on inconclusive. */
+#define COMPARE_EXIT_INCONCLUSIVE 3
 
 struct compare_opts {
     const char *metric;       /* only this key ("cpu" or a health key); NULL: all */
-    double max_increase;      /* practical threshold, a fraction: 0.10 */
-    double alpha;             /* 0.05 */
+    const char *primary;      /* comma-separated keys the gate holds to; NULL: every
+                               * metric. Others are reported, corrected among themselves,
+                               * and never fail. must_be_zero keys always gate. */
+    struct gate_opts gate;    /* alpha over the gate, threshold, interval level, drift */
 };
 
 /* One setting x metric. */
 struct compare_row {
     const char *setting, *metric, *label; /* borrowed */
     bool lower_is_better;
-    bool guardrail_hit;       /* must_be_zero key non-zero in a window of NEW */
-    struct metric_diff d;
-    enum verdict verdict;
-    double detectable;        /* smallest change (fraction) detectable at alpha, NaN if unknown */
-    long runs_needed;         /* runs per side to detect max_increase, 0 if unknown */
+    bool gated;               /* a primary metric or a guardrail: it can fail the job */
+    struct stats_summary a, b; /* every run of the BASE campaigns; NEW's runs */
+    struct gate_result g;
 };
 
 struct compare_result {
     struct compare_row *rows;
     size_t n_rows;
-    enum verdict worst;       /* regressed > inconclusive > improved > no change */
+    size_t base_campaigns;
+    enum verdict worst;       /* over the gated rows */
 };
 
 /* Whether two campaigns can be compared: the same profile (by name), the same knob
@@ -59,18 +63,19 @@ struct compare_result {
 int compare_compatible(const struct campaign *a, const struct campaign *b,
                        struct lb_error *err);
 
-/* Check that base and new are comparable (same profile name and knob), then compare
- * each setting present in both. -1 with err when incompatible. */
-int compare_results(const struct campaign *base, const struct campaign *new_,
-                    const struct compare_opts *o, struct compare_result *out,
-                    struct lb_error *err);
+/* Gate new_ against base[0..n_base) (one campaign, or a history of several) across
+ * campaigns (gate_across), each setting of new_ that a base campaign has, for CPU and
+ * each health key. -1 with err when a base is incompatible or a key unknown. */
+int compare_results(const struct campaign *const *base, size_t n_base,
+                    const struct campaign *new_, const struct compare_opts *o,
+                    struct compare_result *out, struct lb_error *err);
 void compare_result_release(struct compare_result *r);
 
 /* The verdict table as GitHub-flavoured Markdown with a chart of CPU per setting, base
  * beside new (-1 with err when the chart cannot be drawn), and as JSON (new reference). */
 int compare_markdown(const struct compare_result *r, const struct compare_opts *o,
-                     const struct campaign *base, const struct campaign *new_, FILE *out,
-                     struct lb_error *err);
+                     const struct campaign *const *base, const struct campaign *new_,
+                     FILE *out, struct lb_error *err);
 json_t *compare_json(const struct compare_result *r, const struct compare_opts *o);
 
 /* A figure with three significant digits ("0.872", "99.5", "1234"), "-" for NaN, into

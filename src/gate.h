@@ -71,20 +71,20 @@ struct gate_result {
     const char *test;   /* what decided, for people ("paired t on log ratios"...), static */
     size_t n;           /* rounds (paired) or base campaigns (across) used */
     double change;      /* head against base as a fraction: ratio - 1 on logs, else the
-                         * difference over |median of base|; NaN when untested */
+                         * difference of means over |mean of base|; NaN when untested */
     double lo, hi;      /* its interval at opts.level, from the same t as p */
     double df;
     double p;           /* two-sided, uncorrected: agrees with [lo, hi] */
     double p_worse;     /* one-sided toward harm, uncorrected */
     double p_adjusted;  /* p_worse after Holm over the gate: regressed needs < alpha */
-    double detectable;  /* smallest change (fraction, toward harm) this spread would call
-                         * regressed; NaN when untested */
+    double detectable;  /* smallest change this spread would call regressed, a fraction
+                         * toward harm (negative when higher is better); NaN untested */
     long rounds_needed; /* paired: rounds that would call a change of the threshold's size
                          * regressed at this spread; 0 when unknown or more than 100 */
 };
 
 /* The gate within one campaign, in[0..n) to out[0..n): paired t on per-round log ratios
- * (differences relative to base's median for metrics that can be 0). -1 with err on
+ * (differences relative to base's mean for metrics that can be 0). -1 with err on
  * options out of range. */
 int gate_paired(const struct gate_paired_input *in, size_t n, const struct gate_opts *o,
                 struct gate_result *out, struct lb_error *err);

@@ -24,12 +24,19 @@ rc=0
 "$LOOPBENCH" compare "$TMP/base" "$TMP/base" >"$TMP/self.md" 2>"$TMP/self.err" || rc=$?
 check "a campaign against itself exits 0" [ "$rc" -eq 0 ]
 check "  ... with no regression reported" bash -c "! grep -q '\*\*regressed\*\*' '$TMP/self.md'"
-# Identical runs give p = 1; whether 3 runs could have seen a 10% change depends on
-# their spread, so the honest verdict is "no change" or "inconclusive".
-check "  ... CPU: no change or inconclusive, with p = 1" grep -Eq \
-  '^\| 2 \| CPU % \|.*\| 1\.00 \|.*\*\*(no change|inconclusive)\*\*' "$TMP/self.md"
+# One campaign a side: a drift of 18% between campaigns could hide a 10% change, so
+# identical runs are inconclusive, with p = 1 and the advice to pair base and head.
+check "  ... CPU: inconclusive, with p = 1" grep -Eq \
+  '^\| 2 \| CPU % \| [^|]* \| [^|]* \| \+0%[^|]* \| 1\.00 \|.*\*\*inconclusive\*\*' "$TMP/self.md"
+check "  ... saying drift cannot be told from a change" grep -q "drift between campaigns cannot be told" "$TMP/self.md"
+check "  ... and which metrics are gated" grep -q 'Gated: `cpu`, `slots`, `missed16ms`, `tickLagPeak`' "$TMP/self.md"
 check "the table is well-formed (every row has the header's columns)" awk -F'|' '
   /^\| idle wait/ { n = NF } /^\|/ && n && NF != n { bad = 1 } END { exit bad || !n }' "$TMP/self.md"
+"$LOOPBENCH" compare "$TMP/base" "$TMP/base" --metric cpu -f json >"$TMP/self.json"
+"$LOOPBENCH" compare "$TMP/base" "$TMP/base" --metric cpu -f json --drift 0 >"$TMP/nodrift.json"
+check "--drift 0: the interval is the runs' spread alone, narrower" jq -e --slurp '
+  (.[0].rows[0].ci[1] - .[0].rows[0].ci[0]) > (.[1].rows[0].ci[1] - .[1].rows[0].ci[0])
+  and .[1].drift_allowance == 0' "$TMP/self.json" "$TMP/nodrift.json"
 
 # --- 2. the target burns more CPU: regression, exit 1 --------------------------------
 rc=0
@@ -43,7 +50,23 @@ rc=0
 "$LOOPBENCH" compare "$TMP/hot" "$TMP/base" --metric cpu -f json >"$TMP/better.json" || rc=$?
 check "the other way round is an improvement: exit 0" [ "$rc" -eq 0 ]
 check "  ... JSON verdict improved" jq -e '.verdict == "improved"
-  and .rows[0].metric == "cpu" and .rows[0].p < 0.05' "$TMP/better.json"
+  and .rows[0].metric == "cpu" and .rows[0].p < 0.05 and .rows[0].ci[1] < 0
+  and .gated == ["cpu"]' "$TMP/better.json"
+# A history: BASE and a copy of it that drifted 5%; NEW the hot one: regressed, against
+# the prediction from the two.
+jq '.runs |= map(if .cpu_percent then .cpu_percent *= 1.05 else . end)' \
+  "$TMP/base/results.json" >"$TMP/drifted.json"
+rc=0
+"$LOOPBENCH" compare "$TMP/base" "$TMP/drifted.json" "$TMP/hot" --metric cpu -f json \
+  >"$TMP/hist.json" || rc=$?
+check "a history of BASE campaigns: exit 1 on the hot one" [ "$rc" -eq 1 ]
+check "  ... by prediction from the history" jq -e '.base_campaigns == 2
+  and .rows[0].test == "prediction from the history, logs" and .rows[0].df == 1' "$TMP/hist.json"
+# --primary: only the keys named gate; the others are reported and never fail.
+rc=0
+"$LOOPBENCH" compare "$TMP/base" "$TMP/hot" --primary tickLagPeak -f json >"$TMP/primary.json" || rc=$?
+check "--primary tickLagPeak: CPU is reported, not gated" jq -e '.gated == ["tickLagPeak"]
+  and ([.rows[] | select(.metric == "cpu")][0].gated == false)' "$TMP/primary.json"
 
 # --- 3. guardrails and --fail-on -------------------------------------------------------
 # The profile says missed16ms must stay 0; one window of NEW with a miss regresses.
@@ -62,7 +85,7 @@ check "  ... too few runs said" grep -q "too few runs" "$TMP/one.md"
 rc=0
 "$LOOPBENCH" compare "$TMP/base" "$TMP/one.json" --metric cpu --fail-on inconclusive \
   >/dev/null || rc=$?
-check "--fail-on inconclusive makes it exit 1" [ "$rc" -eq 1 ]
+check "--fail-on inconclusive makes it exit 3" [ "$rc" -eq 3 ]
 
 # --- 4. incompatible or unreadable input: exit 2 ----------------------------------------
 expect2() { # expect2 "what" "message" args...
@@ -77,5 +100,6 @@ expect2 "another schema version" "schema 'loopbench/results/3'" "$TMP/base" "$TM
 expect2 "another profile" "expected the same profile" "$TMP/base" "$TMP/other.json"
 expect2 "a missing directory" "cannot read" "$TMP/base" "$TMP/nothing"
 expect2 "an unknown metric" "--metric 'nope'" "$TMP/base" "$TMP/hot" --metric nope
-expect2 "one directory" "expected BASE and NEW" "$TMP/base"
+expect2 "one directory" "expected BASE... and NEW" "$TMP/base"
+expect2 "an unknown primary key" "--primary 'nope'" "$TMP/base" "$TMP/hot" --primary cpu,nope
 check "no refshard left" no_process_from "$TMP/ref"

@@ -92,19 +92,33 @@ START_TEST(load_refuses_other_schema)
 }
 END_TEST
 
-/* Compare two files and return the worst verdict. */
-static enum verdict verdict_of(const char *base, const char *new_, const char *metric)
+/* Gate NEW against the BASE files (one, or a history) and return the worst verdict
+ * at setting "2"; drift < 0 keeps the default allowance. */
+static enum verdict verdict_of(const char *const *base, size_t n_base, const char *new_,
+                               const char *metric, double drift)
 {
-    struct campaign a, b;
+    struct campaign a[4], b;
+    const struct campaign *pa[4];
     struct lb_error err;
-    struct compare_opts o = {.metric = metric, .max_increase = 0.10, .alpha = 0.05};
+    struct compare_opts o = {.metric = metric, .gate = gate_opts_default()};
+    if (drift >= 0)
+        o.gate.drift = drift;
     struct compare_result r;
-    ck_assert_int_eq(results_load(base, &a, &err), 0);
+    for (size_t i = 0; i < n_base; i++) {
+        ck_assert_int_eq(results_load(base[i], &a[i], &err), 0);
+        pa[i] = &a[i];
+    }
     ck_assert_int_eq(results_load(new_, &b, &err), 0);
-    ck_assert_int_eq(compare_results(&a, &b, &o, &r, &err), 0);
-    enum verdict v = r.worst;
+    ck_assert_int_eq(compare_results(pa, n_base, &b, &o, &r, &err), 0);
+    struct gate_result at2[8];
+    size_t n = 0;
+    for (size_t i = 0; i < r.n_rows; i++)
+        if (strcmp(r.rows[i].setting, "2") == 0)
+            at2[n++] = r.rows[i].g;
+    enum verdict v = gate_worst(at2, n);
     compare_result_release(&r);
-    campaign_release(&a);
+    for (size_t i = 0; i < n_base; i++)
+        campaign_release(&a[i]);
     campaign_release(&b);
     return v;
 }
@@ -114,14 +128,26 @@ START_TEST(compare_verdicts)
     char *base = write_campaign("base.json", "ci", busy, idle, 0);
     char *hot = write_campaign("hot.json", "ci", busy, idle_hot, 0);
     char *miss = write_campaign("miss.json", "ci", busy, idle, 1);
-    ck_assert_int_eq(verdict_of(base, base, NULL), VERDICT_NO_CHANGE);
-    ck_assert_int_eq(verdict_of(base, hot, "cpu"), VERDICT_REGRESSED); /* 3x, p < 0.001 */
-    ck_assert_int_eq(verdict_of(hot, base, "cpu"), VERDICT_IMPROVED);
+    const double idle_up[3] = {10.4, 10.2, 10.3}, idle_down[3] = {9.5, 9.4, 9.6};
+    char *up = write_campaign("up.json", "ci", busy, idle_up, 0);
+    char *down = write_campaign("down.json", "ci", busy, idle_down, 0);
+    /* one campaign a side: a drift of 18% could hide a 10% change, so a campaign against
+     * itself is inconclusive; with no drift allowed its runs prove no change */
+    ck_assert_int_eq(verdict_of((const char *[]){base}, 1, base, NULL, -1), VERDICT_INCONCLUSIVE);
+    ck_assert_int_eq(verdict_of((const char *[]){base}, 1, base, NULL, 0), VERDICT_NO_CHANGE);
+    ck_assert_int_eq(verdict_of((const char *[]){base}, 1, hot, "cpu", -1), VERDICT_REGRESSED);
+    ck_assert_int_eq(verdict_of((const char *[]){hot}, 1, base, "cpu", -1), VERDICT_IMPROVED);
     /* missed16ms must stay 0: one window with a miss regresses whatever the test says */
-    ck_assert_int_eq(verdict_of(base, miss, "missed16ms"), VERDICT_REGRESSED);
+    ck_assert_int_eq(verdict_of((const char *[]){base}, 1, miss, "missed16ms", -1),
+                     VERDICT_REGRESSED);
+    /* a history of three whose CPU at 2 spreads by 4%: 3x is far outside it */
+    const char *history[3] = {base, up, down};
+    ck_assert_int_eq(verdict_of(history, 3, hot, "cpu", -1), VERDICT_REGRESSED);
     free(base);
     free(hot);
     free(miss);
+    free(up);
+    free(down);
 }
 END_TEST
 

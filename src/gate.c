@@ -1,0 +1,478 @@
+#include "gate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "util.h"
+
+/* Beyond this many rounds, "rounds needed" stops being advice. */
+#define GATE_MAX_ROUNDS 100
+/* No change is proven by two one-sided tests at 5% each: the 90% interval (Schuirmann
+ * 1987), whatever the level of the printed interval. */
+#define GATE_TOST_ALPHA 0.05
+
+const char *verdict_name(enum verdict v)
+{
+    switch (v) {
+    case VERDICT_IMPROVED: return "improved";
+    case VERDICT_REGRESSED: return "regressed";
+    case VERDICT_INCONCLUSIVE: return "inconclusive";
+    default: return "no change";
+    }
+}
+
+struct gate_opts gate_opts_default(void)
+{
+    return (struct gate_opts){.alpha = 0.05, .threshold = 0.10, .level = 0.95,
+                              .drift = GATE_DRIFT_ALLOWANCE, .pool = true};
+}
+
+enum method { PAIRED, HISTORY, SINGLE };
+
+/* One comparison reduced to a difference on its scale and what its error is made of:
+ * var(delta) = spread * factor + fixed, where spread = ss / dof is estimated (pooled
+ * over the settings of a metric when allowed) and fixed is known (the drift allowance). */
+struct estimate {
+    const struct gate_comparison *what; /* borrowed */
+    bool ok, log_scale;
+    enum method method;
+    double delta;     /* head - base: mean log ratio, or difference */
+    double scale;     /* what turns delta into a fraction: 1 on logs, |mean of base| */
+    double ss, dof;   /* the spread's sum of squares and degrees of freedom */
+    double factor, fixed;
+    double se, df;    /* after pooling */
+    size_t n;
+};
+
+static bool positive(double x)
+{
+    return x > 0 && isfinite(x);
+}
+
+/* The change as a fraction of base for a difference delta on e's scale. */
+static double fraction(const struct estimate *e, double delta)
+{
+    if (e->log_scale)
+        return expm1(delta);
+    if (delta == 0)
+        return 0;
+    return e->scale > 0 ? delta / e->scale : copysign(INFINITY, delta);
+}
+
+/* The threshold on e's scale: a ratio of 1 + threshold on logs (symmetric there, so a
+ * higher-is-better metric regresses below 1 / 1.10), threshold x |mean of base| else. */
+static double bound(const struct estimate *e, const struct gate_opts *o)
+{
+    return e->log_scale ? log1p(o->threshold) : o->threshold * e->scale;
+}
+
+/* Mean and sum of squared deviations of x[0..n), on logs when log_scale (NaN and, on
+ * logs, non-positive values skipped); returns how many values counted. */
+static size_t moments(const double *x, size_t n, bool log_scale, double *mean, double *ss)
+{
+    size_t k = 0;
+    double sum = 0, sq = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (isnan(x[i]) || (log_scale && !positive(x[i])))
+            continue;
+        double v = log_scale ? log(x[i]) : x[i];
+        k++;
+        /* Welford: stable for the near-equal values of a quiet metric */
+        double d = v - sum;
+        sum += d / (double)k;
+        sq += d * (v - sum);
+    }
+    *mean = k ? sum : NAN;
+    *ss = sq;
+    return k;
+}
+
+static double mean_of(const double *x, size_t n)
+{
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += x[i];
+    return n ? sum / (double)n : NAN;
+}
+
+static bool all_positive(const double *x, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(x[i]) && !positive(x[i]))
+            return false;
+    return true;
+}
+
+/* ---- the within-campaign estimate ------------------------------------------------- */
+
+static void estimate_paired(const struct gate_paired_input *in, struct estimate *e)
+{
+    memset(e, 0, sizeof(*e));
+    e->what = &in->what;
+    e->method = PAIRED;
+    size_t r = in->rounds;
+    double *d = xmalloc((r ? r : 1) * sizeof(double)), *b = xmalloc((r ? r : 1) * sizeof(double));
+    size_t k = 0;
+    e->log_scale = all_positive(in->base, r) && all_positive(in->head, r);
+    for (size_t i = 0; i < r; i++) {
+        if (isnan(in->base[i]) || isnan(in->head[i]))
+            continue;
+        d[k] = e->log_scale ? log(in->head[i] / in->base[i]) : in->head[i] - in->base[i];
+        b[k++] = in->base[i];
+    }
+    e->n = k;
+    e->scale = e->log_scale ? 1.0 : fabs(mean_of(b, k));
+    moments(d, k, false, &e->delta, &e->ss);
+    e->dof = k > 1 ? (double)(k - 1) : 0;
+    e->factor = k ? 1.0 / (double)k : 0;
+    e->ok = k >= 2;
+    free(d);
+    free(b);
+}
+
+/* ---- the across-campaign estimates ------------------------------------------------- */
+
+static bool across_positive(const struct gate_across_input *in)
+{
+    for (size_t c = 0; c < in->base_campaigns; c++)
+        if (!all_positive(in->base[c], in->base_runs[c]))
+            return false;
+    return all_positive(in->head, in->head_runs);
+}
+
+/* |mean| of every base run: the scale of a metric compared on differences. */
+static double base_scale(const struct gate_across_input *in)
+{
+    double sum = 0;
+    size_t k = 0;
+    for (size_t c = 0; c < in->base_campaigns; c++)
+        for (size_t i = 0; i < in->base_runs[c]; i++)
+            if (!isnan(in->base[c][i])) {
+                sum += in->base[c][i];
+                k++;
+            }
+    return k ? fabs(sum / (double)k) : NAN;
+}
+
+/* Campaigns are the unit: each summarised by the mean of its runs (of their logs). With
+ * a history, NEW is held against a prediction from the history's spread between
+ * campaigns, var = s_between^2 (1 + 1/k) (the prediction interval for one new campaign).
+ * With one campaign a side that spread cannot be measured: the drift allowance stands
+ * for it in each campaign, var = 2 drift^2 + s_runs^2 (1/na + 1/nb). */
+static void estimate_across(const struct gate_across_input *in, const struct gate_opts *o,
+                            struct estimate *e)
+{
+    memset(e, 0, sizeof(*e));
+    e->what = &in->what;
+    e->log_scale = across_positive(in);
+    e->scale = e->log_scale ? 1.0 : base_scale(in);
+    double head_mean, head_ss, sum = 0, sq = 0, within = 0;
+    size_t nh = moments(in->head, in->head_runs, e->log_scale, &head_mean, &head_ss);
+    size_t k = 0, runs = 0;
+    for (size_t c = 0; c < in->base_campaigns; c++) {
+        double m, ss;
+        size_t nc = moments(in->base[c], in->base_runs[c], e->log_scale, &m, &ss);
+        if (nc == 0)
+            continue;
+        k++;
+        runs += nc;
+        within += ss;
+        double d = m - sum; /* Welford over the campaigns' means */
+        sum += d / (double)k;
+        sq += d * (m - sum);
+    }
+    e->n = k;
+    e->delta = head_mean - sum;
+    if (k >= 2) {
+        e->method = HISTORY;
+        e->ss = sq;
+        e->dof = (double)(k - 1);
+        e->factor = 1.0 + 1.0 / (double)k;
+        e->ok = nh >= 1;
+        return;
+    }
+    e->method = SINGLE;
+    e->ss = within + head_ss;
+    e->dof = runs + nh >= 2 ? (double)(runs + nh - 2) : 0;
+    e->factor = runs && nh ? 1.0 / (double)runs + 1.0 / (double)nh : 0;
+    e->fixed = 2.0 * pow(o->drift * e->scale, 2);
+    e->ok = k == 1 && runs >= 2 && nh >= 2;
+}
+
+/* ---- pooling, the tests, the verdicts ---------------------------------------------- */
+
+/* Each estimate's standard error and degrees of freedom. Comparisons of one metric by
+ * one method, on logs, share their spread when o->pool: the settings of a campaign run
+ * on one host under one noise, so their residuals estimate one variance with the sum of
+ * their degrees of freedom (the error term of a one-way layout). Differences are not
+ * pooled: their scale is the setting's own. */
+static void spread(struct estimate *e, size_t n, const struct gate_opts *o)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!e[i].ok)
+            continue;
+        double ss = e[i].ss, dof = e[i].dof;
+        for (size_t j = 0; o->pool && e[i].log_scale && j < n; j++)
+            if (j != i && e[j].ok && e[j].log_scale && e[j].method == e[i].method &&
+                strcmp(e[j].what->metric, e[i].what->metric) == 0) {
+                ss += e[j].ss;
+                dof += e[j].dof;
+            }
+        double s2 = dof > 0 ? ss / dof : 0, sampled = s2 * e[i].factor;
+        /* The settings of a campaign drift together: a history of k campaigns holds k - 1
+         * degrees of freedom however many settings share them (pooling only steadies
+         * the estimate). Rounds and runs are independent draws: their dof add up. */
+        if (e[i].method == HISTORY)
+            dof = e[i].dof;
+        e[i].se = sqrt(sampled + e[i].fixed);
+        /* A known part (the allowance) has infinite degrees of freedom: Satterthwaite. */
+        e[i].df = e[i].fixed > 0 && sampled > 0
+                      ? pow(sampled + e[i].fixed, 2) / (sampled * sampled / dof)
+                      : dof;
+        if (e[i].fixed > 0 && sampled == 0)
+            e[i].df = INFINITY;
+        if (!(dof > 0) && e[i].fixed == 0)
+            e[i].ok = false;
+        e[i].ok = e[i].ok && isfinite(e[i].delta);
+    }
+}
+
+/* P(T <= t) with df degrees of freedom, the normal when df is infinite. */
+static double cdf(double t, double df)
+{
+    if (isinf(df))
+        return 0.5 * erfc(-t / sqrt(2.0));
+    return stats_t_cdf(t, df);
+}
+
+static double quantile(double p, double df)
+{
+    return stats_t_quantile(p, isinf(df) ? 1e9 : df);
+}
+
+/* With no spread at all (a count that moved by the same amount in every round), t is
+ * undefined and would call any difference certain. The exact randomization test is
+ * used instead, and its smallest one-sided p is all it can say: paired, the sign of
+ * each of n rounds could have been flipped (2^-n; 0.125 at 3 rounds); across, NEW is
+ * one of k + 1 exchangeable campaigns (1 / (k + 1)). */
+static double floor_p(const struct estimate *e)
+{
+    if (e->method == PAIRED)
+        return ldexp(1.0, -(int)e->n);
+    return 1.0 / (double)(e->n + 1);
+}
+
+struct ranked_p {
+    double p;
+    size_t i;
+};
+
+/* Ascending p; ties may fall in any order, Holm's running maximum gives them one value. */
+static int cmp_ranked_p(const void *a, const void *b)
+{
+    double x = ((const struct ranked_p *)a)->p, y = ((const struct ranked_p *)b)->p;
+    return (x > y) - (x < y);
+}
+
+/* Holm's step-down adjusted p-values (Holm 1979) of the tested p[i] (use[i]) into
+ * adj[i]: rejecting adj < alpha keeps the chance of any false rejection below alpha
+ * under any dependence between the tests. */
+static void holm(const double *p, const bool *use, size_t n, double *adj)
+{
+    struct ranked_p *r = xmalloc((n ? n : 1) * sizeof(*r));
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        adj[i] = NAN;
+        if (use[i])
+            r[m++] = (struct ranked_p){p[i], i};
+    }
+    qsort(r, m, sizeof(*r), cmp_ranked_p);
+    double running = 0;
+    for (size_t k = 0; k < m; k++) {
+        running = fmax(running, fmin(1.0, (double)(m - k) * r[k].p));
+        adj[r[k].i] = running;
+    }
+    free(r);
+}
+
+static const char *test_name(const struct estimate *e)
+{
+    static const char *const names[][2] = {
+        [PAIRED] = {"paired t on differences", "paired t on log ratios"},
+        [HISTORY] = {"prediction from the history", "prediction from the history, logs"},
+        [SINGLE] = {"t + drift allowance", "t on logs + drift allowance"},
+    };
+    return names[e->method][e->log_scale];
+}
+
+/* The smallest regression a paired gate could call at r rounds, the spread per round
+ * sd as measured (pooled degrees of freedom grow with the rounds). */
+static double smallest_at(long r, double sd, double per_round, double crit_p)
+{
+    return quantile(crit_p, per_round * (double)(r - 1)) * sd / sqrt((double)r);
+}
+
+/* Rounds that would bring the smallest regression this gate can call down to the
+ * threshold at the spread measured; 0 beyond GATE_MAX_ROUNDS. */
+static long rounds_needed(const struct estimate *e, double crit_p, double edge)
+{
+    if (e->method != PAIRED || e->n < 2)
+        return 0;
+    double sd = e->se * sqrt((double)e->n), per_round = e->df / (double)(e->n - 1);
+    if (smallest_at(GATE_MAX_ROUNDS, sd, per_round, crit_p) > edge)
+        return 0;
+    /* it shrinks as rounds grow: bisect for the first that reaches the edge */
+    long lo = (long)e->n, hi = GATE_MAX_ROUNDS;
+    while (hi - lo > 1) {
+        long mid = (lo + hi) / 2;
+        if (smallest_at(mid, sd, per_round, crit_p) <= edge)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+static void untested(const struct gate_comparison *w, const struct estimate *e,
+                     struct gate_result *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->log_scale = e->log_scale;
+    out->n = e->n;
+    out->change = out->lo = out->hi = out->df = out->p = out->p_worse = out->p_adjusted =
+        out->detectable = NAN;
+    out->test = w->must_be_zero ? "must stay 0" : NULL;
+    out->verdict = w->must_be_zero ? (w->guardrail_hit ? VERDICT_REGRESSED : VERDICT_NO_CHANGE)
+                                   : VERDICT_INCONCLUSIVE;
+}
+
+/* Verdicts of every comparison from its estimate: Holm over the tested ones toward harm
+ * (the gate's alpha), and separately toward benefit (an "improved" claim holds at the
+ * same alpha over the gate); no change by two one-sided tests; inconclusive otherwise. */
+static void decide(struct estimate *e, size_t n, const struct gate_opts *o,
+                   struct gate_result *out)
+{
+    double *worse = xcalloc(n + 1, sizeof(double)), *better = xcalloc(n + 1, sizeof(double));
+    double *adj_worse = xcalloc(n + 1, sizeof(double)), *adj_better = xcalloc(n + 1, sizeof(double));
+    bool *use = xcalloc(n + 1, sizeof(bool));
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        use[i] = e[i].ok && !e[i].what->must_be_zero;
+        m += use[i];
+        if (!use[i])
+            continue;
+        double h = e[i].what->lower_is_better ? e[i].delta : -e[i].delta;
+        if (e[i].se > 0) {
+            worse[i] = cdf(-h / e[i].se, e[i].df);
+            better[i] = cdf(h / e[i].se, e[i].df);
+        } else {
+            worse[i] = h > 0 ? floor_p(&e[i]) : 1.0;
+            better[i] = h < 0 ? floor_p(&e[i]) : 1.0;
+        }
+    }
+    holm(worse, use, n, adj_worse);
+    holm(better, use, n, adj_better);
+    double crit_p = 1.0 - o->alpha / (double)(m ? m : 1); /* Holm's first, strictest step */
+    for (size_t i = 0; i < n; i++) {
+        struct gate_result *r = &out[i];
+        untested(e[i].what, &e[i], r);
+        if (!use[i])
+            continue;
+        const struct estimate *x = &e[i];
+        double edge = bound(x, o), h = e[i].what->lower_is_better ? x->delta : -x->delta;
+        double q = quantile(1.0 - (1.0 - o->level) / 2.0, x->df) * x->se;
+        double q90 = quantile(1.0 - GATE_TOST_ALPHA, x->df) * x->se;
+        bool degenerate = x->se == 0 && x->delta != 0;
+        /* the randomization test's interval: the point, or everything when even its
+         * smallest p does not reach the level */
+        if (degenerate)
+            q = q90 = 2.0 * floor_p(x) < 1.0 - o->level ? 0 : INFINITY;
+        r->tested = true;
+        r->pooled = o->pool && x->log_scale;
+        r->test = test_name(x);
+        r->df = x->df;
+        r->change = fraction(x, x->delta);
+        r->lo = fraction(x, x->delta - q);
+        r->hi = fraction(x, x->delta + q);
+        r->p = x->se > 0 ? 2.0 * cdf(-fabs(x->delta / x->se), x->df)
+                         : (x->delta == 0 ? 1.0 : fmin(1.0, 2.0 * floor_p(x)));
+        if (degenerate)
+            r->test = x->method == PAIRED ? "sign test (no spread)"
+                                          : "rank among campaigns (no spread)";
+        r->p_worse = worse[i];
+        r->p_adjusted = adj_worse[i];
+        double smallest = fmax(quantile(crit_p, x->df) * x->se, edge);
+        r->detectable = fraction(x, e[i].what->lower_is_better ? smallest : -smallest);
+        if (adj_worse[i] < o->alpha && h > edge)
+            r->verdict = VERDICT_REGRESSED;
+        else if (adj_better[i] < o->alpha && -h > edge)
+            r->verdict = VERDICT_IMPROVED;
+        else if (fabs(x->delta) + q90 < edge || (x->se == 0 && x->delta == 0))
+            r->verdict = VERDICT_NO_CHANGE;
+        else
+            r->verdict = VERDICT_INCONCLUSIVE;
+        if (r->verdict == VERDICT_INCONCLUSIVE)
+            r->rounds_needed = rounds_needed(x, crit_p, edge);
+    }
+    free(worse);
+    free(better);
+    free(adj_worse);
+    free(adj_better);
+    free(use);
+}
+
+static int check_opts(const struct gate_opts *o, struct lb_error *err)
+{
+    if (!(o->alpha > 0 && o->alpha < 1) || !(o->level > 0 && o->level < 1))
+        return lb_fail(err, "gate: alpha %g and level %g must lie between 0 and 1", o->alpha,
+                       o->level);
+    if (!(o->threshold >= 0) || !(o->drift >= 0))
+        return lb_fail(err, "gate: threshold %g and drift %g must be 0 or more", o->threshold,
+                       o->drift);
+    return 0;
+}
+
+/* Either gate: each input's estimate (in[] holds paired or across inputs), then the
+ * spread, tests and verdicts of them all. */
+static int gate(const void *in, bool across, size_t n, const struct gate_opts *o,
+                struct gate_result *out, struct lb_error *err)
+{
+    if (check_opts(o, err) < 0)
+        return -1;
+    struct estimate *e = xcalloc(n + 1, sizeof(*e));
+    for (size_t i = 0; i < n; i++) {
+        if (across)
+            estimate_across(&((const struct gate_across_input *)in)[i], o, &e[i]);
+        else
+            estimate_paired(&((const struct gate_paired_input *)in)[i], &e[i]);
+    }
+    spread(e, n, o);
+    decide(e, n, o, out);
+    free(e);
+    return 0;
+}
+
+int gate_paired(const struct gate_paired_input *in, size_t n, const struct gate_opts *o,
+                struct gate_result *out, struct lb_error *err)
+{
+    return gate(in, false, n, o, out, err);
+}
+
+int gate_across(const struct gate_across_input *in, size_t n, const struct gate_opts *o,
+                struct gate_result *out, struct lb_error *err)
+{
+    return gate(in, true, n, o, out, err);
+}
+
+enum verdict gate_worst(const struct gate_result *r, size_t n)
+{
+    static const int rank[] = {[VERDICT_NO_CHANGE] = 0, [VERDICT_IMPROVED] = 1,
+                               [VERDICT_INCONCLUSIVE] = 2, [VERDICT_REGRESSED] = 3};
+    enum verdict worst = VERDICT_NO_CHANGE;
+    for (size_t i = 0; i < n; i++)
+        if (rank[r[i].verdict] > rank[worst])
+            worst = r[i].verdict;
+    return worst;
+}

@@ -1,0 +1,238 @@
+/* gate.c: the regression gate against figures computed independently of it. The t tails
+ * and quantiles below come from a Python standard-library script (adaptive Simpson
+ * integration of the t density; for df = 2 also the closed form 1/2 (1 - t / sqrt(t^2 +
+ * 2))), the Holm adjustments and pooled variances worked by hand. */
+#include <check.h>
+#include <math.h>
+#include <string.h>
+
+#include "gate.h"
+#include "testlib.h"
+
+#define TOL 1e-6
+
+/* Base at 100 every round, head at 100 e^d[i]: the log ratios are d. */
+struct pair_data {
+    double base[8], head[8];
+};
+
+static struct gate_paired_input paired(const char *setting, const char *metric,
+                                       const double *d, size_t n, struct pair_data *buf)
+{
+    for (size_t i = 0; i < n; i++) {
+        buf->base[i] = 100;
+        buf->head[i] = 100 * exp(d[i]);
+    }
+    return (struct gate_paired_input){{setting, metric, true, false, false}, buf->base,
+                                      buf->head, n};
+}
+
+static const double rising[3] = {0.1, 0.2, 0.3}, flat[3] = {0, 0.1, -0.1};
+
+START_TEST(paired_alone)
+{
+    struct pair_data b;
+    struct gate_paired_input in = paired("2", "cpu", rising, 3, &b);
+    struct gate_opts o = gate_opts_default();
+    struct gate_result r;
+    struct lb_error err;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    ck_assert(r.tested && r.log_scale);
+    ck_assert_str_eq(r.test, "paired t on log ratios");
+    /* mean 0.2, sd 0.1, t = 3.4641 on 2 df */
+    ck_assert_double_eq_tol(r.df, 2, 1e-12);
+    ck_assert_double_eq_tol(r.p_worse, 0.03708995011372429, TOL);
+    ck_assert_double_eq_tol(r.p, 2 * 0.03708995011372429, TOL);
+    ck_assert_double_eq_tol(r.p_adjusted, r.p_worse, 1e-15); /* one test: nothing to adjust */
+    ck_assert_double_eq_tol(r.change, 0.22140275816016985, TOL);
+    ck_assert_double_eq_tol(r.lo, -0.047260510629397796, TOL); /* t(0.975, 2) = 4.30265 */
+    ck_assert_double_eq_tol(r.hi, 0.5658264554844872, TOL);
+    /* one-sided p < 0.05 and +22% > +10%; the 95% interval holds 0, as the p beside it
+     * (0.074) says */
+    ck_assert_int_eq(r.verdict, VERDICT_REGRESSED);
+}
+END_TEST
+
+START_TEST(pooled_over_settings_and_holm)
+{
+    struct pair_data b[3];
+    struct gate_paired_input in[3] = {paired("2", "cpu", rising, 3, &b[0]),
+                                      paired("8", "cpu", flat, 3, &b[1]),
+                                      paired("2", "lag", flat, 3, &b[2])};
+    struct gate_opts o = gate_opts_default();
+    struct gate_result r[3];
+    struct lb_error err;
+    ck_assert_int_eq(gate_paired(in, 2, &o, r, &err), 0);
+    /* cpu pooled: ss 0.02 + 0.02 over 4 df, s = 0.1 again: t = 3.4641 on 4 df */
+    ck_assert(r[0].pooled);
+    ck_assert_double_eq_tol(r[0].df, 4, 1e-12);
+    ck_assert_double_eq_tol(r[0].p_worse, 0.012860710371253423, TOL);
+    ck_assert_double_eq_tol(r[0].p_adjusted, 0.025721420742506846, TOL); /* x 2 */
+    ck_assert_double_eq_tol(r[0].lo, 0.04050052052152553, TOL); /* t(0.975, 4) = 2.77645 */
+    ck_assert_double_eq_tol(r[0].hi, 0.4337568009034052, TOL);
+    ck_assert_double_eq_tol(r[1].p_worse, 0.5, TOL);
+    ck_assert_double_eq_tol(r[1].p_adjusted, 0.5, TOL); /* max(0.0257, 1 x 0.5) */
+    /* a third comparison of another metric: Holm's first step is now alpha / 3 */
+    ck_assert_int_eq(gate_paired(in, 3, &o, r, &err), 0);
+    ck_assert_double_eq_tol(r[0].p_adjusted, 3 * 0.012860710371253423, TOL);
+    ck_assert_double_eq_tol(r[2].df, 2, 1e-12); /* alone in its metric */
+    o.pool = false;
+    ck_assert_int_eq(gate_paired(in, 2, &o, r, &err), 0);
+    ck_assert(!r[0].pooled);
+    ck_assert_double_eq_tol(r[0].p_worse, 0.03708995011372429, TOL);
+}
+END_TEST
+
+START_TEST(guardrail_outside_the_correction)
+{
+    struct pair_data b[2];
+    struct gate_paired_input in[2] = {paired("2", "cpu", rising, 3, &b[0]),
+                                      paired("2", "missed", flat, 3, &b[1])};
+    in[1].what.must_be_zero = true;
+    in[1].what.guardrail_hit = true;
+    struct gate_opts o = gate_opts_default();
+    struct gate_result r[2];
+    struct lb_error err;
+    ck_assert_int_eq(gate_paired(in, 2, &o, r, &err), 0);
+    ck_assert_int_eq(r[1].verdict, VERDICT_REGRESSED);
+    ck_assert(!r[1].tested);
+    ck_assert_double_eq_tol(r[0].p_adjusted, r[0].p_worse, 1e-15); /* m stays 1 */
+    in[1].what.guardrail_hit = false;
+    ck_assert_int_eq(gate_paired(in, 2, &o, r, &err), 0);
+    ck_assert_int_eq(r[1].verdict, VERDICT_NO_CHANGE);
+}
+END_TEST
+
+static enum verdict verdict_of(const double *d, size_t n, bool lower_is_better)
+{
+    struct pair_data b;
+    struct gate_paired_input in = paired("2", "cpu", d, n, &b);
+    in.what.lower_is_better = lower_is_better;
+    struct gate_opts o = gate_opts_default();
+    struct gate_result r;
+    struct lb_error err;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    return r.verdict;
+}
+
+START_TEST(verdicts)
+{
+    const double steady[3] = {0.01, -0.01, 0}, wild[3] = {0.3, -0.3, 0};
+    const double lower[3] = {-0.5, -0.6, -0.7};
+    /* 90% interval 0 +- 2.92 x 0.00577: inside +-log(1.1) */
+    ck_assert_int_eq(verdict_of(steady, 3, true), VERDICT_NO_CHANGE);
+    ck_assert_int_eq(verdict_of(wild, 3, true), VERDICT_INCONCLUSIVE);
+    ck_assert_int_eq(verdict_of(lower, 3, true), VERDICT_IMPROVED);
+    ck_assert_int_eq(verdict_of(lower, 3, false), VERDICT_REGRESSED); /* higher is better */
+    ck_assert_int_eq(verdict_of(rising, 2, true), VERDICT_INCONCLUSIVE);
+    /* +6% and significant, but its 90% interval (+4.3% to +7.7%) is within +-10% */
+    const double small[3] = {0.05, 0.06, 0.07};
+    ck_assert_int_eq(verdict_of(small, 3, true), VERDICT_NO_CHANGE);
+}
+END_TEST
+
+START_TEST(inconclusive_says_what_would_decide)
+{
+    const double wild[3] = {0.3, -0.3, 0};
+    struct pair_data b;
+    struct gate_paired_input in = paired("2", "cpu", wild, 3, &b);
+    struct gate_opts o = gate_opts_default();
+    struct gate_result r;
+    struct lb_error err;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    /* sd 0.3, se 0.1732: t(0.95, 2) = 2.91999 -> e^0.50577 - 1 */
+    ck_assert_double_eq_tol(r.detectable, expm1(2.919985580355516 * 0.3 / sqrt(3)), 1e-6);
+    /* the first r with t(0.95, r - 1) 0.3 / sqrt(r) <= log(1.1) = 0.09531: 29 (t = 1.70113
+     * -> 0.09477); 28 is not (t = 1.70329 -> 0.09657) */
+    ck_assert_int_eq(r.rounds_needed, 29);
+}
+END_TEST
+
+START_TEST(counts_without_spread)
+{
+    /* missed ticks 0 in base and 1 in head every round: no spread, so t would be
+     * infinite; the sign test's smallest p at 3 rounds is 1/8 */
+    double base[6] = {0, 0, 0, 0, 0, 0}, head[6] = {1, 1, 1, 1, 1, 1};
+    struct gate_paired_input in = {{"2", "missed", true, false, false}, base, head, 3};
+    struct gate_opts o = gate_opts_default();
+    struct gate_result r;
+    struct lb_error err;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    ck_assert(!r.log_scale);
+    ck_assert_str_eq(r.test, "sign test (no spread)");
+    ck_assert_double_eq_tol(r.p_worse, 0.125, 1e-15);
+    ck_assert_int_eq(r.verdict, VERDICT_INCONCLUSIVE);
+    in.rounds = 6; /* 1/64 */
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    ck_assert_double_eq_tol(r.p_worse, 1.0 / 64, 1e-15);
+    ck_assert_int_eq(r.verdict, VERDICT_REGRESSED);
+    ck_assert(isinf(r.change)); /* from a base of 0 */
+}
+END_TEST
+
+START_TEST(across_campaigns)
+{
+    /* logs of the runs: base 0, 0.1, -0.1 around log 100; head 0.5 higher */
+    double base_runs[3], head_runs[3];
+    for (int i = 0; i < 3; i++) {
+        base_runs[i] = 100 * exp(flat[i]);
+        head_runs[i] = 100 * exp(flat[i] + 0.5);
+    }
+    const double *one[1] = {base_runs};
+    size_t three[3] = {3, 3, 3};
+    struct gate_across_input in = {{"2", "cpu", true, false, false}, one, three, 1,
+                                   head_runs, 3};
+    struct gate_opts o = gate_opts_default();
+    struct gate_result r;
+    struct lb_error err;
+    ck_assert_int_eq(gate_across(&in, 1, &o, &r, &err), 0);
+    /* se^2 = 2 x 0.18^2 + 0.01 (1/3 + 1/3); Satterthwaite df 459.67 */
+    ck_assert_str_eq(r.test, "t on logs + drift allowance");
+    ck_assert_double_eq_tol(r.df, 459.6736, 1e-3);
+    ck_assert_double_eq_tol(r.p_worse, 0.031036641452562522, TOL);
+    ck_assert_int_eq(r.verdict, VERDICT_REGRESSED);
+    /* a history: three campaigns of one run each, at logs 0, 0.1, -0.1; head at 0.5:
+     * s = 0.1, se = 0.1 sqrt(1 + 1/3), t = 4.3301 on 2 df */
+    double c1 = 100, c2 = 100 * exp(0.1), c3 = 100 * exp(-0.1), h = 100 * exp(0.5);
+    const double *hist[3] = {&c1, &c2, &c3};
+    size_t ones[3] = {1, 1, 1};
+    in = (struct gate_across_input){{"2", "cpu", true, false, false}, hist, ones, 3, &h, 1};
+    ck_assert_int_eq(gate_across(&in, 1, &o, &r, &err), 0);
+    ck_assert_str_eq(r.test, "prediction from the history, logs");
+    ck_assert_double_eq_tol(r.df, 2, 1e-12);
+    ck_assert_double_eq_tol(r.p_worse, 0.02470681210664155, TOL);
+    ck_assert_int_eq(r.n, 3);
+    /* one run a side cannot measure the runs' spread */
+    in = (struct gate_across_input){{"2", "cpu", true, false, false}, hist, ones, 1, &h, 1};
+    ck_assert_int_eq(gate_across(&in, 1, &o, &r, &err), 0);
+    ck_assert(!r.tested);
+    ck_assert_int_eq(r.verdict, VERDICT_INCONCLUSIVE);
+}
+END_TEST
+
+START_TEST(bad_options)
+{
+    struct gate_opts o = gate_opts_default();
+    struct lb_error err;
+    o.alpha = 0;
+    ck_assert_int_eq(gate_paired(NULL, 0, &o, NULL, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "alpha"));
+    ck_assert_str_eq(verdict_name(VERDICT_INCONCLUSIVE), "inconclusive");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("gate");
+    TCase *tc = tcase_create("gate");
+    tcase_add_test(tc, paired_alone);
+    tcase_add_test(tc, pooled_over_settings_and_holm);
+    tcase_add_test(tc, guardrail_outside_the_correction);
+    tcase_add_test(tc, verdicts);
+    tcase_add_test(tc, inconclusive_says_what_would_decide);
+    tcase_add_test(tc, counts_without_spread);
+    tcase_add_test(tc, across_campaigns);
+    tcase_add_test(tc, bad_options);
+    suite_add_tcase(s, tc);
+    return testlib_run(s);
+}
