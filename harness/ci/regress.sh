@@ -1,52 +1,190 @@
 #!/usr/bin/env bash
-# The CI regression job: build loopbench, run a campaign of a profile, write its report,
-# compare it with the baseline kept in results/baselines/, and exit with compare's status
-# (0 no regression, 1 regression, 2 bad input). docs/ci.md explains it.
+# The CI regression job: build the target at the base of a change and at its head, each
+# into a directory of its own, run both as the variants of one campaign (each setting under
+# each build once per round, in a shuffled order, on this host), write the report, and gate
+# head against base with `loopbench compare DIR`. docs/ci.md explains it.
 #
-#   bash harness/ci/regress.sh [PROFILE] [-- RUN OPTIONS...]
+#   bash harness/ci/regress.sh [-- RUN OPTIONS...]
+#   bash harness/ci/regress.sh -- -s 2 -n 3 -w 0.5 -t 1.5
 #
-# Environment (all optional):
-#   BASELINE       baseline result directory (default results/baselines/<profile name>)
-#   OUT            where this campaign goes (default results/ci-<UTC time>)
-#   COMPARE_ARGS   extra options for loopbench compare, e.g. "--max-increase 15 --fail-on inconclusive"
-#   BUILD_DIR      meson build directory (default build-ci)
+# Exit status: compare's (0 no regression, 1 regressed, 3 inconclusive with
+# COMPARE_ARGS=--fail-on inconclusive), or 2 when there was nothing to gate: bad usage or
+# input, a ref that does not resolve, a build or the campaign that failed.
+#
+# Environment (all optional; paths relative to the current directory):
+#   TARGET_REPO   the target's git repository (default: the one this script is in)
+#   HEAD_REF      the change (default HEAD)
+#   BASE_REF      what it is compared with (default: the merge base of HEAD_REF with
+#                 origin/$GITHUB_BASE_REF in a pull request's Actions run, else with the
+#                 default branch: origin/HEAD, origin/main, origin/master, main, master)
+#   PROFILE       the profile (default profiles/refshard-ci.json beside this script); it
+#                 starts {variant_dir}/..., its relative cwd and config files are taken from
+#                 each variant directory
+#   BUILD_CMD     shell command that builds one ref: run in a checkout of it (a git worktree),
+#                 it fills the empty directory $VARIANT_DIR with what the profile runs. The
+#                 default builds refshard (meson setup, ninja refshard) and copies it there.
+#                 A config file the profile names that it leaves missing is copied from the
+#                 profile's directory, so each variant edits a copy of its own.
+#   OUT           the campaign directory (default results/regress-<UTC time>)
+#   COMPARE_ARGS  options for loopbench compare, e.g. "--max-increase 15 --fail-on inconclusive"
+#   LOOPBENCH     a loopbench to run (default: built once from this script's checkout, -Dtests=false,
+#                 in BUILD_DIR, default build-ci)
+#   WORK          where the worktrees and builds go (default a temporary directory, removed at
+#                 exit unless KEEP_WORK=1)
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-
 say() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'regress.sh: %s\n' "$*" >&2; exit 2; }
 
-profile=profiles/refshard.json
-if [ $# -gt 0 ] && [ "$1" != "--" ]; then profile=$1; shift; fi
+LB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
 if [ $# -gt 0 ] && [ "$1" = "--" ]; then shift; fi
+case "${1:-}" in
+  -h | --help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+esac
 run_args=("$@")
 
-build=${BUILD_DIR:-build-ci}
-if [ -f "$build/build.ninja" ]; then
-  say "building loopbench in $build"
+# What the default BUILD_CMD does for this repository: only refshard, the target.
+# shellcheck disable=SC2016 # expanded by the shell that runs it, in the worktree
+DEFAULT_BUILD_CMD='meson setup "$VARIANT_DIR/build" -Dtests=false >/dev/null &&
+  ninja -C "$VARIANT_DIR/build" refshard >/dev/null && cp "$VARIANT_DIR/build/refshard" "$VARIANT_DIR/"'
+build_cmd=${BUILD_CMD:-$DEFAULT_BUILD_CMD}
+profile=$(realpath -e "${PROFILE:-$LB_ROOT/profiles/refshard-ci.json}") || die "no profile ${PROFILE:-}"
+repo=$(git -C "${TARGET_REPO:-$LB_ROOT}" rev-parse --show-toplevel 2>/dev/null) ||
+  die "${TARGET_REPO:-$LB_ROOT} is not a git repository (TARGET_REPO)"
+out=${OUT:-results/regress-$(date -u +%Y%m%dT%H%M%SZ)}
+mkdir -p "$(dirname "$out")"
+out=$(realpath -m "$out")
+[ ! -e "$out" ] || die "$out exists: give OUT a new directory"
+
+# --- the two refs --------------------------------------------------------------------------
+g() { git -C "$repo" "$@"; }
+head_sha=$(g rev-parse -q --verify "${HEAD_REF:-HEAD}^{commit}") || die "no commit ${HEAD_REF:-HEAD} in $repo"
+if [ -n "${BASE_REF:-}" ]; then
+  base_sha=$(g rev-parse -q --verify "$BASE_REF^{commit}") || die "no commit $BASE_REF in $repo (BASE_REF)"
+  base_what=$BASE_REF
 else
-  say "configuring $build"
-  meson setup "$build" -Dtests=false >/dev/null
+  branch=
+  if [ -n "${GITHUB_BASE_REF:-}" ]; then
+    branch=origin/$GITHUB_BASE_REF
+  elif ! branch=$(g symbolic-ref -q --short refs/remotes/origin/HEAD); then
+    for b in origin/main origin/master main master; do
+      if g rev-parse -q --verify "$b^{commit}" >/dev/null; then branch=$b; break; fi
+    done
+  fi
+  [ -n "$branch" ] || die "no default branch in $repo: set BASE_REF"
+  base_sha=$(g merge-base "$head_sha" "$branch") ||
+    die "no merge base of ${HEAD_REF:-HEAD} and $branch (a shallow clone? check out with fetch-depth: 0)"
+  base_what="the merge base with $branch"
 fi
-ninja -C "$build" >/dev/null
-lb=$build/loopbench
+say "base: $(g log -1 --format='%h %s' "$base_sha") ($base_what)"
+say "head: $(g log -1 --format='%h %s' "$head_sha")"
+[ "$base_sha" != "$head_sha" ] || say "base and head are the same commit: this run compares a build with itself"
 
-name=$(jq -r '.name // empty' "$profile")
-[ -n "$name" ] || name=$(basename "$profile" .json)
-baseline=${BASELINE:-results/baselines/$name}
-out=${OUT:-results/ci-$(date -u +%Y%m%dT%H%M%SZ)}
+# --- a place for the worktrees and builds, cleaned up whatever happens ---------------------
+work=${WORK:-$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/loopbench-regress-XXXXXX")}
+mkdir -p "$work"
+work=$(realpath "$work")
+child=
+worktrees=()
+# shellcheck disable=SC2317 # called by the traps
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if [ -n "$child" ]; then
+    kill -TERM -- "-$child" 2>/dev/null || kill -TERM "$child" 2>/dev/null || true
+    wait "$child" 2>/dev/null || true
+  fi
+  for wt in "${worktrees[@]}"; do g worktree remove --force "$wt" 2>/dev/null || true; done
+  g worktree prune 2>/dev/null || true
+  if [ -z "${KEEP_WORK:-}" ] && [ -z "${WORK:-}" ]; then rm -rf "$work"; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
-say "campaign of $profile into $out"
-"$lb" run "$profile" -o "$out" "${run_args[@]}"
-say "report: $out/report.md"
-# A report that fails (a plot, say) must not hide the verdict: compare still runs.
-"$lb" report "$out" >/dev/null || say "the report failed (see above); comparing anyway"
+# in_background CMD...: runs CMD in a process group of its own, so that a signal to this
+# script reaches the trap at once and the trap stops CMD and what it started; returns CMD's
+# status.
+setsid=()
+if command -v setsid >/dev/null; then setsid=(setsid); fi
+in_background() {
+  local rc=0
+  "${setsid[@]}" "$@" &
+  child=$!
+  wait "$child" || rc=$?
+  child=
+  return "$rc"
+}
 
-if [ ! -f "$baseline/results.json" ]; then
-  say "no baseline at $baseline: nothing to compare with; to make this run the baseline:"
-  say "  mkdir -p $(dirname "$baseline") && cp -r $out $baseline"
-  exit 0
+# --- loopbench, built once -------------------------------------------------------------------
+if [ -n "${LOOPBENCH:-}" ]; then
+  lb=$(realpath -e "$LOOPBENCH") || die "no loopbench at $LOOPBENCH"
+else
+  build=${BUILD_DIR:-build-ci}
+  case "$build" in /*) ;; *) build=$LB_ROOT/$build ;; esac
+  if [ ! -f "$build/build.ninja" ]; then
+    say "configuring loopbench in $build"
+    meson setup "$build" "$LB_ROOT" -Dtests=false >/dev/null || die "meson setup of loopbench failed"
+  fi
+  say "building loopbench in $build"
+  ninja -C "$build" loopbench >/dev/null || die "building loopbench failed"
+  lb=$build/loopbench
 fi
-say "comparing with $baseline"
+
+# --- each variant: a worktree of its ref, its build, its config files -----------------------
+# The config files the profile edits, relative ones (each variant needs its own copy).
+mapfile -t configs < <(jq -r '[.knob.config.file?, (.fixed[]?.config.file?)] | map(select(. != null
+  and (startswith("/") | not))) | unique[]' "$profile") || die "cannot read $profile"
+profile_dir=$(dirname "$profile")
+
+prepare() { # prepare NAME SHA
+  local name=$1 sha=$2 src=$work/src-$1 dir=$work/$1 f
+  say "building $name ($(g rev-parse --short "$sha")) into $dir"
+  g worktree add -q --detach "$src" "$sha" || die "git worktree add of $sha failed"
+  worktrees+=("$src")
+  if [ -f "$src/.gitmodules" ]; then
+    git -C "$src" submodule update -q --init --recursive || die "submodules of $name failed"
+  fi
+  mkdir -p "$dir"
+  # shellcheck disable=SC2016 # expanded by the shell that runs it
+  if ! VARIANT_DIR=$dir BUILD_CMD=$build_cmd in_background bash -c 'cd "$1" && eval "$BUILD_CMD"' \
+    build "$src" >"$work/build-$name.log" 2>&1; then
+    cat "$work/build-$name.log" >&2
+    die "the build of $name failed (BUILD_CMD)"
+  fi
+  for f in "${configs[@]}"; do
+    [ -e "$dir/$f" ] && continue
+    [ -f "$profile_dir/$f" ] || die "the profile's config file $f is neither in $name's build nor beside the profile"
+    mkdir -p "$(dirname "$dir/$f")"
+    cp "$profile_dir/$f" "$dir/$f"
+  done
+}
+prepare base "$base_sha"
+prepare head "$head_sha"
+
+# --- one campaign of both, its report, the gate ---------------------------------------------
+say "campaign of $(basename "$profile") into $out: base and head as variants"
+rc=0
+in_background "$lb" run "$profile" --variant "base=$work/base" --variant "head=$work/head" \
+  -o "$out" "${run_args[@]}" || rc=$?
+[ "$rc" -eq 0 ] || die "the campaign failed (loopbench run exited $rc)"
+# A report that fails (a plot, say) must not hide the verdict: the gate still runs.
+if "$lb" report "$out" >/dev/null; then say "report: $out/report.md"; else say "the report failed; gating anyway"; fi
+
+if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+  printf 'loopbench regression job: head %s against base %s (%s), one campaign of both.\n\n' \
+    "\`$(g rev-parse --short "$head_sha")\`" "\`$(g rev-parse --short "$base_sha")\`" "$base_what" \
+    >>"$GITHUB_STEP_SUMMARY"
+fi
+say "gate: loopbench compare $out ${COMPARE_ARGS:-}"
 # shellcheck disable=SC2086 # COMPARE_ARGS is a list of options, split on purpose
-exec "$lb" compare "$baseline" "$out" ${COMPARE_ARGS:-}
+"$lb" compare "$out" ${COMPARE_ARGS:-} || rc=$?
+case "$rc" in
+  0) say "no regression" ;;
+  1) say "regressed" ;;
+  3) say "inconclusive (--fail-on inconclusive)" ;;
+  *) say "compare could not gate (exit $rc)" ;;
+esac
+exit "$rc"

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The GitHub Actions workflow (.github/workflows/ci.yml) is valid: action-validator
-# checks it against the workflow schema (and the actions it names, their inputs).
+# The GitHub Actions workflows are valid: .github/workflows/ci.yml and the regression job's
+# example (harness/ci/loopbench-regress.yml). action-validator checks each against the
+# workflow schema (and the actions it names, their inputs).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need_node
 cd "$SOURCE_ROOT"
-for workflow in .github/workflows/*.yml; do
+for workflow in .github/workflows/*.yml harness/ci/*.yml; do
   node "$LOOPBENCH_NPM_DIR/node_modules/@action-validator/cli/cli.mjs" "$workflow"
   echo "ok: $workflow"
 done
