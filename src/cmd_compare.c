@@ -10,8 +10,12 @@
 #include "util.h"
 
 const char cmd_compare_usage[] =
-    "usage: loopbench compare BASE... NEW [options]\n"
+    "usage: loopbench compare DIR [options]\n"
+    "       loopbench compare BASE... NEW [options]\n"
     "\n"
+    "With one DIR, a campaign of variants (run --variant): gate each variant against the\n"
+    "base (the first) setting by setting, paired round by round, which cancels the host's\n"
+    "drift between rounds: what a CI job should run.\n"
     "Gate NEW against BASE (result directories or their results.json): one campaign, or\n"
     "several kept as a history, of the same profile, setting by setting, for CPU and each\n"
     "health key. Campaigns are the unit: with a history NEW is held against the spread\n"
@@ -135,10 +139,8 @@ int cmd_compare(int argc, char **argv)
             return cli_bad_option("compare", argc, argv);
         }
     }
-    if (argc - optind < 2)
-        return msg_usage_error("compare", "compare: expected BASE... and NEW, got %d "
-                                          "argument%s", argc - optind,
-                               argc - optind == 1 ? "" : "s");
+    if (argc - optind < 1)
+        return msg_usage_error("compare", "compare: expected DIR, or BASE... and NEW");
     size_t n_base = (size_t)(argc - optind - 1), loaded = 0;
     struct campaign *all = xcalloc(n_base + 1, sizeof(*all));
     const struct campaign **base = xcalloc(n_base, sizeof(*base));
@@ -153,7 +155,9 @@ int cmd_compare(int argc, char **argv)
         }
     for (size_t i = 0; i < n_base; i++)
         base[i] = &all[i];
-    if (compare_results(base, n_base, &all[n_base], &o, &r, &err) < 0) {
+    /* One directory: its variants against its base, round by round. */
+    if ((n_base ? compare_results(base, n_base, &all[n_base], &o, &r, &err)
+                : compare_variants(&all[0], &o, &r, &err)) < 0) {
         msg_error("%s", err.msg);
         goto out;
     }

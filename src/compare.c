@@ -141,14 +141,13 @@ static void row_values_release(struct row_values *v)
 }
 
 /* Whether a must_be_zero key k was non-zero in a window of a completed run of new_'s
- * setting si. */
-static bool guardrail_hit(const struct campaign *new_, size_t si, size_t k)
+ * cell x (a setting, of the variant compared when there are some). */
+static bool guardrail_hit(const struct campaign *new_, struct cell x, size_t k)
 {
     for (size_t i = 0; i < new_->n_runs; i++) {
         const struct run_record *r = &new_->runs[i];
-        double max = r->setting_index == si && r->status == RUN_OK
-                         ? run_health_max(new_, r, k)
-                         : NAN;
+        double max = run_in_cell(r, x) && r->status == RUN_OK ? run_health_max(new_, r, k)
+                                                              : NAN;
         if (max != 0 && !isnan(max))
             return true;
     }
@@ -240,7 +239,7 @@ int compare_results(const struct campaign *const *base, size_t n_base,
             row->gated = guard || listed(o->primary, key);
             what[out->n_rows] = (struct gate_comparison){
                 row->setting, key, row->lower_is_better, guard,
-                guard && guardrail_hit(new_, si, (size_t)k)};
+                guard && guardrail_hit(new_, (struct cell){si, 0}, (size_t)k)};
             summarize_row(rv, row);
             out->n_rows++;
         }
@@ -251,6 +250,81 @@ int compare_results(const struct campaign *const *base, size_t n_base,
         row_values_release(&v[i]);
     free(v);
     free(what);
+    out->worst = worst_gated(out);
+    return rc;
+}
+
+/* One family of rows within one campaign (gated or not), corrected on its own. */
+static int gate_paired_family(struct compare_result *out, const struct gate_paired_input *in,
+                              bool gated, const struct compare_opts *o, struct lb_error *err)
+{
+    struct gate_paired_input *fam = xcalloc(out->n_rows + 1, sizeof(*fam));
+    struct gate_result *res = xcalloc(out->n_rows + 1, sizeof(*res));
+    size_t *at = xcalloc(out->n_rows + 1, sizeof(*at)), n = 0;
+    for (size_t i = 0; i < out->n_rows; i++)
+        if (out->rows[i].gated == gated) {
+            fam[n] = in[i];
+            at[n++] = i;
+        }
+    int rc = gate_paired(fam, n, &o->gate, res, err);
+    for (size_t j = 0; rc == 0 && j < n; j++)
+        out->rows[at[j]].g = res[j];
+    free(fam);
+    free(res);
+    free(at);
+    return rc;
+}
+
+int compare_variants(const struct campaign *c, const struct compare_opts *o,
+                     struct compare_result *out, struct lb_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (c->n_variants < 2)
+        return lb_fail(err, "'%s' is a campaign of settings, not of variants: compare it with "
+                            "another campaign (compare BASE NEW), or run builds as variants "
+                            "(run --variant NAME=DIR ...)", campaign_where(c));
+    if (check_keys(c, o->metric, "--metric", err) < 0 ||
+        check_keys(c, o->primary, "--primary", err) < 0)
+        return -1;
+    size_t nh = c->profile.n_health, cap = campaign_cells(c) * (nh + 1);
+    out->rows = xcalloc(cap + 1, sizeof(*out->rows));
+    struct gate_paired_input *in = xcalloc(cap + 1, sizeof(*in));
+    double **values = xcalloc(2 * cap + 1, sizeof(*values));
+    for (size_t v = 1; v < c->n_variants; v++)
+        for (size_t si = 0; si < c->values.n; si++)
+            for (int k = -1; k < (int)nh; k++) {
+                const struct campaign_health *h = k < 0 ? NULL : &c->profile.health[k];
+                const char *key = h ? h->key : "cpu";
+                if (o->metric && strcmp(o->metric, key) != 0)
+                    continue;
+                size_t i = out->n_rows++;
+                struct compare_row *row = &out->rows[i];
+                struct cell base = {si, 0}, x = {si, v};
+                row->setting = c->values.v[si];
+                row->variant = c->variants[v].name;
+                row->metric = key;
+                row->label = h ? h->label : "CPU %";
+                row->lower_is_better = !h || h->better == LOWER_IS_BETTER;
+                bool guard = h && h->must_be_zero;
+                row->gated = guard || listed(o->primary, key);
+                double *a = values[2 * i] = xcalloc(c->n_runs + 1, sizeof(double));
+                double *b = values[2 * i + 1] = xcalloc(c->n_runs + 1, sizeof(double));
+                stats_summarize(a, campaign_cell_values(c, base, k, a), &row->a);
+                stats_summarize(b, campaign_cell_values(c, x, k, b), &row->b);
+                /* the summaries above; then each round's pair, base and variant */
+                size_t rounds = campaign_cell_pairs(c, base, x, k, a, b);
+                in[i] = (struct gate_paired_input){
+                    {row->setting, key, row->lower_is_better, guard,
+                     guard && guardrail_hit(c, x, (size_t)k)},
+                    a, b, rounds};
+            }
+    int rc = gate_paired_family(out, in, true, o, err);
+    if (rc == 0)
+        rc = gate_paired_family(out, in, false, o, err);
+    for (size_t i = 0; i < 2 * out->n_rows; i++)
+        free(values[i]);
+    free(values);
+    free(in);
     out->worst = worst_gated(out);
     return rc;
 }
@@ -267,8 +341,13 @@ const char *compare_fmt(double v, char *buf, size_t len)
         snprintf(buf, len, isnan(v) ? "-" : v > 0 ? "inf" : "-inf");
     else if (v == 0 || fabs(v) >= 100)
         snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%.*f", (int)fmax(0, 2 - floor(log10(fabs(v)))), v);
+    else {
+        int decimals = (int)fmax(0, 2 - floor(log10(fabs(v))));
+        snprintf(buf, len, "%.*f", decimals, v);
+        /* 9.9999 rounds up to "10.00": one decimal fewer keeps three significant digits */
+        if (decimals > 0 && fabs(strtod(buf, NULL)) >= pow(10, 3 - decimals))
+            snprintf(buf, len, "%.*f", decimals - 1, v);
+    }
     return buf;
 }
 
@@ -320,6 +399,8 @@ static void explain(const struct compare_row *row, const struct compare_result *
         if (r->base_campaigns == 1)
             fputs("; one campaign a side: run base and head as variants of one campaign "
                   "to decide", out);
+        else if (r->base_campaigns == 0 && g->rounds_needed)
+            fprintf(out, "; %ld rounds would decide a change of %s", g->rounds_needed, b);
     }
 }
 
@@ -332,7 +413,8 @@ static int cpu_chart(const struct compare_result *r, const struct campaign *new_
     size_t n = 0, baseline = 0;
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct compare_row *row = &r->rows[i];
-        if (strcmp(row->metric, "cpu") != 0)
+        if (strcmp(row->metric, "cpu") != 0 ||
+            (row->variant && strcmp(row->variant, r->rows[0].variant) != 0))
             continue;
         if (strcmp(row->setting, new_->values.v[new_->baseline]) == 0)
             baseline = n;
@@ -344,7 +426,9 @@ static int cpu_chart(const struct compare_result *r, const struct campaign *new_
     if (n) {
         double *news = xcalloc(n, sizeof(double));
         memcpy(news, medians + r->n_rows, n * sizeof(double));
-        const struct mermaid_series series[] = {{"base", medians}, {"new", news}};
+        const char *head = r->base_campaigns ? "new" : r->rows[0].variant;
+        const char *base = r->base_campaigns ? "base" : new_->variants[0].name;
+        const struct mermaid_series series[] = {{base, medians}, {head, news}};
         struct mermaid_bars chart = {{new_->profile.knob_label, settings, n, baseline},
                                      "CPU per setting, median of runs", "CPU % of one core",
                                      series, 2};
@@ -394,12 +478,21 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
     size_t tested = 0;
     for (size_t i = 0; i < r->n_rows; i++)
         tested += r->rows[i].gated && r->rows[i].g.tested;
-    fprintf(out, "### loopbench compare: %s\n\nBase ", verdict_name(r->worst));
-    for (size_t c = 0; c < r->base_campaigns; c++)
-        fprintf(out, "%s`%s` (%s)", c ? ", " : "", campaign_where(base[c]),
-                campaign_host(base[c]));
-    fprintf(out, ", new `%s` (%s); profile `%s`. Gated: ", campaign_where(new_),
-            campaign_host(new_), new_->profile.name);
+    fprintf(out, "### loopbench compare: %s\n\n", verdict_name(r->worst));
+    if (r->base_campaigns == 0) {
+        fprintf(out, "Campaign `%s` (%s), profile `%s`: each variant against `%s` at the same "
+                     "setting, paired round by round (the rounds ran every build under the "
+                     "same host state). Gated: ",
+                campaign_where(new_), campaign_host(new_), new_->profile.name,
+                new_->variants[0].name);
+    } else {
+        fputs("Base ", out);
+        for (size_t c = 0; c < r->base_campaigns; c++)
+            fprintf(out, "%s`%s` (%s)", c ? ", " : "", campaign_where(base[c]),
+                    campaign_host(base[c]));
+        fprintf(out, ", new `%s` (%s); profile `%s`. Gated: ", campaign_where(new_),
+                campaign_host(new_), new_->profile.name);
+    }
     gated_keys(r, out);
     fprintf(out, ". A regression is worse than %s and significant after Holm's correction "
                  "over the %zu gated comparisons: comparing a build with itself fails with a "
@@ -410,7 +503,7 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
                      "change, so a drift of %.0f%% (sd) in each is allowed for. Gate base and "
                      "head as variants of one campaign, or against a history of BASE "
                      "campaigns, to see smaller changes.\n\n", o->gate.drift * 100);
-    else
+    else if (r->base_campaigns > 1)
         fprintf(out, "Campaigns are the unit: NEW against a prediction from %zu BASE "
                      "campaigns' spread between campaigns.\n\n", r->base_campaigns);
     fprintf(out, "| %s | metric | base | new | change (%.0f%% CI) | p | p worse, Holm | test "
@@ -419,8 +512,8 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct compare_row *row = &r->rows[i];
         fmt_interval(&row->g, ch, sizeof(ch));
-        fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | **%s** | ", row->setting,
-                row->label, compare_fmt(row->a.median, m1, sizeof(m1)),
+        fprintf(out, "| %s%s%s | %s | %s | %s | %s | %s | %s | %s | **%s** | ", row->setting,
+                row->variant ? " " : "", row->variant ? row->variant : "", row->label, compare_fmt(row->a.median, m1, sizeof(m1)),
                 compare_fmt(row->b.median, m2, sizeof(m2)), ch, fmt_p(row->g.p, p, sizeof(p)),
                 fmt_p(row->g.p_adjusted, pa, sizeof(pa)), row->g.test ? row->g.test : "-",
                 verdict_name(row->g.verdict));
@@ -447,11 +540,15 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
             seen = seen || strcmp(r->rows[j].metric, row->metric) == 0;
         if (!seen && row->gated)
             json_array_append_new(gated, json_string(row->metric));
-        json_array_append_new(
-            rows,
-            json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:I, s:I, s:s, s:o, s:[o, o], s:o, "
+        json_t *o_row = json_pack("{s:s}", "setting", row->setting);
+        if (row->variant)
+            json_object_set_new(o_row, "variant", json_string(row->variant));
+        json_array_append_new(rows, o_row);
+        json_object_update_new(
+            o_row,
+            json_pack("{s:s, s:s, s:b, s:o, s:o, s:I, s:I, s:s, s:o, s:[o, o], s:o, "
                       "s:o, s:o, s:o, s:o, s:b, s:s, s:o, s:I}",
-                      "setting", row->setting, "metric", row->metric, "better",
+                      "metric", row->metric, "better",
                       profile_direction_name(row->lower_is_better ? LOWER_IS_BETTER
                                                                   : HIGHER_IS_BETTER),
                       "gated", row->gated, "base_median", json_num_or_null(row->a.median),

@@ -42,9 +42,10 @@ struct compare_opts {
     struct gate_opts gate;    /* alpha over the gate, threshold, interval level, drift */
 };
 
-/* One setting x metric. */
+/* One setting x metric (x variant, within one campaign). */
 struct compare_row {
     const char *setting, *metric, *label; /* borrowed */
+    const char *variant;      /* within one campaign: the variant against the base; else NULL */
     bool lower_is_better;
     bool gated;               /* a primary metric or a guardrail: it can fail the job */
     struct stats_summary a, b; /* every run of the BASE campaigns; NEW's runs */
@@ -54,7 +55,7 @@ struct compare_row {
 struct compare_result {
     struct compare_row *rows;
     size_t n_rows;
-    size_t base_campaigns;
+    size_t base_campaigns;    /* 0: within one campaign, its variants paired by round */
     enum verdict worst;       /* over the gated rows */
 };
 
@@ -69,6 +70,11 @@ int compare_compatible(const struct campaign *a, const struct campaign *b,
 int compare_results(const struct campaign *const *base, size_t n_base,
                     const struct campaign *new_, const struct compare_opts *o,
                     struct compare_result *out, struct lb_error *err);
+/* Gate each variant of one campaign against its base (the first), setting by setting,
+ * paired by round (gate_paired), for CPU and each health key. -1 with err when the
+ * campaign has no variants or a key is unknown. */
+int compare_variants(const struct campaign *c, const struct compare_opts *o,
+                     struct compare_result *out, struct lb_error *err);
 void compare_result_release(struct compare_result *r);
 
 /* The verdict table as GitHub-flavoured Markdown with a chart of CPU per setting, base

@@ -23,11 +23,22 @@ static char *cell_range(const struct stats_summary *s, const char *unit)
     return xasprintf("%s%s", compare_fmt(s->median, m, sizeof(m)), unit);
 }
 
+/* The ratio new/base a reader is shown: the test's own (a geometric mean, of the
+ * per-round ratios when rounds pair) with its interval, so the factor, the interval and
+ * the p beside them agree; the ratio of medians alone when no test could be made. */
+static struct stats_ratio shown_ratio(const struct metric_diff *d)
+{
+    if (isfinite(d->ci.ratio))
+        return d->ci;
+    return (struct stats_ratio){d->ratio.ratio, NAN, NAN};
+}
+
 /* "10.6x less (9.8-11.4x)" from a ratio new/base and its interval (new string). */
 static char *cell_factor(const struct metric_diff *d)
 {
     char f[32], lo[32], hi[32];
-    const struct stats_ratio *r = &d->ratio;
+    struct stats_ratio shown = shown_ratio(d);
+    const struct stats_ratio *r = &shown;
     if (!isfinite(r->ratio) || r->ratio <= 0)
         return xstrdup("-");
     bool less = r->ratio < 1;
@@ -232,17 +243,18 @@ static void headline(const struct campaign *c, const struct setting_summary *s, 
 {
     char f[32], lo[32], hi[32], p[32], a[32], b[32];
     const struct metric_diff *d = &s->cpu;
+    struct stats_ratio r = shown_ratio(d);
     const char *base = reference_name(c);
     if (c->n_variants)
         fprintf(out, "%s at %s %s ", c->variants[s->cell.variant].name, c->profile.knob_label,
                 c->values.v[s->cell.setting]);
     else
         fprintf(out, "%s %s ", c->profile.knob_label, c->values.v[s->cell.setting]);
-    if (!isfinite(d->ratio.ratio) || d->ratio.ratio <= 0)
+    if (!isfinite(r.ratio) || r.ratio <= 0)
         fprintf(out, "has no CPU figure to compare with %s", base);
     else if (isnan(d->p) || d->p >= SUMMARY_ALPHA) {
         fprintf(out, "uses %sx the CPU of %s, not a significant difference (",
-                compare_fmt(d->ratio.ratio, f, sizeof(f)), base);
+                compare_fmt(r.ratio, f, sizeof(f)), base);
         if (isnan(d->p))
             fputs("too few runs to test)", out);
         else {
@@ -250,9 +262,9 @@ static void headline(const struct campaign *c, const struct setting_summary *s, 
             fprintf(out, "%s)", p);
         }
     } else {
-        bool less = d->ratio.ratio < 1;
-        double x = less ? 1.0 / d->ratio.ratio : d->ratio.ratio;
-        double l = less ? 1.0 / d->ratio.hi : d->ratio.lo, h = less ? 1.0 / d->ratio.lo : d->ratio.hi;
+        bool less = r.ratio < 1;
+        double x = less ? 1.0 / r.ratio : r.ratio;
+        double l = less ? 1.0 / r.hi : r.lo, h = less ? 1.0 / r.lo : r.hi;
         fmt_p(d->p, p, sizeof(p));
         fprintf(out, "uses %sx %s CPU than %s (%.0f%% CI %s-%sx, %s)",
                 compare_fmt(x, f, sizeof(f)), less ? "less" : "more", base, SUMMARY_LEVEL * 100,
@@ -474,16 +486,16 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
     }
     fprintf(out, "\nCPU: percent of one core for the whole process tree over each window, "
                  "median (min-max) over runs; health keys: each run's mean over its health "
-                 "lines%s, median (min-max) over runs. Ratios are of medians with a %.0f%% "
-                 "bootstrap interval (%d resamples, fixed seed). p: a paired t test on the "
-                 "per-round log ratios for interleaved campaigns (it removes the host's drift "
-                 "between rounds), else Welch's t on logs (values on their own scale when one "
-                 "is 0); a difference is called at p < %g. With fewer than 2 runs a side no "
-                 "test is made.\n",
+                 "lines%s, median (min-max) over runs. p: a paired t test on the per-round "
+                 "log ratios for interleaved campaigns (it removes the host's drift between "
+                 "rounds), else Welch's t on logs (values on their own scale when one is 0); a "
+                 "difference is called at p < %g. A CPU ratio is that test's (a geometric "
+                 "mean) with its %.0f%% interval, so the two agree. With fewer than 2 runs a "
+                 "side no test is made (the ratio is then of medians).\n",
             own_figures ? " (the rtt probe's and an HTTP endpoint's keys: the run's own "
                           "figure, docs/network.md)"
                         : "",
-            SUMMARY_LEVEL * 100, STATS_BOOTSTRAP_ITERATIONS, SUMMARY_ALPHA);
+            SUMMARY_ALPHA, SUMMARY_LEVEL * 100);
 }
 
 int report_markdown(const struct campaign *c, size_t n, const struct report_opts *o, FILE *out,
@@ -629,11 +641,15 @@ static json_t *stats_summary_json(const struct stats_summary *s)
                      json_num_or_null(s->sd));
 }
 
-/* The statistics of a setting against the baseline. */
+/* The statistics of a setting against the baseline: the ratio the test estimates, with
+ * its interval; the ratio of medians with its bootstrap interval beside. */
 static json_t *diff_json(const struct metric_diff *d)
 {
-    json_t *o = json_pack("{s:o, s:[o, o], s:o, s:o, s:o, s:o}", "ratio",
-                          json_num_or_null(d->ratio.ratio), "ratio_ci",
+    struct stats_ratio r = shown_ratio(d);
+    json_t *o = json_pack("{s:o, s:[o, o], s:o, s:[o, o], s:o, s:o, s:o, s:o}", "ratio",
+                          json_num_or_null(r.ratio), "ratio_ci", json_num_or_null(r.lo),
+                          json_num_or_null(r.hi), "median_ratio",
+                          json_num_or_null(d->ratio.ratio), "median_ratio_ci",
                           json_num_or_null(d->ratio.lo), json_num_or_null(d->ratio.hi), "p",
                           json_num_or_null(d->p), "test",
                           d->test ? json_string(d->test) : json_null(), "welch_p",

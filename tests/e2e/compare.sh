@@ -100,6 +100,6 @@ expect2 "another schema version" "schema 'loopbench/results/3'" "$TMP/base" "$TM
 expect2 "another profile" "expected the same profile" "$TMP/base" "$TMP/other.json"
 expect2 "a missing directory" "cannot read" "$TMP/base" "$TMP/nothing"
 expect2 "an unknown metric" "--metric 'nope'" "$TMP/base" "$TMP/hot" --metric nope
-expect2 "one directory" "expected BASE... and NEW" "$TMP/base"
+expect2 "one directory, a campaign without variants" "a campaign of settings, not of variants" "$TMP/base"
 expect2 "an unknown primary key" "--primary 'nope'" "$TMP/base" "$TMP/hot" --primary cpu,nope
 check "no refshard left" no_process_from "$TMP/ref"

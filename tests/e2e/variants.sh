@@ -58,7 +58,32 @@ check "CSV: a variant column, 8 run rows and 4 cell rows" bash -c "
   head -1 '$TMP/r.csv' | grep -q '^host,kind,setting,variant,baseline,' &&
   [ \$(grep -c '^[^,]*,run,' '$TMP/r.csv') -eq 8 ] && [ \$(grep -c '^[^,]*,setting,' '$TMP/r.csv') -eq 4 ]"
 
-# --- 2. resumed after an interrupt ------------------------------------------------------
+# --- 2. the gate within one campaign: compare DIR --------------------------------------
+rc=0
+"$LOOPBENCH" compare "$out" >"$TMP/aa.md" 2>"$TMP/aa.err" || rc=$?
+cat "$TMP/aa.md"
+check "compare DIR of two identical builds: exit 0, paired round by round" bash -c "
+  [ $rc -eq 0 ] && grep -q 'paired round by round' '$TMP/aa.md' && ! grep -q 'regressed\*\*' '$TMP/aa.md'"
+check "  ... a row per setting and metric, head against base" bash -c "
+  grep -Eq '^\| 2 head \| CPU % \|' '$TMP/aa.md' && grep -Eq '^\| 0 head \| peak lag \|' '$TMP/aa.md'"
+# A head that burns more CPU per tick (refshard.workPerTickUs in its config: 300 us of
+# work per 8 ms tick, several times what idle wait 2 costs).
+mkdir -p "$TMP/hot"
+cp "$TMP/head/refshard" "$TMP/hot/refshard"
+sed -i "s|$TMP/head|$TMP/hot|; s|\"head |\"hot |" "$TMP/hot/refshard"
+jq '.settings["refshard.workPerTickUs"] = "300"' "$TMP/original.json" >"$TMP/hot/refshard.config.json"
+(cd "$TMP" && "$LOOPBENCH" run refshard.json -s 2 -n 3 -w 0.5 -t 1.5 --variant base=base \
+  --variant hot=hot -o "$TMP/hotrun" -q) >/dev/null 2>&1
+rc=0
+"$LOOPBENCH" compare "$TMP/hotrun" --format json >"$TMP/hot.json" 2>/dev/null || rc=$?
+check "compare DIR of a head that burns more per tick: exit 1, CPU regressed" bash -c "[ $rc -eq 1 ] &&
+  jq -e '.verdict == \"regressed\" and any(.rows[]; .variant == \"hot\" and .metric == \"cpu\"
+    and .verdict == \"regressed\" and .change > 1)' '$TMP/hot.json' >/dev/null"
+rc=0
+"$LOOPBENCH" compare "$SOURCE_ROOT/tests/data" >/dev/null 2>&1 || rc=$?
+check "compare DIR of no campaign: exit 2" [ "$rc" -eq 2 ]
+
+# --- 2b. resumed after an interrupt ------------------------------------------------------
 (cd "$TMP" && exec "$LOOPBENCH" run refshard.json -s 0,2 -n 2 -w 0.3 -t 1 \
   --variant base=base --variant head=head -o "$TMP/res") >/dev/null 2>"$TMP/res.err" &
 lb=$!
