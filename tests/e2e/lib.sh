@@ -15,7 +15,8 @@ if [ -n "${LOOPBENCH_VALGRIND:-}" ]; then
   cat >"$TMP/loopbench-valgrind" <<EOF
 #!/bin/sh
 exec $(command -v valgrind) --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \\
-  --show-leak-kinds=definite,indirect --log-file="$TMP/valgrind.%p.log" "$LOOPBENCH" "\$@"
+  --show-leak-kinds=definite,indirect --suppressions="$SOURCE_ROOT/tests/data/valgrind.supp" \\
+  --log-file="$TMP/valgrind.%p.log" "$LOOPBENCH" "\$@"
 EOF
   chmod +x "$TMP/loopbench-valgrind"
   LOOPBENCH=$TMP/loopbench-valgrind
