@@ -154,24 +154,42 @@ static bool guardrail_hit(const struct campaign *new_, struct cell x, size_t k)
     return false;
 }
 
+/* The rows of one family, gated or not (each is corrected on its own), as indices into
+ * at (room for n_rows). Returns how many. */
+static size_t family(const struct compare_result *out, bool gated, size_t *at)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < out->n_rows; i++)
+        if (out->rows[i].gated == gated)
+            at[n++] = i;
+    return n;
+}
+
+/* A family's results, in the order of at, into its rows. */
+static void family_results(struct compare_result *out, const size_t *at, size_t n,
+                           const struct gate_result *res)
+{
+    for (size_t j = 0; j < n; j++)
+        out->rows[at[j]].g = res[j];
+}
+
 /* The rows' base and new summaries, and the gate over the rows of one family (gated
  * or not): each family is corrected on its own. */
 static int gate_family(struct compare_result *out, const struct row_values *v,
                        const struct gate_comparison *what, bool gated,
                        const struct compare_opts *o, struct lb_error *err)
 {
-    struct gate_across_input *in = xcalloc(out->n_rows + 1, sizeof(*in));
-    struct gate_result *res = xcalloc(out->n_rows + 1, sizeof(*res));
-    size_t *at = xcalloc(out->n_rows + 1, sizeof(*at)), n = 0;
-    for (size_t i = 0; i < out->n_rows; i++)
-        if (out->rows[i].gated == gated) {
-            in[n] = (struct gate_across_input){what[i], (const double *const *)v[i].base,
-                                               v[i].runs, v[i].k, v[i].head, v[i].head_runs};
-            at[n++] = i;
-        }
+    size_t *at = xcalloc(out->n_rows + 1, sizeof(*at)), n = family(out, gated, at);
+    struct gate_across_input *in = xcalloc(n + 1, sizeof(*in));
+    for (size_t j = 0; j < n; j++) {
+        const struct row_values *rv = &v[at[j]];
+        in[j] = (struct gate_across_input){what[at[j]], (const double *const *)rv->base,
+                                           rv->runs, rv->k, rv->head, rv->head_runs};
+    }
+    struct gate_result *res = xcalloc(n + 1, sizeof(*res));
     int rc = gate_across(in, n, &o->gate, res, err);
-    for (size_t j = 0; rc == 0 && j < n; j++)
-        out->rows[at[j]].g = res[j];
+    if (rc == 0)
+        family_results(out, at, n, res);
     free(in);
     free(res);
     free(at);
@@ -258,17 +276,14 @@ int compare_results(const struct campaign *const *base, size_t n_base,
 static int gate_paired_family(struct compare_result *out, const struct gate_paired_input *in,
                               bool gated, const struct compare_opts *o, struct lb_error *err)
 {
-    struct gate_paired_input *fam = xcalloc(out->n_rows + 1, sizeof(*fam));
-    struct gate_result *res = xcalloc(out->n_rows + 1, sizeof(*res));
-    size_t *at = xcalloc(out->n_rows + 1, sizeof(*at)), n = 0;
-    for (size_t i = 0; i < out->n_rows; i++)
-        if (out->rows[i].gated == gated) {
-            fam[n] = in[i];
-            at[n++] = i;
-        }
+    size_t *at = xcalloc(out->n_rows + 1, sizeof(*at)), n = family(out, gated, at);
+    struct gate_paired_input *fam = xcalloc(n + 1, sizeof(*fam));
+    for (size_t j = 0; j < n; j++)
+        fam[j] = in[at[j]];
+    struct gate_result *res = xcalloc(n + 1, sizeof(*res));
     int rc = gate_paired(fam, n, &o->gate, res, err);
-    for (size_t j = 0; rc == 0 && j < n; j++)
-        out->rows[at[j]].g = res[j];
+    if (rc == 0)
+        family_results(out, at, n, res);
     free(fam);
     free(res);
     free(at);
