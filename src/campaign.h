@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "capture.h"
 #include "endpoint.h"
 #include "platform/platform.h"
 #include "profile.h"
@@ -79,6 +80,10 @@ struct run_record {
     bool exited;                /* the target exited on its own */
     int wstatus;
     bool killed;                /* stop needed SIGKILL */
+    /* What became of its stdout and stderr (capture.h), under the limit it ran with;
+     * log_limit 0: not recorded (a run that never started, or an older results.json). */
+    uint64_t log_limit;
+    struct capture_log logs[CAPTURE_STREAMS];
     char *failure;              /* why it failed, one line */
     char *log_tail;             /* last lines of its logs when it failed */
     bool has_rtt;               /* the profile's round-trip probe ran through the window */
@@ -112,6 +117,7 @@ struct campaign {
     long repeat;
     double warmup_s, sample_s;
     unsigned interval_ms;
+    uint64_t log_limit;         /* bytes of each stream's log kept per run */
     enum run_order order;
     uint64_t seed;
     enum cpu_source_kind cpu_source; /* what was asked; each run records what was used */

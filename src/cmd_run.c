@@ -34,6 +34,10 @@ const char cmd_run_usage[] =
     "                             variants) or grouped (A A B B)\n"
     "      --seed N               seed for --order random (default: from the clock)\n"
     "      --interval MS          time-series interval (default 1000)\n"
+    "      --log-limit BYTES      bytes of each log (stdout, stderr) kept per run, e.g.\n"
+    "                             1M: past it the first and the last halves are kept and\n"
+    "                             every health line still scraped (default: the profile's,\n"
+    "                             else 64M)\n"
     "  -o, --out DIR              results directory (default results/<profile>-<UTC time>)\n"
     "      --resume DIR           continue the interrupted campaign of DIR: the runs that\n"
     "                             completed are kept, the others run, with the same\n"
@@ -121,6 +125,7 @@ int cmd_run(int argc, char **argv)
         OPT_CPU_SOURCE,
         OPT_RESUME,
         OPT_VARIANT,
+        OPT_LOG_LIMIT,
     };
     static const struct option longopts[] = {
         {"settings", required_argument, NULL, 's'},
@@ -131,6 +136,7 @@ int cmd_run(int argc, char **argv)
         {"order", required_argument, NULL, OPT_ORDER},
         {"seed", required_argument, NULL, OPT_SEED},
         {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"log-limit", required_argument, NULL, OPT_LOG_LIMIT},
         {"out", required_argument, NULL, 'o'},
         {"resume", required_argument, NULL, OPT_RESUME},
         {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
@@ -213,6 +219,14 @@ int cmd_run(int argc, char **argv)
                 goto out;
             }
             o.interval_ms = (unsigned)l;
+            break;
+        case OPT_LOG_LIMIT:
+            if (profile_log_limit_parse(optarg, &o.log_limit) < 0) {
+                msg_usage_error("run", "run: --log-limit '%s': expected bytes from 4k, a whole "
+                                       "number with an optional k, M or G suffix",
+                                optarg);
+                goto out;
+            }
             break;
         case 'o':
             o.out_dir = optarg;

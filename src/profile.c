@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "capture.h"
 #include "compat.h"
 #include "confedit.h"
 #include "http.h"
@@ -78,7 +79,7 @@ static const char *const rtt_keys[] = {"tcp",     "send",        "expect",      
 static const char *const metrics_keys[] = {"marker", "health", NULL};
 static const char *const health_keys[] = {"key", "label", "better", "must_be_zero", NULL};
 static const char *const stop_keys[] = {"signal", "grace", NULL};
-static const char *const defaults_keys[] = {"warmup", "sample", "repeat", NULL};
+static const char *const defaults_keys[] = {"warmup", "sample", "repeat", "log_limit", NULL};
 
 /* A profile's strings may hold control characters ("a\nb" is valid JSON), but an error
  * is one line: they are shown escaped, as \n or \x01, cut where the buffer ends.
@@ -935,18 +936,57 @@ static int parse_stop(struct loader *ld, json_t *root, struct profile *p)
                 name);
 }
 
+int profile_log_limit_parse(const char *s, uint64_t *out)
+{
+    static const char suffixes[] = "kMG";
+    char *end;
+    errno = 0;
+    if (*s < '0' || *s > '9')
+        return -1;
+    unsigned long long n = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    const char *suffix = *end ? strchr(suffixes, *end) : NULL;
+    if (suffix && end[1] == '\0')
+        shift = 10 * (unsigned)(suffix - suffixes + 1);
+    else if (*end)
+        return -1;
+    if (errno || n > (UINT64_MAX >> shift) || (n << shift) < CAPTURE_LIMIT_MIN)
+        return -1;
+    *out = (uint64_t)n << shift;
+    return 0;
+}
+
+/* defaults.log_limit: bytes, as a whole number or a string with a k, M or G suffix. */
+static int get_log_limit(struct loader *ld, json_t *o, uint64_t *out)
+{
+    json_t *v = json_object_get(o, "log_limit");
+    if (!v)
+        return 0;
+    char text[32];
+    if (json_is_integer(v) && json_integer_value(v) >= 0)
+        snprintf(text, sizeof(text), "%lld", (long long)json_integer_value(v));
+    else
+        snprintf(text, sizeof(text), "%s", json_is_string(v) ? json_string_value(v) : "");
+    if (profile_log_limit_parse(text, out) < 0)
+        return fail(ld, "defaults.log_limit", "expected bytes from %llu, a whole number or a "
+                    "string with a k, M or G suffix (\"64M\")", CAPTURE_LIMIT_MIN);
+    return 0;
+}
+
 static int parse_defaults(struct loader *ld, json_t *root, struct profile *p)
 {
     json_t *o;
     p->warmup_s = 45;
     p->sample_s = 60;
     p->repeat = 3;
+    p->log_limit = CAPTURE_LIMIT_DEFAULT;
     if (get_object(ld, root, "", "defaults", false, defaults_keys, &o) < 0)
         return -1;
     if (!o)
         return 0;
     if (get_number(ld, o, "defaults", "warmup", 0, false, &p->warmup_s) < 0 ||
-        get_number(ld, o, "defaults", "sample", 0, true, &p->sample_s) < 0)
+        get_number(ld, o, "defaults", "sample", 0, true, &p->sample_s) < 0 ||
+        get_log_limit(ld, o, &p->log_limit) < 0)
         return -1;
     json_t *v = json_object_get(o, "repeat");
     if (!v)
@@ -1364,9 +1404,9 @@ json_t *profile_to_json(const struct profile *p)
                         json_pack("{s:s, s:o}", "signal", profile_signal_name(p->stop_signal),
                                   "grace", seconds_json(p->stop_grace_s)));
     json_object_set_new(o, "defaults",
-                        json_pack("{s:o, s:o, s:I}", "warmup", seconds_json(p->warmup_s),
+                        json_pack("{s:o, s:o, s:I, s:I}", "warmup", seconds_json(p->warmup_s),
                                   "sample", seconds_json(p->sample_s), "repeat",
-                                  (json_int_t)p->repeat));
+                                  (json_int_t)p->repeat, "log_limit", (json_int_t)p->log_limit));
     return o;
 }
 

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "metrics.h"
 #include "msg.h"
@@ -104,6 +105,7 @@ struct profile {
     double warmup_s;        /* defaults: 45, 60, 3 as the seeds ran */
     double sample_s;
     long repeat;
+    uint64_t log_limit;     /* bytes of each stream's log kept per run (capture.h) */
     /* The round-trip probe run through each sample window (docs/network.md); its
      * strings are owned. Declaring one adds the RTT_KEY_* health keys. */
     bool has_rtt;
@@ -158,6 +160,11 @@ int profile_setter_type_parse(const char *name, enum setter_type *out);
 const char *profile_ready_kind_name(enum ready_kind k);
 const char *profile_direction_name(enum direction d);
 int profile_direction_parse(const char *name, enum direction *out);
+
+/* A log limit as --log-limit and defaults.log_limit give it: bytes, a whole number with
+ * an optional k, M or G suffix (binary: 1k = 1024), at least CAPTURE_LIMIT_MIN. 0 with
+ * *out set, or -1. */
+int profile_log_limit_parse(const char *s, uint64_t *out);
 
 /* "SIGTERM" for SIGTERM, for the signals a profile's stop.signal accepts; NULL for any
  * other. Static string. */

@@ -421,9 +421,42 @@ static void cpu_clock_note(const struct campaign *c, FILE *out)
     fputc('.', out);
 }
 
+/* Runs whose log went past the limit: the kept files miss the middle (the health lines
+ * were all scraped as they arrived; the other lines are gone). */
+static void log_cuts(const struct campaign *c, const char *before, const char *after, FILE *out)
+{
+    static const char *const streams[CAPTURE_STREAMS] = {"stdout", "stderr"};
+    size_t cut = 0;
+    for (size_t j = 0; j < c->n_runs; j++)
+        cut += c->runs[j].logs[CAPTURE_STDOUT].dropped + c->runs[j].logs[CAPTURE_STDERR].dropped >
+               0;
+    if (!cut)
+        return;
+    fprintf(out, "%s%zu run%s logged past the log limit, which kept the first and last part "
+                 "of each log (every health line was scraped):",
+            before, cut, cut == 1 ? "" : "s");
+    const char *sep = " ";
+    for (size_t j = 0; j < c->n_runs; j++) {
+        const struct run_record *r = &c->runs[j];
+        for (size_t i = 0; i < CAPTURE_STREAMS; i++) {
+            const struct capture_log *l = &r->logs[i];
+            if (!l->dropped)
+                continue;
+            char *cell = campaign_cell_name(c, (struct cell){r->setting_index, r->variant_index});
+            fprintf(out, "%s%s `%s` #%ld %s: %.1f of %.1f MiB dropped (limit %.1f MiB)", sep,
+                    c->profile.knob_label, cell, r->repeat, streams[i],
+                    (double)l->dropped / 1048576.0, (double)l->bytes / 1048576.0,
+                    (double)r->log_limit / 1048576.0);
+            free(cell);
+            sep = "; ";
+        }
+    }
+    fputs(after, out);
+}
+
 /* Each warning a campaign's figures carry, as `before` + sentence + `after`: the
- * clock's quantisation, runs that did not complete, the host's noise, a campaign not
- * finished. */
+ * clock's quantisation, runs that did not complete, runs whose log was cut, the host's
+ * noise, a campaign not finished. */
 static void warnings(const struct campaign *c, const char *before, const char *after, FILE *out)
 {
     if (c->host.virtualization && strcmp(c->host.virtualization, "wine") == 0)
@@ -453,6 +486,7 @@ static void warnings(const struct campaign *c, const char *before, const char *a
         }
         fputs(after, out);
     }
+    log_cuts(c, before, after, out);
     /* the host's noise: load, steal, other processes, outliers */
     struct noise noise;
     noise_assess(c, &noise);

@@ -333,6 +333,32 @@ static json_t *noise_json(const struct noise_run *nr)
 
 /* ---- a run -------------------------------------------------------------------------- */
 
+static const char *const stream_names[CAPTURE_STREAMS] = {"stdout", "stderr"};
+
+/* What became of the run's logs under its limit: {limit, stdout: {bytes, kept, dropped},
+ * stderr: {...}}. */
+static json_t *logs_json(const struct run_record *r)
+{
+    json_t *o = json_pack("{s:I}", "limit", (json_int_t)r->log_limit);
+    for (size_t i = 0; i < CAPTURE_STREAMS; i++) {
+        const struct capture_log *l = &r->logs[i];
+        json_object_set_new(o, stream_names[i],
+                            json_pack("{s:I, s:I, s:I}", "bytes", (json_int_t)l->bytes, "kept",
+                                      (json_int_t)l->kept, "dropped", (json_int_t)l->dropped));
+    }
+    return o;
+}
+
+static void logs_from_json(json_t *o, struct run_record *r)
+{
+    r->log_limit = get_u64(o, "limit");
+    for (size_t i = 0; i < CAPTURE_STREAMS; i++) {
+        json_t *s = json_object_get(o, stream_names[i]);
+        r->logs[i] = (struct capture_log){get_u64(s, "bytes"), get_u64(s, "kept"),
+                                          get_u64(s, "dropped")};
+    }
+}
+
 static json_t *run_json(const struct campaign *c, const struct run_record *r,
                         const struct noise_run *nr)
 {
@@ -389,6 +415,8 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
                         json_pack("{s:I, s:I, s:I}", "WRN", (json_int_t)r->scrape.level_counts[LOG_WRN],
                                   "ERR", (json_int_t)r->scrape.level_counts[LOG_ERR],
                                   "FTL", (json_int_t)r->scrape.level_counts[LOG_FTL]));
+    if (r->log_limit)
+        json_object_set_new(o, "logs", logs_json(r));
     json_object_set_new(o, "exit", exit_json(r));
     json_object_set_new(o, "failure", json_str_or_null(r->failure));
     json_object_set_new(o, "log_tail", json_str_or_null(r->log_tail));
@@ -448,6 +476,9 @@ static int run_from_json(struct campaign *c, json_t *o, const char *where, struc
     r->scrape.level_counts[LOG_WRN] = (unsigned)get_u64(levels, "WRN");
     r->scrape.level_counts[LOG_ERR] = (unsigned)get_u64(levels, "ERR");
     r->scrape.level_counts[LOG_FTL] = (unsigned)get_u64(levels, "FTL");
+    json_t *logs = json_object_get(o, "logs");
+    if (logs)
+        logs_from_json(logs, r);
     exit_from_json(json_object_get(o, "exit"), r);
     r->failure = dup_str(o, "failure");
     r->log_tail = dup_str(o, "log_tail");
@@ -480,7 +511,7 @@ static json_t *campaign_json(const struct campaign *c)
     for (size_t i = 0; i < c->n_variants; i++)
         json_array_append_new(variants, json_pack("{s:s, s:s}", "name", c->variants[i].name,
                                                   "dir", c->variants[i].dir));
-    return json_pack("{s:o, s:s, s:o, s:I, s:f, s:f, s:I, s:s, s:I, s:s, s:o, s:o, s:s, s:o, "
+    json_t *o = json_pack("{s:o, s:s, s:o, s:I, s:f, s:f, s:I, s:s, s:I, s:s, s:o, s:o, s:s, s:o, "
                      "s:o, s:o}",
                      "settings", strv_json(&c->values), "baseline", c->values.v[c->baseline],
                      "variants", variants, "repeat", (json_int_t)c->repeat, "warmup_seconds", c->warmup_s,
@@ -493,6 +524,9 @@ static json_t *campaign_json(const struct campaign *c)
                      "interrupted_by",
                      json_str_or_null(profile_signal_name(c->interrupted_by)),
                      "plan", plan, "resumed_at", strv_json(&c->resumed_at));
+    if (c->log_limit) /* absent from campaigns run before the limit */
+        json_object_set_new(o, "log_limit", json_integer((json_int_t)c->log_limit));
+    return o;
 }
 
 /* The settings run are the campaign's when recorded, else the profile's values; the
@@ -540,6 +574,7 @@ static int campaign_from_json(json_t *camp, struct campaign *c, const char *wher
     c->warmup_s = get_num(camp, "warmup_seconds");
     c->sample_s = get_num(camp, "sample_seconds");
     c->interval_ms = (unsigned)get_u64(camp, "interval_ms");
+    c->log_limit = get_u64(camp, "log_limit");
     const char *order = get_str(camp, "order");
     if (order && run_order_parse(order, &c->order) < 0)
         return lb_fail(err, "%s: campaign.order '%s': expected interleave, random or grouped",

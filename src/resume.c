@@ -43,6 +43,7 @@ static void recorded_opts(const struct campaign *rec, const struct run_opts *o,
     again->warmup_s = rec->warmup_s;
     again->sample_s = rec->sample_s;
     again->interval_ms = rec->interval_ms;
+    again->log_limit = rec->log_limit; /* 0 (not recorded): the profile's */
     again->order = rec->order;
     again->seed_set = true;
     again->seed = rec->seed;

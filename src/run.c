@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capture.h"
 #include "compat.h"
 #include "config.h"
 #include "confedit.h"
@@ -121,45 +122,6 @@ static int prepare_out_dir(struct campaign *c, const struct run_opts *o, struct 
     return mkdir_p(c->out_dir, 0777, err);
 }
 
-/* Follows a growing log file line by line, for the readiness pattern. */
-struct log_follow {
-    int fd;
-    char buf[4096];
-    size_t len;
-};
-
-/* Read what the log gained and test each complete line (or a full buffer) against re. */
-static bool follow_matches(struct log_follow *f, const struct plat_regex *re)
-{
-    if (f->fd < 0)
-        return false;
-    for (;;) {
-        ssize_t n = read(f->fd, f->buf + f->len, sizeof(f->buf) - 1 - f->len);
-        if (n <= 0)
-            return false;
-        f->len += (size_t)n;
-        size_t start = 0;
-        for (size_t i = 0; i < f->len; i++) {
-            if (f->buf[i] != '\n')
-                continue;
-            f->buf[i] = '\0';
-            if (plat_regex_match(re, f->buf + start))
-                return true;
-            start = i + 1;
-        }
-        if (start == 0 && f->len == sizeof(f->buf) - 1) {
-            /* A line longer than the buffer: test what we have and drop it. */
-            f->buf[f->len] = '\0';
-            if (plat_regex_match(re, f->buf))
-                return true;
-            f->len = 0;
-            continue;
-        }
-        memmove(f->buf, f->buf + start, f->len - start);
-        f->len -= start;
-    }
-}
-
 /* "exited with status 3", "was killed by signal 11 (Segmentation fault)" */
 static char *describe_wstatus(int wstatus)
 {
@@ -253,15 +215,11 @@ static int http_ready(const char *url, long timeout_ms)
     return ok;
 }
 
-static bool ready_now(const struct ready_rule *rule, struct log_follow *follow, size_t n_follow,
-                      const struct plat_regex *re, uint64_t since_ns)
+static bool ready_now(const struct ready_rule *rule, struct capture *cap, uint64_t since_ns)
 {
     switch (rule->kind) {
     case READY_LOG:
-        for (size_t i = 0; i < n_follow; i++)
-            if (follow_matches(&follow[i], re))
-                return true;
-        return false;
+        return capture_ready(cap);
     case READY_TCP:
         return plat_tcp_accepting(rule->host, rule->port) == 1;
     case READY_DELAY:
@@ -291,28 +249,29 @@ static char *describe_ready(const struct ready_rule *rule)
     return xstrdup("?");
 }
 
+/* The readiness rule's pattern (NULL for other rules), compiled before the capture that
+ * tests each line against it is opened. */
+static int ready_pattern(const struct profile *prof, struct plat_regex **re, struct lb_error *err)
+{
+    *re = NULL;
+    if (prof->ready.kind != READY_LOG)
+        return 0;
+    struct lb_error e;
+    if (plat_regex_compile(prof->ready.log_pattern, re, &e) < 0)
+        return lb_fail(err, "profile '%s': ready.log: %s", prof->path, e.msg);
+    return 0;
+}
+
 static enum step wait_ready(const struct profile *prof, struct plat_target *t,
-                            struct run_record *r, const char *stdout_path,
-                            const char *stderr_path, struct lb_error *err)
+                            struct run_record *r, struct capture *cap)
 {
     const struct ready_rule *rule = &prof->ready;
-    struct plat_regex *re = NULL;
-    struct log_follow follow[2] = {{.fd = -1}, {.fd = -1}};
-    if (rule->kind == READY_LOG) {
-        struct lb_error e;
-        if (plat_regex_compile(rule->log_pattern, &re, &e) < 0) {
-            lb_fail(err, "profile '%s': ready.log: %s", prof->path, e.msg);
-            return STEP_ERROR;
-        }
-        follow[0].fd = open(stdout_path, O_RDONLY | O_CLOEXEC);
-        follow[1].fd = open(stderr_path, O_RDONLY | O_CLOEXEC);
-    }
     uint64_t start = mono_ns();
     /* A delay always ends ready; the other rules give up after their timeout. */
     uint64_t limit = rule->kind == READY_DELAY ? UINT64_MAX : (uint64_t)(rule->timeout_s * 1e9);
     enum step step = STEP_OK;
     for (;;) {
-        if (ready_now(rule, follow, 2, re, start))
+        if (ready_now(rule, cap, start))
             break;
         uint64_t now = mono_ns();
         if (now - start >= limit) {
@@ -335,10 +294,6 @@ static enum step wait_ready(const struct profile *prof, struct plat_target *t,
         }
     }
     r->ready_s = (double)(mono_ns() - start) / 1e9;
-    for (size_t i = 0; i < 2; i++)
-        if (follow[i].fd >= 0)
-            close(follow[i].fd);
-    plat_regex_free(re);
     return step;
 }
 
@@ -419,7 +374,7 @@ static void record_endpoint(struct run_record *r, const struct metrics_endpoint 
 
 /* Warm up, then measure one window, then stop. The target is running and ready. */
 static enum step warm_and_sample(struct runner *rn, struct plat_target *t, struct run_record *r,
-                                 const struct run_paths *rp, struct series_point **points,
+                                 struct capture *cap, struct series_point **points,
                                  struct progress *p, const char *label, size_t index,
                                  struct lb_error *err)
 {
@@ -440,9 +395,6 @@ static enum step warm_and_sample(struct runner *rn, struct plat_target *t, struc
     *points = xcalloc(so.points_cap, sizeof(**points));
     so.points = *points;
 
-    struct scrape_window_filter out_window = {0}, err_window = {0};
-    scrape_window_mark_start(&out_window, rp->stdout_log);
-    scrape_window_mark_start(&err_window, rp->stderr_log);
     /* The round-trip probe runs through the window, in its own thread. */
     struct rtt_probe *probe = NULL;
     struct lb_error probe_err;
@@ -458,7 +410,9 @@ static enum step warm_and_sample(struct runner *rn, struct plat_target *t, struc
         endpoint = endpoint_window_open(&prof->endpoint, (uint64_t)(every * 1e9));
     }
     progress_phase(p, index, label, "sample", c->sample_s);
+    capture_window_open(cap);
     int sampled = sampler_run(t, &so, &r->sample, err);
+    capture_window_close(cap, r->sample.start_wall_ns, r->sample.end_wall_ns);
     if (probe) {
         rtt_stop(probe, &r->rtt);
         r->has_rtt = true;
@@ -471,14 +425,8 @@ static enum step warm_and_sample(struct runner *rn, struct plat_target *t, struc
     }
     if (sampled < 0)
         return STEP_ERROR;
+    /* The window's health lines are scraped once the target is gone (capture_finish). */
     r->sampled = true;
-    scrape_window_mark_end(&out_window, rp->stdout_log, r->sample.start_wall_ns,
-                           r->sample.end_wall_ns);
-    scrape_window_mark_end(&err_window, rp->stderr_log, r->sample.start_wall_ns,
-                           r->sample.end_wall_ns);
-    if (scrape_file(rp->stdout_log, prof->marker, &out_window, &r->scrape, err) < 0 ||
-        scrape_file(rp->stderr_log, prof->marker, &err_window, &r->scrape, err) < 0)
-        return STEP_ERROR;
 
     switch (r->sample.end) {
     case SAMPLE_DONE:
@@ -511,12 +459,22 @@ static enum step run_one(struct runner *rn, struct run_record *r, size_t index,
     run_paths_init(&rp, c, r);
     struct strv argv = {0}, envp = {0};
     struct plat_target *t = NULL;
+    struct plat_regex *ready_re = NULL;
+    struct capture *cap = NULL;
     enum step step = STEP_ERROR;
 
     if (mkdir_p(rp.dir, 0777, err) < 0 || confedit_apply(ce, prof, value, err) < 0 ||
-        confedit_argv(prof, value, &argv, err) < 0)
+        confedit_argv(prof, value, &argv, err) < 0 || ready_pattern(prof, &ready_re, err) < 0)
         goto out;
     confedit_envp(prof, value, environ, &envp);
+    struct capture_opts co = {
+        .paths = {rp.stdout_log, rp.stderr_log},
+        .limit = c->log_limit,
+        .marker = prof->marker,
+        .ready = ready_re,
+    };
+    if (capture_open(&co, &cap, err) < 0)
+        goto out;
 
     struct plat_spawn_opts so = {
         .argv = argv.v,
@@ -526,6 +484,7 @@ static enum step run_one(struct runner *rn, struct run_record *r, size_t index,
         .stderr_path = rp.stderr_log,
         .cpu = c->cpu_source,
     };
+    capture_spawn_opts(cap, &so);
     r->started_wall_ns = wall_ns();
     progress_phase(p, index, label, "start", 0);
     struct lb_error spawn_err;
@@ -536,12 +495,12 @@ static enum step run_one(struct runner *rn, struct run_record *r, size_t index,
     }
 
     r->cpu_source = plat_target_cpu_source(t);
-    step = wait_ready(prof, t, r, rp.stdout_log, rp.stderr_log, err);
+    step = capture_started(cap, err) < 0 ? STEP_ERROR : wait_ready(prof, t, r, cap);
     /* A target that rewrites its config at start-up has done so once it is ready. */
     if (step == STEP_OK && confedit_note_target(ce, err) < 0)
         step = STEP_ERROR;
     if (step == STEP_OK)
-        step = warm_and_sample(rn, t, r, &rp, &points, p, label, index, err);
+        step = warm_and_sample(rn, t, r, cap, &points, p, label, index, err);
 
     /* A second SIGINT skips the grace period: the operator wants out now. */
     uint64_t grace = plat_sigint_count() > 1 ? 0 : (uint64_t)(prof->stop_grace_s * 1e9);
@@ -550,6 +509,14 @@ static enum step run_one(struct runner *rn, struct run_record *r, size_t index,
     if (plat_target_stop(t, prof->stop_signal, grace, &r->killed, &stop_err) < 0 &&
         step == STEP_OK) {
         *err = stop_err;
+        step = STEP_ERROR;
+    }
+    /* The target's tree is gone, and with it the pipes' writers: the logs are whole. */
+    struct lb_error log_err;
+    r->log_limit = c->log_limit;
+    if (capture_finish(cap, r->sampled ? &r->scrape : NULL, r->logs, &log_err) < 0 &&
+        step == STEP_OK) {
+        *err = log_err;
         step = STEP_ERROR;
     }
     /* ...and one that saves it on the way out has done so now. */
@@ -562,6 +529,8 @@ static enum step run_one(struct runner *rn, struct run_record *r, size_t index,
 out:
     if (t)
         plat_target_free(t);
+    capture_free(cap);
+    plat_regex_free(ready_re);
     free(points);
     strv_release(&argv);
     strv_release(&envp);
@@ -694,6 +663,7 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
     c->warmup_s = o->warmup_s >= 0 ? o->warmup_s : prof->warmup_s;
     c->sample_s = o->sample_s > 0 ? o->sample_s : prof->sample_s;
     c->interval_ms = o->interval_ms;
+    c->log_limit = o->log_limit ? o->log_limit : prof->log_limit;
     c->order = o->order;
     /* 53 bits, so that the seed survives a trip through any JSON reader. */
     c->seed = (o->seed_set ? o->seed : (wall_ns() ^ ((uint64_t)getpid() << 32))) &

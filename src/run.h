@@ -29,6 +29,7 @@ struct run_opts {
     bool seed_set;
     uint64_t seed;
     unsigned interval_ms;
+    uint64_t log_limit;        /* --log-limit, bytes; 0: the profile's default */
     const char *out_dir;       /* NULL: results/<profile>-<UTC time>/ */
     const char *resume_dir;    /* --resume: continue the campaign of this directory */
     bool keep_going;

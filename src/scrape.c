@@ -339,6 +339,12 @@ void scrape_window_mark_end(struct scrape_window_filter *f, const char *log,
                             uint64_t start_wall_ns, uint64_t end_wall_ns)
 {
     f->off_end = log_size(log);
+    scrape_window_set_times(f, start_wall_ns, end_wall_ns);
+}
+
+void scrape_window_set_times(struct scrape_window_filter *f, uint64_t start_wall_ns,
+                             uint64_t end_wall_ns)
+{
     f->tod_start = local_seconds_of_day(start_wall_ns);
     f->tod_end = local_seconds_of_day(end_wall_ns);
     f->written_in_window = true;
@@ -400,32 +406,118 @@ void scrape_run_add(struct scrape_run *r, const struct scrape_value *v)
         a->total_sum += v->total;
 }
 
-/* One line of the log, starting at byte offset off. A line cut at SCRAPE_LINE_MAX loses
- * its last, possibly partial token so that "cps=41|2" never reads as 41. */
-static void run_add_line(struct scrape_run *r, const char *marker,
-                         const struct scrape_window_filter *f, const char *s, size_t n, bool cut,
-                         uint64_t off)
+/* Parse one line into l and count it (lines, levels). A line cut at SCRAPE_LINE_MAX
+ * loses its last, possibly partial token so that "cps=41|2" never reads as 41. */
+static void parse_counted(struct scrape_run *r, const char *marker, const char *s, size_t n,
+                          bool cut, struct scrape_line *l)
 {
     if (cut)
         while (n > 0 && !is_blank((unsigned char)s[n - 1]))
             n--;
-    struct scrape_line l;
-    scrape_parse_line(s, n, marker, &l);
+    scrape_parse_line(s, n, marker, l);
     r->lines++;
-    if (l.level >= 0)
-        r->level_counts[l.level]++;
-    if (!l.is_marker || !in_window(f, &l, off)) {
-        scrape_line_release(&l);
-        return;
-    }
+    if (l->level >= 0)
+        r->level_counts[l->level]++;
+}
+
+/* Append a window's marker line to r (r takes l's values) and aggregate it. */
+static void window_add(struct scrape_run *r, struct scrape_line *l)
+{
     if (needs_growth(r->n_windows))
         r->windows =
             xrealloc(r->windows, (r->n_windows ? r->n_windows * 2 : 1) * sizeof(*r->windows));
-    r->windows[r->n_windows++] = l;
-    for (size_t i = 0; i < l.n_values; i++)
-        scrape_run_add(r, &l.values[i]);
+    r->windows[r->n_windows++] = *l;
+    for (size_t i = 0; i < l->n_values; i++)
+        scrape_run_add(r, &l->values[i]);
 }
 
+/* One complete line of the stream, starting at offset off: counted, and kept as a
+ * candidate when it is a marker line the window known so far may hold. */
+static void stream_line(struct scrape_stream *s, const char *line, size_t n, bool cut,
+                        uint64_t off)
+{
+    if (s->line_hook)
+        s->line_hook(s->hook_ctx, line, n);
+    struct scrape_line l;
+    parse_counted(&s->counted, s->marker, line, n, cut, &l);
+    if (!l.is_marker || !in_window(s->so_far, &l, off)) {
+        scrape_line_release(&l);
+        return;
+    }
+    if (needs_growth(s->n_candidates)) {
+        size_t room = s->n_candidates ? s->n_candidates * 2 : 1;
+        s->candidates = xrealloc(s->candidates, room * sizeof(*s->candidates));
+        s->offsets = xrealloc(s->offsets, room * sizeof(*s->offsets));
+    }
+    s->candidates[s->n_candidates] = l;
+    s->offsets[s->n_candidates++] = off;
+}
+
+void scrape_stream_init(struct scrape_stream *s, const char *marker)
+{
+    memset(s, 0, sizeof(*s));
+    s->marker = marker;
+    s->line = xmalloc(SCRAPE_LINE_MAX);
+}
+
+void scrape_stream_feed(struct scrape_stream *s, const char *data, size_t len)
+{
+    const char *c = data, *end = data + len;
+    while (c < end) {
+        const char *nl = memchr(c, '\n', (size_t)(end - c));
+        size_t seg = (size_t)((nl ? nl : end) - c);
+        if (nl && s->n == 0 && !s->cut && seg <= SCRAPE_LINE_MAX) {
+            /* the whole line is in the chunk: parse it in place */
+            stream_line(s, c, seg, false, s->start);
+        } else {
+            size_t room = SCRAPE_LINE_MAX - s->n;
+            memcpy(s->line + s->n, c, seg < room ? seg : room);
+            s->n += seg < room ? seg : room;
+            s->cut = s->cut || seg > room;
+            if (nl)
+                stream_line(s, s->line, s->n, s->cut, s->start);
+        }
+        if (!nl)
+            break;
+        s->n = 0;
+        s->cut = false;
+        c = nl + 1;
+        s->start = s->pos + (uint64_t)(c - data);
+    }
+    s->pos += (uint64_t)len;
+}
+
+void scrape_stream_finish(struct scrape_stream *s, const struct scrape_window_filter *f,
+                          struct scrape_run *out)
+{
+    if (s->n > 0 || s->cut) /* the last line had no newline */
+        stream_line(s, s->line, s->n, s->cut, s->start);
+    s->n = 0;
+    s->cut = false;
+    for (size_t i = 0; i < s->n_candidates; i++) {
+        if (in_window(f, &s->candidates[i], s->offsets[i]))
+            window_add(out, &s->candidates[i]);
+        else
+            scrape_line_release(&s->candidates[i]);
+    }
+    s->n_candidates = 0;
+    out->lines += s->counted.lines;
+    for (int l = 0; l < LOG_LEVELS; l++)
+        out->level_counts[l] += s->counted.level_counts[l];
+    memset(&s->counted, 0, sizeof(s->counted));
+}
+
+void scrape_stream_release(struct scrape_stream *s)
+{
+    for (size_t i = 0; i < s->n_candidates; i++)
+        scrape_line_release(&s->candidates[i]);
+    free(s->candidates);
+    free(s->offsets);
+    free(s->line);
+    memset(s, 0, sizeof(*s));
+}
+
+/* A file is a stream whose window is known before it is read. */
 int scrape_file(const char *path, const char *marker, const struct scrape_window_filter *f,
                 struct scrape_run *out, struct lb_error *err)
 {
@@ -433,11 +525,9 @@ int scrape_file(const char *path, const char *marker, const struct scrape_window
     if (fd < 0)
         return lb_fail_errno(err, errno, "cannot open '%s'", path);
     char *chunk = xmalloc(READ_CHUNK);
-    char *line = xmalloc(SCRAPE_LINE_MAX);
-    size_t n = 0;       /* bytes of the current line held in line[] */
-    bool cut = false;   /* the current line went past SCRAPE_LINE_MAX */
-    uint64_t pos = 0;   /* file offset of chunk[0] */
-    uint64_t start = 0; /* file offset of the current line */
+    struct scrape_stream s;
+    scrape_stream_init(&s, marker);
+    s.so_far = f;
     int rc = 0;
     for (;;) {
         ssize_t got = read(fd, chunk, READ_CHUNK);
@@ -449,34 +539,12 @@ int scrape_file(const char *path, const char *marker, const struct scrape_window
         }
         if (got == 0)
             break;
-        const char *c = chunk, *end = chunk + got;
-        while (c < end) {
-            const char *nl = memchr(c, '\n', (size_t)(end - c));
-            size_t seg = (size_t)((nl ? nl : end) - c);
-            if (nl && n == 0 && !cut && seg <= SCRAPE_LINE_MAX) {
-                /* the whole line is in the chunk: parse it in place */
-                run_add_line(out, marker, f, c, seg, false, start);
-            } else {
-                size_t room = SCRAPE_LINE_MAX - n;
-                memcpy(line + n, c, seg < room ? seg : room);
-                n += seg < room ? seg : room;
-                cut = cut || seg > room;
-                if (nl)
-                    run_add_line(out, marker, f, line, n, cut, start);
-            }
-            if (!nl)
-                break;
-            n = 0;
-            cut = false;
-            c = nl + 1;
-            start = pos + (uint64_t)(c - chunk);
-        }
-        pos += (uint64_t)got;
+        scrape_stream_feed(&s, chunk, (size_t)got);
     }
-    if (rc == 0 && (n > 0 || cut)) /* the last line had no newline */
-        run_add_line(out, marker, f, line, n, cut, start);
+    if (rc == 0)
+        scrape_stream_finish(&s, f, out);
+    scrape_stream_release(&s);
     close(fd);
-    free(line);
     free(chunk);
     return rc;
 }

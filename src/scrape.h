@@ -84,6 +84,10 @@ struct scrape_window_filter {
 void scrape_window_mark_start(struct scrape_window_filter *f, const char *log);
 void scrape_window_mark_end(struct scrape_window_filter *f, const char *log,
                             uint64_t start_wall_ns, uint64_t end_wall_ns);
+/* The wall-clock edges of the window as local times of day, and written_in_window: what
+ * mark_end sets besides off_end (a stream's offsets are counted by its reader). */
+void scrape_window_set_times(struct scrape_window_filter *f, uint64_t start_wall_ns,
+                             uint64_t end_wall_ns);
 
 /* Per key, aggregated over the windows (marker lines) of one run. */
 struct scrape_agg {
@@ -109,6 +113,34 @@ struct scrape_run {
  * read. */
 int scrape_file(const char *path, const char *marker, const struct scrape_window_filter *f,
                 struct scrape_run *out, struct lb_error *err);
+/* A log scraped as it arrives, in chunks of any size (capture.c reads the target's
+ * pipes into one; scrape_file reads a file into one). Its lines are counted at once; its
+ * marker lines are kept while the window known so far (so_far, read at each line; NULL:
+ * any) may hold them, and tested against the window as finally known when the stream
+ * finishes. A line's offset is its byte offset in the whole stream, kept or not. */
+struct scrape_stream {
+    const char *marker;                        /* borrowed */
+    const struct scrape_window_filter *so_far; /* borrowed, may change between feeds */
+    /* Called with each complete line before it is scraped (the readiness rule). */
+    void (*line_hook)(void *ctx, const char *line, size_t len);
+    void *hook_ctx;
+    struct scrape_run counted;     /* lines and levels so far */
+    struct scrape_line *candidates;
+    uint64_t *offsets;             /* of each candidate */
+    size_t n_candidates;
+    char *line;                    /* the line being assembled, SCRAPE_LINE_MAX bytes */
+    size_t n;
+    bool cut;
+    uint64_t pos, start;           /* offsets of the next byte and of the current line */
+};
+void scrape_stream_init(struct scrape_stream *s, const char *marker);
+void scrape_stream_feed(struct scrape_stream *s, const char *data, size_t len);
+/* The stream ended (a last line without a newline counts): its candidates that f puts in
+ * the window are added to out with the line and level counts, as scrape_file adds. */
+void scrape_stream_finish(struct scrape_stream *s, const struct scrape_window_filter *f,
+                          struct scrape_run *out);
+void scrape_stream_release(struct scrape_stream *s);
+
 void scrape_run_release(struct scrape_run *r);
 /* Aggregate one more value into r, as if a window's line had held it. */
 void scrape_run_add(struct scrape_run *r, const struct scrape_value *v);

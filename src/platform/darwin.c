@@ -301,17 +301,10 @@ int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out, str
                        opts->argv[0]);
     if (plat_events_init(err) < 0 || (opts->cwd && dir_check(opts->cwd, err) < 0))
         return -1;
-    int out_fd = posix_open_output(opts->stdout_path, err);
-    if (out_fd < 0)
+    int streams[2];
+    if (posix_open_streams(opts, streams, err) < 0)
         return -1;
-    /* One file for both: one offset, so the lines interleave instead of overwriting. */
-    bool one_file = opts->stderr_path && opts->stdout_path &&
-                    strcmp(opts->stderr_path, opts->stdout_path) == 0;
-    int err_fd = one_file ? out_fd : posix_open_output(opts->stderr_path, err);
-    if (err_fd < 0) {
-        close(out_fd);
-        return -1;
-    }
+    int out_fd = streams[0], err_fd = streams[1];
 
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -341,8 +334,7 @@ int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out, str
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&attr);
     close(out_fd);
-    if (!one_file)
-        close(err_fd);
+    close(err_fd);
     if (rc != 0)
         return lb_fail_errno(err, rc, "cannot run '%s'", opts->argv[0]);
     *out = target_new(s.pid, true, 0);

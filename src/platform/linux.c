@@ -661,14 +661,9 @@ int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out, str
         lb_fail_errno(err, errno, "cannot open '/dev/null'");
         goto fail;
     }
-    if ((fds[1] = posix_open_output(opts->stdout_path, err)) < 0)
+    if (posix_open_streams(opts, fds + 1, err) < 0)
         goto fail;
-    /* One file for both: one offset, so the lines interleave instead of overwriting. */
-    if (opts->stderr_path && opts->stdout_path && strcmp(opts->stderr_path, opts->stdout_path) == 0)
-        fds[2] = fcntl(fds[1], F_DUPFD_CLOEXEC, 3);
-    else if ((fds[2] = posix_open_output(opts->stderr_path, err)) < 0)
-        goto fail;
-    if (fds[2] < 0 || pipe2(fds + 3, O_CLOEXEC) < 0 || pipe2(fds + 5, O_CLOEXEC) < 0) {
+    if (pipe2(fds + 3, O_CLOEXEC) < 0 || pipe2(fds + 5, O_CLOEXEC) < 0) {
         lb_fail_errno(err, errno, "cannot start '%s'", opts->argv[0]);
         goto fail;
     }

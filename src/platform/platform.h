@@ -46,6 +46,10 @@ struct plat_spawn_opts {
     char *const *envp;         /* the complete environment */
     const char *stdout_path;   /* created/truncated */
     const char *stderr_path;   /* created/truncated */
+    /* Instead of the paths: the write ends of pipes that loopbench reads (capture.c),
+     * stdout's and stderr's. The caller keeps and closes its own. */
+    bool piped;
+    int pipe_fds[2];
     enum cpu_source_kind cpu;  /* AUTO tries perf, then falls back to TREE */
 };
 

@@ -60,6 +60,28 @@ int posix_open_output(const char *path, struct lb_error *err)
     return fd;
 }
 
+int posix_open_streams(const struct plat_spawn_opts *o, int fds[2], struct lb_error *err)
+{
+    bool one_file = o->stderr_path && o->stdout_path && strcmp(o->stderr_path, o->stdout_path) == 0;
+    fds[1] = -1;
+    if (o->piped)
+        fds[0] = fcntl(o->pipe_fds[0], F_DUPFD_CLOEXEC, 3);
+    else if ((fds[0] = posix_open_output(o->stdout_path, err)) < 0)
+        return -1;
+    if (fds[0] >= 0)
+        fds[1] = o->piped || one_file
+                     ? fcntl(o->piped ? o->pipe_fds[1] : fds[0], F_DUPFD_CLOEXEC, 3)
+                     : posix_open_output(o->stderr_path, err);
+    if (fds[1] >= 0)
+        return 0;
+    if (fds[0] < 0 || o->piped || one_file)
+        lb_fail_errno(err, errno, "cannot give the target its output");
+    if (fds[0] >= 0)
+        close(fds[0]);
+    fds[0] = -1;
+    return -1;
+}
+
 static const char *env_path(char *const *envp)
 {
     for (size_t i = 0; envp && envp[i]; i++)

@@ -25,6 +25,10 @@ int posix_fd_high(int fd);
 /* Create or truncate an output file for a target (NULL: /dev/null), close-on-exec and
  * above the standard descriptors; -1 with err naming it. */
 int posix_open_output(const char *path, struct lb_error *err);
+/* The target's stdout and stderr into fds[0] and fds[1], both loopbench's to close: new
+ * copies of the pipes' write ends, or the files opened (one path for both: one file, one
+ * offset, so the lines interleave instead of overwriting). -1 with err, none left open. */
+int posix_open_streams(const struct plat_spawn_opts *o, int fds[2], struct lb_error *err);
 
 /* Look file up as execvp does, but in envp's PATH (a target's, not loopbench's): call
  * attempt with file itself when it has a slash, else with each PATH entry joined to it

@@ -7,6 +7,7 @@ def strornull: type == "string" or type == "null";
 def numornull: type == "number" or type == "null";
 def stats: type == "object" and (.median|numornull) and (.min|numornull) and (.max|numornull)
   and (.mean|numornull) and (.sd|numornull);
+def stream: (.bytes|num) and (.kept|num) and (.dropped|num) and .dropped == .bytes - .kept;
 def aggregate: (.type | IN("number", "percent", "ratio", "duration_ms", "flag"))
   and (.windows|num) and (.mean|numornull) and (.min|numornull) and (.max|numornull)
   and (.sum|numornull) and (if .type == "ratio" then (.total_sum|numornull) else true end);
@@ -27,6 +28,7 @@ and (.host | (.hostname|strornull) and (.os|strornull) and (.kernel|strornull) a
 and (.campaign | (.settings|type == "array") and (.baseline|str) and (.repeat|num)
   and ((.variants // [])|type == "array") and all((.variants // [])[]; (.name|str) and (.dir|str))
   and (.warmup_seconds|num) and (.sample_seconds|num) and (.interval_ms|num)
+  and (if has("log_limit") then .log_limit|num else true end)
   and (.order|IN("interleave", "random", "grouped")) and (.seed|num)
   and (.cpu_source_requested|str) and (.started_at|str) and (.finished_at|strornull)
   and (.state|IN("running", "finished", "interrupted")) and (.interrupted_by|strornull)
@@ -47,6 +49,8 @@ and all(.runs[];
     and (.others_cpu_percent|num) and (.loopbench_cpu_seconds|num)
     and (.noise | (.steal|type == "boolean") and (.other_processes|type == "boolean")
       and (.outlier|type == "boolean"))
+    else true end)
+  and (if has("logs") then .logs | (.limit|num) and (.stdout|stream) and (.stderr|stream)
     else true end)
   and (if has("rtt") then .rtt | (.requests | (.scheduled|num) and (.completed|num)
       and (.errors|num) and (.timeouts|num)) and (.probe_cpu_seconds|num)

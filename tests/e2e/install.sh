@@ -26,7 +26,7 @@ check "  ... the programs executable" test -x "$BIN/loopbench" -a -x "$BIN/refsh
 
 if command -v man >/dev/null; then
   check "man -l renders the installed page" \
-    bash -c "MANWIDTH=80 man -l '$MAN1' 2>/dev/null | grep -q '^ *loopbench publish REPORT.md'"
+    bash -c "MANWIDTH=80 man -l '$MAN1' 2>/dev/null | grep -q '^ *loopbench  *publish  *REPORT.md'"
 fi
 
 # complete WORDS...: what the completion offers for the last word, one a line.

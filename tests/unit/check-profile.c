@@ -216,6 +216,12 @@ static const struct bad_case {
      "profile 'x.json': defaults.repeat: expected an integer >= 1"},
     {"{" BASE ", 'defaults': {'repeat': 2.5}}",
      "profile 'x.json': defaults.repeat: expected an integer >= 1"},
+    {"{" BASE ", 'defaults': {'log_limit': '12X'}}",
+     "profile 'x.json': defaults.log_limit: expected bytes from 4096, a whole number or a "
+     "string with a k, M or G suffix (\"64M\")"},
+    {"{" BASE ", 'defaults': {'log_limit': 100}}",
+     "profile 'x.json': defaults.log_limit: expected bytes from 4096, a whole number or a "
+     "string with a k, M or G suffix (\"64M\")"},
     {"{" BASE ", 'defaults': {'sample': 0}}",
      "profile 'x.json': defaults.sample: expected a number > 0, got 0"},
     {"{" BASE ", 'defaults': {'warmup': -1}}",
