@@ -562,7 +562,7 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
         json_object_update_new(
             o_row,
             json_pack("{s:s, s:s, s:b, s:o, s:o, s:I, s:I, s:s, s:o, s:[o, o], s:o, "
-                      "s:o, s:o, s:o, s:o, s:b, s:s, s:o, s:I}",
+                      "s:o, s:o, s:o, s:o, s:f, s:s, s:o, s:I}",
                       "metric", row->metric, "better",
                       profile_direction_name(row->lower_is_better ? LOWER_IS_BETTER
                                                                   : HIGHER_IS_BETTER),
@@ -574,7 +574,7 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
                       json_num_or_null(g->hi), "p", json_num_or_null(g->p), "p_worse",
                       json_num_or_null(g->p_worse), "p_adjusted", json_num_or_null(g->p_adjusted),
                       "df", json_num_or_null(g->df), "test",
-                      g->test ? json_string(g->test) : json_null(), "pooled", g->pooled,
+                      g->test ? json_string(g->test) : json_null(), "prior_df", g->prior_df,
                       "verdict", verdict_name(g->verdict), "smallest_detectable_change",
                       json_num_or_null(g->detectable), "runs_needed",
                       (json_int_t)g->rounds_needed));

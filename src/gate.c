@@ -26,14 +26,14 @@ const char *verdict_name(enum verdict v)
 struct gate_opts gate_opts_default(void)
 {
     return (struct gate_opts){.alpha = 0.05, .threshold = 0.10, .level = 0.95,
-                              .drift = GATE_DRIFT_ALLOWANCE, .pool = true};
+                              .drift = GATE_DRIFT_ALLOWANCE, .prior_df = GATE_PRIOR_DF};
 }
 
 enum method { PAIRED, HISTORY, SINGLE };
 
 /* One comparison reduced to a difference on its scale and what its error is made of:
- * var(delta) = spread * factor + fixed, where spread = ss / dof is estimated (pooled
- * over the settings of a metric when allowed) and fixed is known (the drift allowance). */
+ * var(delta) = spread * factor + fixed, where spread = ss / dof is estimated (moderated
+ * by the other settings of its metric) and fixed is known (the drift allowance). */
 struct estimate {
     const struct gate_comparison *what; /* borrowed */
     bool ok, log_scale;
@@ -42,7 +42,8 @@ struct estimate {
     double scale;     /* what turns delta into a fraction: 1 on logs, |mean of base| */
     double ss, dof;   /* the spread's sum of squares and degrees of freedom */
     double factor, fixed;
-    double se, df;    /* after pooling */
+    double prior_df;  /* degrees of freedom lent by the other settings */
+    double se, df;    /* after moderation */
     size_t n;
 };
 
@@ -201,31 +202,43 @@ static void estimate_across(const struct gate_across_input *in, const struct gat
     e->ok = k == 1 && runs >= 2 && nh >= 2;
 }
 
-/* ---- pooling, the tests, the verdicts ---------------------------------------------- */
+/* ---- the spread, the tests, the verdicts ---------------------------------------------- */
 
-/* Each estimate's standard error and degrees of freedom. Comparisons of one metric by
- * one method, on logs, share their spread when o->pool: the settings of a campaign run
- * on one host under one noise, so their residuals estimate one variance with the sum of
- * their degrees of freedom (the error term of a one-way layout). Differences are not
- * pooled: their scale is the setting's own. */
+/* Each estimate's standard error and degrees of freedom. A comparison's spread is its
+ * own, moderated by the other settings of its metric (same method, on logs): the
+ * settings of a campaign share a host, so the others say something about this one's
+ * spread, but not everything: on the VM of issue 14 one setting's per-round spread was
+ * 1.8x another's, and pooling them all under-stated the noisier one (a false alarm in
+ * 10 A/A campaigns). So the others count as o->prior_df degrees of freedom however many
+ * they hold (Smyth 2004's moderated variance, with the prior's variance the others'
+ * pooled one): s2 = (ss + d0 s0^2) / (dof + d0), its degrees of freedom by
+ * Satterthwaite, since s0^2 is itself estimated. As rounds accrue the own spread
+ * dominates. Differences are not moderated: their scale is the setting's own. */
 static void spread(struct estimate *e, size_t n, const struct gate_opts *o)
 {
     for (size_t i = 0; i < n; i++) {
         if (!e[i].ok)
             continue;
-        double ss = e[i].ss, dof = e[i].dof;
-        for (size_t j = 0; o->pool && e[i].log_scale && j < n; j++)
+        double others_ss = 0, others_dof = 0;
+        for (size_t j = 0; e[i].log_scale && j < n; j++)
             if (j != i && e[j].ok && e[j].log_scale && e[j].method == e[i].method &&
                 strcmp(e[j].what->metric, e[i].what->metric) == 0) {
-                ss += e[j].ss;
-                dof += e[j].dof;
+                others_ss += e[j].ss;
+                others_dof += e[j].dof;
             }
-        double s2 = dof > 0 ? ss / dof : 0, sampled = s2 * e[i].factor;
+        double d0 = others_dof > 0 ? fmin(o->prior_df, others_dof) : 0;
+        double dof = e[i].dof + d0;
+        double s2 = dof > 0 ? (e[i].ss + (d0 > 0 ? d0 * others_ss / others_dof : 0)) / dof : 0;
+        e[i].prior_df = d0;
+        /* var(s2) / sigma^2 = (2 dof_own + 2 d0^2 / others_dof) / dof^2 */
+        if (d0 > 0)
+            dof = dof * dof / (e[i].dof + d0 * d0 / others_dof);
         /* The settings of a campaign drift together: a history of k campaigns holds k - 1
-         * degrees of freedom however many settings share them (pooling only steadies
-         * the estimate). Rounds and runs are independent draws: their dof add up. */
+         * degrees of freedom however many settings lend it their spread (they only
+         * steady the estimate). Rounds and runs are independent draws. */
         if (e[i].method == HISTORY)
             dof = e[i].dof;
+        double sampled = s2 * e[i].factor;
         e[i].se = sqrt(sampled + e[i].fixed);
         /* A known part (the allowance) has infinite degrees of freedom: Satterthwaite. */
         e[i].df = e[i].fixed > 0 && sampled > 0
@@ -308,7 +321,7 @@ static const char *test_name(const struct estimate *e)
 }
 
 /* The smallest regression a paired gate could call at r rounds, the spread per round
- * sd as measured (pooled degrees of freedom grow with the rounds). */
+ * sd as measured (its degrees of freedom grow with the rounds). */
 static double smallest_at(long r, double sd, double per_round, double crit_p)
 {
     return quantile(crit_p, per_round * (double)(r - 1)) * sd / sqrt((double)r);
@@ -390,7 +403,7 @@ static void decide(struct estimate *e, size_t n, const struct gate_opts *o,
         if (degenerate)
             q = q90 = 2.0 * floor_p(x) < 1.0 - o->level ? 0 : INFINITY;
         r->tested = true;
-        r->pooled = o->pool && x->log_scale;
+        r->prior_df = x->prior_df;
         r->test = test_name(x);
         r->df = x->df;
         r->change = fraction(x, x->delta);

@@ -5,9 +5,10 @@
  *
  * A gate is a set of comparisons, each a setting x metric. The error is controlled over
  * the whole set: alpha is the chance that comparing a build with itself fails the gate
- * (Holm's step-down over the one-sided tests toward harm). Comparisons of one metric pool
- * their spread over the settings (more degrees of freedom at the few runs a campaign
- * affords); must_be_zero guardrails are exact and outside the correction. */
+ * (Holm's step-down over the one-sided tests toward harm). A comparison's spread is its
+ * own, moderated by the other settings of its metric (more degrees of freedom at the few
+ * runs a campaign affords, without letting a quiet setting hide a noisy one's spread);
+ * must_be_zero guardrails are exact and outside the correction. */
 #ifndef LOOPBENCH_GATE_H
 #define LOOPBENCH_GATE_H
 
@@ -26,12 +27,19 @@ const char *verdict_name(enum verdict v);
  * largest drift measured on the 2-vCPU VM of issue 14 (12-18% of the median). */
 #define GATE_DRIFT_ALLOWANCE 0.18
 
+/* What the other settings of a metric tell about one setting's spread, in degrees of
+ * freedom (the prior's df of a moderated variance): as much as 2 rounds of its own. Chosen
+ * by the calibration (tests/bench/calibrate.c): with settings whose spreads differ 1.8x,
+ * as measured, full pooling let A/A false alarms reach 5.5-6.0%; 2 keeps them at 2-3%
+ * and a 3x change at 3 rounds is still called. docs/report.md has the figures. */
+#define GATE_PRIOR_DF 2.0
+
 struct gate_opts {
     double alpha;      /* the chance an A/A gate fails, over every tested comparison: 0.05 */
     double threshold;  /* practical threshold, a fraction: 0.10 (on logs: a ratio of 1.10) */
     double level;      /* of the printed intervals: 0.95 */
     double drift;      /* GATE_DRIFT_ALLOWANCE, for the single-campaign-a-side path */
-    bool pool;         /* pool one metric's spread over its settings (true) */
+    double prior_df;   /* GATE_PRIOR_DF; 0: each setting's own spread; INFINITY: pooled */
 };
 /* The defaults above. */
 struct gate_opts gate_opts_default(void);
@@ -67,7 +75,7 @@ struct gate_result {
     enum verdict verdict;
     bool tested;        /* false: a guardrail, or too few runs (then verdict inconclusive) */
     bool log_scale;     /* compared on logs (every value > 0), else on differences */
-    bool pooled;        /* the spread was pooled over settings of this metric */
+    double prior_df;    /* degrees of freedom the other settings lent to the spread */
     const char *test;   /* what decided, for people ("paired t on log ratios"...), static */
     size_t n;           /* rounds (paired) or base campaigns (across) used */
     double change;      /* head against base as a fraction: ratio - 1 on logs, else the

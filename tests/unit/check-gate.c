@@ -1,7 +1,7 @@
 /* gate.c: the regression gate against figures computed independently of it. The t tails
  * and quantiles below come from a Python standard-library script (adaptive Simpson
  * integration of the t density; for df = 2 also the closed form 1/2 (1 - t / sqrt(t^2 +
- * 2))), the Holm adjustments and pooled variances worked by hand. */
+ * 2))), the Holm adjustments and moderated variances worked by hand. */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -63,8 +63,9 @@ START_TEST(pooled_over_settings_and_holm)
     struct gate_result r[3];
     struct lb_error err;
     ck_assert_int_eq(gate_paired(in, 2, &o, r, &err), 0);
-    /* cpu pooled: ss 0.02 + 0.02 over 4 df, s = 0.1 again: t = 3.4641 on 4 df */
-    ck_assert(r[0].pooled);
+    /* the other setting's 2 df are all lent (the prior's 2): ss 0.02 + 0.02 over 4 df,
+     * s = 0.1 again: t = 3.4641 on 4 df (Satterthwaite: 4^2 / (2 + 2^2 / 2) = 4) */
+    ck_assert_double_eq_tol(r[0].prior_df, 2, 1e-12);
     ck_assert_double_eq_tol(r[0].df, 4, 1e-12);
     ck_assert_double_eq_tol(r[0].p_worse, 0.012860710371253423, TOL);
     ck_assert_double_eq_tol(r[0].p_adjusted, 0.025721420742506846, TOL); /* x 2 */
@@ -76,10 +77,36 @@ START_TEST(pooled_over_settings_and_holm)
     ck_assert_int_eq(gate_paired(in, 3, &o, r, &err), 0);
     ck_assert_double_eq_tol(r[0].p_adjusted, 3 * 0.012860710371253423, TOL);
     ck_assert_double_eq_tol(r[2].df, 2, 1e-12); /* alone in its metric */
-    o.pool = false;
+    o.prior_df = 0;
     ck_assert_int_eq(gate_paired(in, 2, &o, r, &err), 0);
-    ck_assert(!r[0].pooled);
+    ck_assert_double_eq_tol(r[0].prior_df, 0, 1e-12);
     ck_assert_double_eq_tol(r[0].p_worse, 0.03708995011372429, TOL);
+}
+END_TEST
+
+/* A quiet setting beside two noisy ones: the noisy ones lend only the prior's 2 df, so
+ * the quiet one's spread is moderated toward theirs, not replaced by it. */
+START_TEST(moderated_by_noisier_settings)
+{
+    static const double wide[3] = {0, 0.3, -0.3}; /* ss 0.18: s^2 = 0.09 */
+    struct pair_data b[3];
+    struct gate_paired_input in[3] = {paired("2", "cpu", rising, 3, &b[0]),
+                                      paired("8", "cpu", wide, 3, &b[1]),
+                                      paired("16", "cpu", wide, 3, &b[2])};
+    struct gate_opts o = gate_opts_default();
+    struct gate_result r[3];
+    struct lb_error err;
+    ck_assert_int_eq(gate_paired(in, 3, &o, r, &err), 0);
+    /* s^2 = (0.02 + 2 x 0.09) / (2 + 2) = 0.05; df = 4^2 / (2 + 2^2 / 4) = 16 / 3;
+     * t = 0.2 / sqrt(0.05 / 3) = 1.5492 */
+    ck_assert_double_eq_tol(r[0].prior_df, 2, 1e-12);
+    ck_assert_double_eq_tol(r[0].df, 16.0 / 3.0, 1e-12);
+    ck_assert_double_eq_tol(r[0].p_worse, 0.08919945983599074, TOL);
+    /* pooled in full: (0.02 + 0.36) / 6 on 6 df, a smaller t */
+    o.prior_df = INFINITY;
+    ck_assert_int_eq(gate_paired(in, 3, &o, r, &err), 0);
+    ck_assert_double_eq_tol(r[0].prior_df, 4, 1e-12);
+    ck_assert_double_eq_tol(r[0].df, 6, 1e-12);
 }
 END_TEST
 
@@ -227,6 +254,7 @@ int main(void)
     TCase *tc = tcase_create("gate");
     tcase_add_test(tc, paired_alone);
     tcase_add_test(tc, pooled_over_settings_and_holm);
+    tcase_add_test(tc, moderated_by_noisier_settings);
     tcase_add_test(tc, guardrail_outside_the_correction);
     tcase_add_test(tc, verdicts);
     tcase_add_test(tc, inconclusive_says_what_would_decide);
