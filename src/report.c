@@ -250,20 +250,21 @@ static void headline(const struct campaign *c, const struct setting_summary *s, 
                 c->values.v[s->cell.setting]);
     else
         fprintf(out, "%s %s ", c->profile.knob_label, c->values.v[s->cell.setting]);
+    bool less = r.ratio < 1;
+    double x = less ? 1.0 / r.ratio : r.ratio;
     if (!isfinite(r.ratio) || r.ratio <= 0)
         fprintf(out, "has no CPU figure to compare with %s", base);
     else if (isnan(d->p) || d->p >= SUMMARY_ALPHA) {
-        fprintf(out, "uses %sx the CPU of %s, not a significant difference (",
-                compare_fmt(r.ratio, f, sizeof(f)), base);
+        /* the same words as the table's cell ("114x less"), never "0.00879x" */
+        fprintf(out, "uses %sx %s CPU than %s, ", compare_fmt(x, f, sizeof(f)),
+                less ? "less" : "more", base);
         if (isnan(d->p))
-            fputs("too few runs to test)", out);
+            fputs("not tested (too few runs)", out);
         else {
             fmt_p(d->p, p, sizeof(p));
-            fprintf(out, "%s)", p);
+            fprintf(out, "not a significant difference (%s)", p);
         }
     } else {
-        bool less = r.ratio < 1;
-        double x = less ? 1.0 / r.ratio : r.ratio;
         double l = less ? 1.0 / r.hi : r.lo, h = less ? 1.0 / r.lo : r.hi;
         fmt_p(d->p, p, sizeof(p));
         fprintf(out, "uses %sx %s CPU than %s (%.0f%% CI %s-%sx, %s)",
