@@ -204,16 +204,50 @@ static void estimate_across(const struct gate_across_input *in, const struct gat
 
 /* ---- the spread, the tests, the verdicts ---------------------------------------------- */
 
+static bool same_group(const struct estimate *a, const struct estimate *b)
+{
+    return a->ok && b->ok && a->log_scale && b->log_scale && a->method == b->method &&
+           strcmp(a->what->metric, b->what->metric) == 0;
+}
+
+/* The prior's degrees of freedom fitted to the spreads of e[i]'s group (Smyth 2004,
+ * section 6.2, by moments): each log s^2 has a known sampling variance, trigamma(dof /
+ * 2); what the settings' log s^2 spread beyond it is the real difference between their
+ * variances, and trigamma(d0 / 2) = that excess. Alike spreads give an infinite d0,
+ * spreads far apart a small one. Settings without spread are left out (log 0). */
+static double fitted_prior_df(const struct estimate *e, size_t n, size_t i)
+{
+    double mean = 0, sq = 0, sampling = 0;
+    size_t g = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (!same_group(&e[i], &e[j]) || !(e[j].dof > 0) || !(e[j].ss > 0))
+            continue;
+        double half = e[j].dof / 2.0;
+        double z = log(e[j].ss / e[j].dof) - stats_digamma(half) + log(half);
+        g++;
+        double d = z - mean; /* Welford */
+        mean += d / (double)g;
+        sq += d * (z - mean);
+        sampling += stats_trigamma(half);
+    }
+    if (g < 2)
+        return 0;
+    double excess = sq / (double)(g - 1) - sampling / (double)g;
+    return excess > 0 ? 2.0 * stats_trigamma_inverse(excess) : INFINITY;
+}
+
 /* Each estimate's standard error and degrees of freedom. A comparison's spread is its
  * own, moderated by the other settings of its metric (same method, on logs): the
  * settings of a campaign share a host, so the others say something about this one's
- * spread, but not everything: on the VM of issue 14 one setting's per-round spread was
- * 1.8x another's, and pooling them all under-stated the noisier one (a false alarm in
- * 10 A/A campaigns). So the others count as o->prior_df degrees of freedom however many
- * they hold (Smyth 2004's moderated variance, with the prior's variance the others'
- * pooled one): s2 = (ss + d0 s0^2) / (dof + d0), its degrees of freedom by
- * Satterthwaite, since s0^2 is itself estimated. As rounds accrue the own spread
- * dominates. Differences are not moderated: their scale is the setting's own. */
+ * spread, but not everything. On the VM of issue 14 one setting's per-round spread was
+ * 1.8x another's under load and 15x on a quiet host (spinning is nearly deterministic),
+ * and pooling them all under-stated the noisier one. So the others count as d0 degrees
+ * of freedom (Smyth 2004's moderated variance, the prior's variance being the others'
+ * pooled one): d0 fitted to how far the settings' spreads differ, at most
+ * o->prior_df and what the others hold; s2 = (ss + d0 s0^2) / (dof + d0), its degrees of
+ * freedom by Satterthwaite since s0^2 is itself estimated. As rounds accrue the own
+ * spread dominates. Settings without spread lend none. Differences are not moderated:
+ * their scale is the setting's own. */
 static void spread(struct estimate *e, size_t n, const struct gate_opts *o)
 {
     for (size_t i = 0; i < n; i++) {
@@ -221,12 +255,13 @@ static void spread(struct estimate *e, size_t n, const struct gate_opts *o)
             continue;
         double others_ss = 0, others_dof = 0;
         for (size_t j = 0; e[i].log_scale && j < n; j++)
-            if (j != i && e[j].ok && e[j].log_scale && e[j].method == e[i].method &&
-                strcmp(e[j].what->metric, e[i].what->metric) == 0) {
+            if (j != i && same_group(&e[i], &e[j]) && e[j].ss > 0) {
                 others_ss += e[j].ss;
                 others_dof += e[j].dof;
             }
-        double d0 = others_dof > 0 ? fmin(o->prior_df, others_dof) : 0;
+        double d0 = others_dof > 0
+                        ? fmin(fmin(o->prior_df, fitted_prior_df(e, n, i)), others_dof)
+                        : 0;
         double dof = e[i].dof + d0;
         double s2 = dof > 0 ? (e[i].ss + (d0 > 0 ? d0 * others_ss / others_dof : 0)) / dof : 0;
         e[i].prior_df = d0;

@@ -27,11 +27,11 @@ const char *verdict_name(enum verdict v);
  * largest drift measured on the 2-vCPU VM of issue 14 (12-18% of the median). */
 #define GATE_DRIFT_ALLOWANCE 0.18
 
-/* What the other settings of a metric tell about one setting's spread, in degrees of
- * freedom (the prior's df of a moderated variance): as much as 2 rounds of its own. Chosen
- * by the calibration (tests/bench/calibrate.c): with settings whose spreads differ 1.8x,
- * as measured, full pooling let A/A false alarms reach 5.5-6.0%; 2 keeps them at 2-3%
- * and a 3x change at 3 rounds is still called. docs/report.md has the figures. */
+/* The most the other settings of a metric can tell about one setting's spread, in
+ * degrees of freedom (the cap on a moderated variance's prior df, which is fitted to how
+ * far the settings' spreads differ): as much as 2 rounds of its own. Chosen by the
+ * calibration (tests/bench/calibrate.c) on corners of the heterogeneity measured on the
+ * VM; docs/report.md has the figures. */
 #define GATE_PRIOR_DF 2.0
 
 struct gate_opts {

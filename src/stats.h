@@ -29,6 +29,13 @@ double stats_t_cdf(double t, double df);
 /* The t such that P(T <= t) = p, 0 < p < 1. */
 double stats_t_quantile(double p, double df);
 
+/* The digamma and trigamma functions (derivatives of log Gamma), x > 0, and the x > 0
+ * with trigamma(x) = y, y > 0: what an empirical-Bayes prior on variances is fitted
+ * with (Smyth 2004). */
+double stats_digamma(double x);
+double stats_trigamma(double x);
+double stats_trigamma_inverse(double y);
+
 /* A two-sided test's outcome. When `enough` is false the samples were too few for
  * the test to mean anything and the other fields are NaN: say so, print no p. */
 struct stats_test {

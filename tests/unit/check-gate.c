@@ -110,6 +110,46 @@ START_TEST(moderated_by_noisier_settings)
 }
 END_TEST
 
+/* Spreads far apart (s^2 0.01 against 0.81 twice, 81x): the prior's df is fitted to how
+ * far apart they are and lends little. Figures from mpmath: the log s^2 spread beyond
+ * their sampling variance trigamma(1) by 4.79213, trigamma(d0 / 2) = 4.79213 at d0 =
+ * 1.017384; s^2 = (0.02 + d0 x 0.81) / (2 + d0) = 0.279739 on (2 + d0)^2 / (2 + d0^2 / 4)
+ * = 4.030784 df; t = 0.654959, one-sided p 0.273995. */
+START_TEST(little_lent_by_settings_far_apart)
+{
+    static const double wider[3] = {0, 0.9, -0.9}; /* ss 1.62: s^2 = 0.81 */
+    struct pair_data b[3];
+    struct gate_paired_input in[3] = {paired("2", "cpu", rising, 3, &b[0]),
+                                      paired("8", "cpu", wider, 3, &b[1]),
+                                      paired("16", "cpu", wider, 3, &b[2])};
+    struct gate_opts o = gate_opts_default();
+    struct gate_result r[3];
+    struct lb_error err;
+    ck_assert_int_eq(gate_paired(in, 3, &o, r, &err), 0);
+    ck_assert_double_eq_tol(r[0].prior_df, 1.0173835338810163, 1e-6);
+    ck_assert_double_eq_tol(r[0].df, 4.0307841073760408, 1e-5);
+    ck_assert_double_eq_tol(r[0].p_worse, 0.27399476556744757, TOL);
+}
+END_TEST
+
+/* A setting without spread (the same ratio every round) lends none: it would shrink the
+ * others' spread toward 0. */
+START_TEST(no_spread_lends_none)
+{
+    static const double same[3] = {0.05, 0.05, 0.05};
+    struct pair_data b[2];
+    struct gate_paired_input in[2] = {paired("2", "cpu", rising, 3, &b[0]),
+                                      paired("0", "cpu", same, 3, &b[1])};
+    struct gate_opts o = gate_opts_default();
+    struct gate_result r[2];
+    struct lb_error err;
+    ck_assert_int_eq(gate_paired(in, 2, &o, r, &err), 0);
+    ck_assert_double_eq_tol(r[0].prior_df, 0, 1e-12);
+    ck_assert_double_eq_tol(r[0].df, 2, 1e-12);
+    ck_assert_double_eq_tol(r[0].p_worse, 0.03708995011372429, TOL); /* its own t */
+}
+END_TEST
+
 START_TEST(guardrail_outside_the_correction)
 {
     struct pair_data b[2];
@@ -255,6 +295,8 @@ int main(void)
     tcase_add_test(tc, paired_alone);
     tcase_add_test(tc, pooled_over_settings_and_holm);
     tcase_add_test(tc, moderated_by_noisier_settings);
+    tcase_add_test(tc, little_lent_by_settings_far_apart);
+    tcase_add_test(tc, no_spread_lends_none);
     tcase_add_test(tc, guardrail_outside_the_correction);
     tcase_add_test(tc, verdicts);
     tcase_add_test(tc, inconclusive_says_what_would_decide);

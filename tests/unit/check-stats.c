@@ -74,6 +74,26 @@ START_TEST(incomplete_beta_and_t)
 }
 END_TEST
 
+/* Against mpmath (30 digits): digamma and polygamma(1, x). */
+START_TEST(digamma_and_trigamma)
+{
+    static const struct {
+        double x, digamma, trigamma;
+    } v[] = {
+        {0.5, -1.963510026021423479, 4.934802200544679309},
+        {1, -0.577215664901532861, 1.644934066848226436},
+        {2.5, 0.703156640645243187, 0.490357756100234865},
+        {10, 2.251752589066721108, 0.105166335681685746},
+    };
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        ck_assert_double_eq_tol(stats_digamma(v[i].x), v[i].digamma, 1e-12);
+        ck_assert_double_eq_tol(stats_trigamma(v[i].x), v[i].trigamma, 1e-12);
+        ck_assert_double_eq_tol(stats_trigamma_inverse(v[i].trigamma), v[i].x, 1e-9 * v[i].x);
+    }
+    ck_assert(isnan(stats_trigamma_inverse(0)));
+}
+END_TEST
+
 START_TEST(welch_log_values)
 {
     /* a campaign's shape: ~98% of a core against ~9%; integration: t = -145.720801966568,
@@ -236,6 +256,7 @@ int main(void)
     tcase_add_test(tc, even_count_and_order_kept);
     tcase_add_test(tc, nan_skipped_and_empty);
     tcase_add_test(tc, incomplete_beta_and_t);
+    tcase_add_test(tc, digamma_and_trigamma);
     tcase_add_test(tc, welch_log_values);
     tcase_add_test(tc, welch_on_values);
     tcase_add_test(tc, welch_too_few_and_degenerate);
