@@ -9,9 +9,6 @@
 
 /* Beyond this many rounds, "rounds needed" stops being advice. */
 #define GATE_MAX_ROUNDS 100
-/* No change is proven by two one-sided tests at 5% each: the 90% interval (Schuirmann
- * 1987), whatever the level of the printed interval. */
-#define GATE_TOST_ALPHA 0.05
 
 const char *verdict_name(enum verdict v)
 {
@@ -26,7 +23,8 @@ const char *verdict_name(enum verdict v)
 struct gate_opts gate_opts_default(void)
 {
     return (struct gate_opts){.alpha = 0.05, .threshold = 0.10, .level = 0.95,
-                              .drift = GATE_DRIFT_ALLOWANCE, .prior_df = GATE_PRIOR_DF};
+                              .drift = GATE_DRIFT_ALLOWANCE, .prior_df = GATE_PRIOR_DF,
+                              .equivalence_alpha = 0.05};
 }
 
 enum method { PAIRED, HISTORY, SINGLE };
@@ -312,6 +310,18 @@ static double floor_p(const struct estimate *e)
     return 1.0 / (double)(e->n + 1);
 }
 
+/* The p of "no change" by two one-sided tests: the nearer edge decides. Without
+ * spread, the randomization test's smallest p, or 0 when nothing moved. */
+static double p_equivalent(const struct estimate *e, double edge)
+{
+    double inside = edge - fabs(e->delta);
+    if (e->se > 0)
+        return cdf(-inside / e->se, e->df);
+    if (e->delta == 0)
+        return 0;
+    return inside > 0 ? floor_p(e) : 1.0;
+}
+
 struct ranked_p {
     double p;
     size_t i;
@@ -390,7 +400,8 @@ static void untested(const struct gate_comparison *w, const struct estimate *e,
     out->log_scale = e->log_scale;
     out->n = e->n;
     out->change = out->lo = out->hi = out->df = out->p = out->p_worse = out->p_adjusted =
-        out->detectable = NAN;
+        out->p_better = out->p_equivalent = out->detectable = out->delta = out->se = out->edge =
+        NAN;
     out->test = w->must_be_zero ? "must stay 0" : NULL;
     out->verdict = w->must_be_zero ? (w->guardrail_hit ? VERDICT_REGRESSED : VERDICT_NO_CHANGE)
                                    : VERDICT_INCONCLUSIVE;
@@ -431,7 +442,7 @@ static void decide(struct estimate *e, size_t n, const struct gate_opts *o,
         const struct estimate *x = &e[i];
         double edge = bound(x, o), h = e[i].what->lower_is_better ? x->delta : -x->delta;
         double q = quantile(1.0 - (1.0 - o->level) / 2.0, x->df) * x->se;
-        double q90 = quantile(1.0 - GATE_TOST_ALPHA, x->df) * x->se;
+        double q90 = quantile(1.0 - o->equivalence_alpha, x->df) * x->se;
         bool degenerate = x->se == 0 && x->delta != 0;
         /* the randomization test's interval: the point, or everything when even its
          * smallest p does not reach the level */
@@ -451,6 +462,12 @@ static void decide(struct estimate *e, size_t n, const struct gate_opts *o,
                                           : "rank among campaigns (no spread)";
         r->p_worse = worse[i];
         r->p_adjusted = adj_worse[i];
+        r->p_better = better[i];
+        r->p_equivalent = p_equivalent(x, edge);
+        r->past_threshold = h > edge ? 1 : (-h > edge ? -1 : 0);
+        r->delta = e[i].what->lower_is_better ? x->delta : -x->delta;
+        r->se = x->se;
+        r->edge = edge;
         double smallest = fmax(quantile(crit_p, x->df) * x->se, edge);
         r->detectable = fraction(x, e[i].what->lower_is_better ? smallest : -smallest);
         if (adj_worse[i] < o->alpha && h > edge)
@@ -473,9 +490,11 @@ static void decide(struct estimate *e, size_t n, const struct gate_opts *o,
 
 static int check_opts(const struct gate_opts *o, struct lb_error *err)
 {
-    if (!(o->alpha > 0 && o->alpha < 1) || !(o->level > 0 && o->level < 1))
-        return lb_fail(err, "gate: alpha %g and level %g must lie between 0 and 1", o->alpha,
-                       o->level);
+    if (!(o->alpha > 0 && o->alpha < 1) || !(o->level > 0 && o->level < 1) ||
+        !(o->equivalence_alpha > 0 && o->equivalence_alpha < 0.5))
+        return lb_fail(err, "gate: alpha %g, level %g and equivalence alpha %g must lie between "
+                            "0 and 1 (the last below 0.5)",
+                       o->alpha, o->level, o->equivalence_alpha);
     if (!(o->threshold >= 0) || !(o->drift >= 0))
         return lb_fail(err, "gate: threshold %g and drift %g must be 0 or more", o->threshold,
                        o->drift);

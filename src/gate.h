@@ -40,6 +40,8 @@ struct gate_opts {
     double level;      /* of the printed intervals: 0.95 */
     double drift;      /* GATE_DRIFT_ALLOWANCE, for the single-campaign-a-side path */
     double prior_df;   /* GATE_PRIOR_DF; 0: each setting's own spread; INFINITY: pooled */
+    double equivalence_alpha; /* of each of the two one-sided tests that prove "no change"
+                               * (Schuirmann 1987): 0.05, the 90% interval */
 };
 /* The defaults above. */
 struct gate_opts gate_opts_default(void);
@@ -85,6 +87,15 @@ struct gate_result {
     double p;           /* two-sided, uncorrected: agrees with [lo, hi] */
     double p_worse;     /* one-sided toward harm, uncorrected */
     double p_adjusted;  /* p_worse after Holm over the gate: regressed needs < alpha */
+    double p_better;    /* one-sided toward benefit, uncorrected */
+    double p_equivalent; /* of "no change": the larger p of the two one-sided tests that
+                          * the change lies within +-threshold (below equivalence_alpha
+                          * proves it) */
+    int past_threshold; /* the point estimate beyond the threshold: 1 toward harm, -1
+                         * toward benefit, 0 within */
+    double delta, se, edge; /* on the scale tested (log ratio, or difference): the change
+                             * toward harm (positive: worse), its standard error and the
+                             * threshold (NaN untested) */
     double detectable;  /* smallest change this spread would call regressed, a fraction
                          * toward harm (negative when higher is better); NaN untested */
     long rounds_needed; /* paired: rounds that would call a change of the threshold's size
