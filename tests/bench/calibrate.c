@@ -5,7 +5,9 @@
  *     itself fails (any setting x metric called regressed), on each path;
  *   - the coverage of the 95% intervals of the change;
  *   - the share of 3x, 1.3x and 1.1x CPU changes at one setting called regressed.
- * Figures, not assertions: `meson test --suite bench bench-calibrate -v`.
+ * Figures, not assertions: `meson test --suite bench bench-calibrate -v`. With the
+ * argument `sequential` (bench-sequential) it prints instead the time to a verdict of
+ * `--repeat auto` (src/sequential.c) beside fixed round counts, on the same model.
  *
  * The gate simulated: 3 settings (refshard's idle wait 0, 2 and 8) x 3 metrics: CPU, a
  * peak lag (log-normal, like CPU) and a count that is often 0 (missed16ms: compared on
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "gate.h"
+#include "sequential.h"
 #include "stats.h"
 
 /* ---- the noise model (log scale: a standard deviation of 0.15 is about 15%) ---------- */
@@ -109,8 +112,7 @@ struct campaign_draw {
 
 /* One run of setting s, metric m, at log offset `shift` (the campaign's and round's
  * drift and any effect); a count's rate moves with it, its own noise is Poisson's. */
-static double run_value(const struct noise *nz, size_t s, size_t m, double shift,
-                        uint64_t *rng)
+static double run_value(const struct noise *nz, size_t s, size_t m, double shift, uint64_t *rng)
 {
     const struct metric_model *mm = &metrics[m];
     if (mm->count)
@@ -119,8 +121,8 @@ static double run_value(const struct noise *nz, size_t s, size_t m, double shift
 }
 
 /* The runs of every variant of one campaign: variants share the campaign and its rounds. */
-static void draw_campaign(const struct noise *nz, size_t n, size_t variants,
-                          const double *effect, uint64_t *rng, struct campaign_draw *out)
+static void draw_campaign(const struct noise *nz, size_t n, size_t variants, const double *effect,
+                          uint64_t *rng, struct campaign_draw *out)
 {
     double campaign = nz->campaign_sd * normal(rng);
     for (size_t r = 0; r < n; r++) {
@@ -153,8 +155,8 @@ static int trial(enum path p, const struct noise *nz, size_t n, double effect,
     struct gate_comparison what[SETTINGS * METRICS];
     for (size_t s = 0; s < SETTINGS; s++)
         for (size_t m = 0; m < METRICS; m++)
-            what[s * METRICS + m] = (struct gate_comparison){settings[s], metrics[m].key, true,
-                                                             false, false};
+            what[s * METRICS + m] =
+                (struct gate_comparison){settings[s], metrics[m].key, true, false, false};
     if (p == ONE_CAMPAIGN) {
         const double effects[2] = {0, effect};
         draw_campaign(nz, n, 2, effects, rng, both);
@@ -179,8 +181,8 @@ static int trial(enum path p, const struct noise *nz, size_t n, double effect,
     for (size_t i = 0; i < SETTINGS * METRICS; i++) {
         for (size_t c = 0; c < k; c++)
             runs[i][c] = base[c].v[i / METRICS][i % METRICS];
-        in[i] = (struct gate_across_input){what[i], runs[i], counts, k,
-                                           both[1].v[i / METRICS][i % METRICS], n};
+        in[i] = (struct gate_across_input){
+            what[i], runs[i], counts, k, both[1].v[i / METRICS][i % METRICS], n};
     }
     return gate_across(in, SETTINGS * METRICS, o, r, &err);
 }
@@ -190,8 +192,8 @@ struct tally {
     long trials, failed, regressed, covered, boot_covered;
 };
 
-static void run_trials(enum path p, const struct noise *nz, size_t n, double factor,
-                       long trials, bool bootstrap, uint64_t *rng, struct tally *t)
+static void run_trials(enum path p, const struct noise *nz, size_t n, double factor, long trials,
+                       bool bootstrap, uint64_t *rng, struct tally *t)
 {
     struct gate_opts o = gate_opts_default();
     struct gate_result r[SETTINGS * METRICS];
@@ -211,8 +213,8 @@ static void run_trials(enum path p, const struct noise *nz, size_t n, double fac
         t->covered += cpu->lo <= truth + 1e-12 && truth - 1e-12 <= cpu->hi;
         if (bootstrap) {
             struct stats_ratio b;
-            stats_ratio_ci(both[0].v[CHANGED_SETTING][0], n, both[1].v[CHANGED_SETTING][0], n,
-                           0.95, BOOTSTRAP_ITERATIONS, (uint64_t)i + 1, &b);
+            stats_ratio_ci(both[0].v[CHANGED_SETTING][0], n, both[1].v[CHANGED_SETTING][0], n, 0.95,
+                           BOOTSTRAP_ITERATIONS, (uint64_t)i + 1, &b);
             t->boot_covered += b.lo <= factor && factor <= b.hi;
         }
     }
@@ -239,14 +241,130 @@ static void header(const char *first)
     putchar('\n');
 }
 
-int main(void)
+/* ---- runs until decided (--repeat auto) --------------------------------------------- */
+
+#define SEQ_CAP 10
+
+struct seq_tally {
+    long trials, failed, regressed, at_minimum, rounds;
+};
+
+/* One campaign of base and head drawn for SEQ_CAP rounds and looked at after each
+ * round from SEQ_MIN_ROUNDS, as `run --repeat auto=10` would; the gate holds every
+ * comparison, or CPU alone as with --primary cpu. */
+static void seq_trials(const struct noise *nz, double factor, bool cpu_only, long trials,
+                       uint64_t *rng, struct seq_tally *t)
 {
+    struct gate_opts o = gate_opts_default();
+    struct campaign_draw both[2];
+    struct gate_comparison what[SETTINGS * METRICS];
+    size_t cell[SETTINGS * METRICS], n = 0, changed = 0;
+    for (size_t i = 0; i < SETTINGS * METRICS; i++) {
+        if (cpu_only && i % METRICS != 0)
+            continue;
+        if (i == CHANGED_SETTING * METRICS)
+            changed = n;
+        what[n] = (struct gate_comparison){settings[i / METRICS], metrics[i % METRICS].key, true,
+                                           false, false};
+        cell[n++] = i;
+    }
+    struct seq s;
+    struct lb_error err;
+    if (seq_init(&s, n, SEQ_CAP, &o, &err) < 0) {
+        fprintf(stderr, "calibrate: %s\n", err.msg);
+        exit(1);
+    }
+    memset(t, 0, sizeof(*t));
+    for (long trial_i = 0; trial_i < trials; trial_i++) {
+        const double effects[2] = {0, log(factor)};
+        draw_campaign(nz, SEQ_CAP, 2, effects, rng, both);
+        seq_reset(&s);
+        long round = SEQ_MIN_ROUNDS;
+        for (;; round++) {
+            struct gate_paired_input in[SETTINGS * METRICS];
+            struct gate_result now[SETTINGS * METRICS];
+            for (size_t k = 0; k < n; k++)
+                in[k] = (struct gate_paired_input){
+                    what[k], both[0].v[cell[k] / METRICS][cell[k] % METRICS],
+                    both[1].v[cell[k] / METRICS][cell[k] % METRICS], (size_t)round};
+            if (gate_paired(in, n, &o, now, &err) < 0) {
+                fprintf(stderr, "calibrate: %s\n", err.msg);
+                exit(1);
+            }
+            if (seq_look(&s, round, now, NULL) == 0 || round == SEQ_CAP)
+                break;
+        }
+        t->trials++;
+        t->rounds += round;
+        t->failed += gate_worst(s.latest, n) == VERDICT_REGRESSED;
+        const struct gate_result *cpu = &s.latest[changed];
+        t->regressed += cpu->verdict == VERDICT_REGRESSED;
+        t->at_minimum +=
+            cpu->verdict == VERDICT_REGRESSED && s.decided_at[changed] == SEQ_MIN_ROUNDS;
+    }
+    seq_release(&s);
+}
+
+/* Fixed n against --repeat auto=SEQ_CAP: false alarms, changes called, rounds spent. */
+static int time_to_verdict(void)
+{
+    struct noise central = {{RUN_SD, RUN_SD, RUN_SD}, CAMPAIGN_SD, ROUND_SD};
+    uint64_t rng = 20261203u;
+    struct gate_opts o = gate_opts_default();
+    printf("One campaign, base and head as variants, the gate of bench-calibrate (%d settings x "
+           "%d metrics, alpha %.2f over the whole gate, threshold +%.0f%%), its central noise. "
+           "`--repeat auto=%d` looks after every round from %d, spends alpha by "
+           "Hwang-Shih-DeCani over exact group-sequential boundaries (src/sequential.c) and "
+           "stops when every gated comparison is decided or futile. %d trials per figure "
+           "(A/A: %d). \"Called\": CPU at idle wait 2 called regressed (%% of trials).\n\n",
+           SETTINGS, METRICS, o.alpha, o.threshold * 100, SEQ_CAP, SEQ_MIN_ROUNDS, TRIALS,
+           AA_TRIALS);
+    printf("| design | A/A false alarms | 3x called | 3x called at 3 rounds | 1.3x called | "
+           "1.1x called | mean rounds (A/A / 3x / 1.3x / 1.1x) |\n|---|--:|--:|--:|--:|--:|--:|\n");
+    struct tally t;
+    for (size_t j = 0; j < N_SIZES; j++) {
+        double called[N_CHANGES];
+        run_trials(ONE_CAMPAIGN, &central, sizes[j], 1.0, AA_TRIALS, false, &rng, &t);
+        double aa = pct(t.failed, t.trials);
+        for (size_t c = 0; c < N_CHANGES; c++) {
+            run_trials(ONE_CAMPAIGN, &central, sizes[j], changes[c], TRIALS, false, &rng, &t);
+            called[c] = pct(t.regressed, t.trials);
+        }
+        printf("| fixed n = %zu | %.1f | %.1f | %s | %.1f | %.1f | %zu |\n", sizes[j], aa,
+               called[0], sizes[j] == SEQ_MIN_ROUNDS ? "(all)" : "-", called[1], called[2],
+               sizes[j]);
+    }
+    for (int cpu_only = 0; cpu_only < 2; cpu_only++) {
+        struct seq_tally s;
+        seq_trials(&central, 1.0, cpu_only, AA_TRIALS, &rng, &s);
+        double aa = pct(s.failed, s.trials), aa_rounds = (double)s.rounds / (double)s.trials;
+        double called[N_CHANGES], rounds[N_CHANGES], at_min = 0;
+        for (size_t c = 0; c < N_CHANGES; c++) {
+            seq_trials(&central, changes[c], cpu_only, TRIALS, &rng, &s);
+            called[c] = pct(s.regressed, s.trials);
+            rounds[c] = (double)s.rounds / (double)s.trials;
+            if (c == 0)
+                at_min = pct(s.at_minimum, s.trials);
+        }
+        printf("| --repeat auto=%d%s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f / %.1f / %.1f / "
+               "%.1f |\n",
+               SEQ_CAP, cpu_only ? ", --primary cpu" : "", aa, called[0], at_min, called[1],
+               called[2], aa_rounds, rounds[0], rounds[1], rounds[2]);
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "sequential") == 0)
+        return time_to_verdict();
     struct noise central = {{RUN_SD, RUN_SD, RUN_SD}, CAMPAIGN_SD, ROUND_SD};
     struct noise corner[CORNERS];
     for (size_t k = 0; k < CORNERS; k++)
-        corner[k] = (struct noise){{corners[k].run_sd[0], corners[k].run_sd[1],
-                                    corners[k].run_sd[2]},
-                                   WORST_CAMPAIGN_SD, ROUND_SD};
+        corner[k] =
+            (struct noise){{corners[k].run_sd[0], corners[k].run_sd[1], corners[k].run_sd[2]},
+                           WORST_CAMPAIGN_SD,
+                           ROUND_SD};
     uint64_t rng = 20260514u;
     struct tally t;
     struct gate_opts o = gate_opts_default();
@@ -256,9 +374,8 @@ int main(void)
            SETTINGS, METRICS, o.alpha, o.threshold * 100, o.drift, TRIALS, AA_TRIALS, RUN_SD,
            ROUND_SD, CAMPAIGN_SD);
     for (size_t k = 0; k < CORNERS; k++)
-        printf("; corner \"%s\": runs %.3f/%.3f/%.3f by setting, campaigns %.2f",
-               corners[k].name, corners[k].run_sd[0], corners[k].run_sd[1],
-               corners[k].run_sd[2], WORST_CAMPAIGN_SD);
+        printf("; corner \"%s\": runs %.3f/%.3f/%.3f by setting, campaigns %.2f", corners[k].name,
+               corners[k].run_sd[0], corners[k].run_sd[1], corners[k].run_sd[2], WORST_CAMPAIGN_SD);
     printf(". n: rounds (one campaign) or runs per campaign.\n\n");
 
     printf("A/A false alarms of the whole gate (%% of trials failing):\n\n");
@@ -268,8 +385,8 @@ int main(void)
             printf("| %s%s%s%s |", path_names[p], k ? " (" : "", k ? corners[k - 1].name : "",
                    k ? ")" : "");
             for (size_t j = 0; j < N_SIZES; j++) {
-                run_trials(p, k ? &corner[k - 1] : &central, sizes[j], 1.0, AA_TRIALS, false,
-                           &rng, &t);
+                run_trials(p, k ? &corner[k - 1] : &central, sizes[j], 1.0, AA_TRIALS, false, &rng,
+                           &t);
                 printf(" %.1f |", pct(t.failed, t.trials));
             }
             putchar('\n');

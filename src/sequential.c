@@ -1,0 +1,283 @@
+#include "sequential.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "util.h"
+
+/* gamma of the Hwang-Shih-DeCani spending function alpha (1 - e^(-gamma t)) / (1 -
+ * e^(-gamma)) at information fraction t = round / max: 0 spends evenly, positive values
+ * early (like Pocock's boundaries), negative late (like O'Brien-Fleming's). Chosen by
+ * the calibration (tests/bench/calibrate.c sequential; -3, -2 and -1 tried): -1 calls a 3x
+ * change at the first look 99.5% of the time with CPU gated, and keeps most of the fixed
+ * design's power at the cap. */
+#define SEQ_GAMMA (-1.0)
+/* A comparison stops holding the campaign when, were its change what the look estimates,
+ * the cap would decide it less often than this (stochastic curtailment: Lan, Simon &
+ * Halperin 1982). It is left inconclusive; the rule only ends looks, so it cannot add a
+ * false alarm (a non-binding futility rule). */
+#define SEQ_FUTILITY 0.10
+/* Points of the quadrature grid per look, odd for Simpson's rule; the density below the
+ * boundary is cut off GRID_SDS standard deviations down, where it is negligible. */
+#define GRID_POINTS 401
+#define GRID_SDS 9.0
+
+static double spent(long round, long max)
+{
+    if (round >= max)
+        return 1.0;
+    double t = (double)round / (double)max;
+    return expm1(-SEQ_GAMMA * t) / expm1(-SEQ_GAMMA);
+}
+
+static double upper_tail(double z)
+{
+    return 0.5 * erfc(z / M_SQRT2);
+}
+
+/* Under "no change", the score S_k (the sum over k rounds, in units of one round's sd)
+ * has independent increments: S_k ~ N(0, k). The chance of first crossing b at look k is
+ * the integral, over where S_{k-1} continued (u[j] with weights w[j]: density times
+ * quadrature weight), of the chance that the increment takes it above b. */
+static double exit_chance(const double *u, const double *w, size_t m, double step_sd, double b)
+{
+    double sum = 0;
+    for (size_t j = 0; j < m; j++)
+        sum += w[j] * upper_tail((b - u[j]) / step_sd);
+    return sum;
+}
+
+/* The boundary b on the score scale where exit_chance equals want (it falls as b rises). */
+static double solve_boundary(const double *u, const double *w, size_t m, double step_sd, double sd,
+                             double want)
+{
+    double lo = -GRID_SDS * sd, hi = 4.0 * GRID_SDS * sd;
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * sd; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (exit_chance(u, w, m, step_sd, mid) > want)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+static void compute_boundary(long max, double alpha, double *nominal)
+{
+    /* before the first look the score is 0 with certainty */
+    double *u = xcalloc(GRID_POINTS, sizeof(double)), *w = xcalloc(GRID_POINTS, sizeof(double));
+    double *nu = xcalloc(GRID_POINTS, sizeof(double)), *nw = xcalloc(GRID_POINTS, sizeof(double));
+    size_t m = 1;
+    w[0] = 1.0;
+    double spent_before = 0;
+    long previous = 0;
+    for (long round = SEQ_MIN_ROUNDS; round <= max; round++) {
+        double sd = sqrt((double)round), step_sd = sqrt((double)(round - previous));
+        double want = alpha * (spent(round, max) - spent_before);
+        double b = want > 0 ? solve_boundary(u, w, m, step_sd, sd, want) : GRID_SDS * sd;
+        nominal[round] = want > 0 ? upper_tail(b / sd) : 0;
+        spent_before = spent(round, max);
+        previous = round;
+        if (round == max)
+            break;
+        /* the density of the scores that did not cross, on Simpson's grid below b */
+        double lo = fmin(-GRID_SDS * sd, b - 1.0), h = (b - lo) / (GRID_POINTS - 1);
+        for (size_t i = 0; i < GRID_POINTS; i++) {
+            double s = lo + h * (double)i, density = 0;
+            for (size_t j = 0; j < m; j++) {
+                double z = (s - u[j]) / step_sd;
+                density += w[j] * exp(-0.5 * z * z);
+            }
+            double simpson = (i == 0 || i == GRID_POINTS - 1) ? 1.0 : (i % 2 ? 4.0 : 2.0);
+            nu[i] = s;
+            nw[i] = density / (step_sd * sqrt(2.0 * M_PI)) * simpson * h / 3.0;
+        }
+        double *t = u;
+        u = nu;
+        nu = t;
+        t = w;
+        w = nw;
+        nw = t;
+        m = GRID_POINTS;
+    }
+    free(u);
+    free(w);
+    free(nu);
+    free(nw);
+}
+
+double seq_nominal(struct seq *s, double alpha, long round)
+{
+    if (round < SEQ_MIN_ROUNDS || round > s->max || !(alpha > 0))
+        return 0;
+    for (size_t i = 0; i < s->n_boundaries; i++)
+        if (s->boundaries[i].alpha == alpha)
+            return s->boundaries[i].nominal[round];
+    s->boundaries = xrealloc(s->boundaries, (s->n_boundaries + 1) * sizeof(*s->boundaries));
+    struct seq_boundary *b = &s->boundaries[s->n_boundaries++];
+    b->alpha = alpha;
+    b->nominal = xcalloc((size_t)s->max + 1, sizeof(double));
+    compute_boundary(s->max, alpha, b->nominal);
+    return b->nominal[round];
+}
+
+int seq_init(struct seq *s, size_t n, long max, const struct gate_opts *o, struct lb_error *err)
+{
+    memset(s, 0, sizeof(*s));
+    if (max < SEQ_MIN_ROUNDS || max > SEQ_LIMIT_MAX)
+        return lb_fail(err, "--repeat auto=%ld: the cap must lie between %d and %d rounds", max,
+                       SEQ_MIN_ROUNDS, SEQ_LIMIT_MAX);
+    if (!(o->alpha > 0 && o->alpha < 1) ||
+        !(o->equivalence_alpha > 0 && o->equivalence_alpha < 0.5))
+        return lb_fail(err,
+                       "sequential gate: alpha %g must lie in (0, 1) and equivalence alpha "
+                       "%g in (0, 0.5)",
+                       o->alpha, o->equivalence_alpha);
+    size_t looks = (size_t)(max - SEQ_MIN_ROUNDS + 1), cells = looks * (n ? n : 1);
+    s->max = max;
+    s->alpha = o->alpha;
+    s->equivalence_alpha = o->equivalence_alpha;
+    s->n = n;
+    s->p_worse = xcalloc(cells, sizeof(double));
+    s->p_better = xcalloc(cells, sizeof(double));
+    s->past = xcalloc(cells, sizeof(signed char));
+    s->latest = xcalloc(n ? n : 1, sizeof(struct gate_result));
+    s->decided_at = xcalloc(n ? n : 1, sizeof(long));
+    s->futile = xcalloc(n ? n : 1, sizeof(bool));
+    return 0;
+}
+
+void seq_reset(struct seq *s)
+{
+    size_t cells = (size_t)(s->max - SEQ_MIN_ROUNDS + 1) * (s->n ? s->n : 1);
+    s->looks = 0;
+    memset(s->p_worse, 0, cells * sizeof(double));
+    memset(s->p_better, 0, cells * sizeof(double));
+    memset(s->past, 0, cells * sizeof(signed char));
+    memset(s->latest, 0, (s->n ? s->n : 1) * sizeof(struct gate_result));
+    memset(s->decided_at, 0, (s->n ? s->n : 1) * sizeof(long));
+    memset(s->futile, 0, (s->n ? s->n : 1) * sizeof(bool));
+}
+
+static double normal_cdf(double z)
+{
+    return 0.5 * erfc(-z / M_SQRT2);
+}
+
+static double normal_quantile(double p)
+{
+    return stats_t_quantile(p, 1e9);
+}
+
+/* The chance, were r's change what the look after `round` estimates and its spread per
+ * round what it shows, that the cap decides it: regressed or improved at the boundary of
+ * Holm's first step (the least a call needs), or no change by the equivalence boundary. */
+static double chance_decided_at_cap(struct seq *s, const struct gate_result *r, long round,
+                                    size_t family)
+{
+    if (!(r->se > 0) || r->n < 2)
+        return 1.0; /* no spread to project: keep looking */
+    double sigma = r->se * sqrt((double)r->n), k = (double)round, cap = (double)s->max;
+    double final_se = sigma / sqrt(cap), spread = sigma * sqrt(cap - k) / cap;
+    double need =
+        normal_quantile(1.0 - seq_nominal(s, s->alpha / (double)family, s->max)) * final_se;
+    need = fmax(need, r->edge);
+    double called =
+        1.0 - normal_cdf((need - r->delta) / spread) + normal_cdf((-need - r->delta) / spread);
+    double inside =
+        r->edge - normal_quantile(1.0 - seq_nominal(s, s->equivalence_alpha, s->max)) * final_se;
+    double equivalent = inside > 0 ? normal_cdf((inside - r->delta) / spread) -
+                                         normal_cdf((-inside - r->delta) / spread)
+                                   : 0;
+    return called + equivalent;
+}
+
+/* Holm recycled over the looks in one direction: the comparisons not yet fixed are held
+ * to alpha / (those not called yet in this direction), at every look so far; each call
+ * frees its share for the rest, so the step-down repeats until nothing more crosses. */
+static void step_down(struct seq *s, long round, const double *p, int toward, enum verdict verdict,
+                      const bool *tested)
+{
+    size_t called = 0, family = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        family += tested[i] || s->decided_at[i];
+        called += s->decided_at[i] && s->latest[i].verdict == verdict;
+    }
+    for (bool more = true; more && called < family;) {
+        more = false;
+        double level = s->alpha / (double)(family - called);
+        for (size_t i = 0; i < s->n; i++) {
+            if (s->decided_at[i] || !tested[i])
+                continue;
+            for (long look = 0; look < s->looks; look++) {
+                size_t at = (size_t)look * s->n + i;
+                if (s->past[at] == toward &&
+                    p[at] <= seq_nominal(s, level, SEQ_MIN_ROUNDS + look)) {
+                    s->latest[i].verdict = verdict;
+                    s->decided_at[i] = round;
+                    called++;
+                    more = true;
+                    break;
+                }
+            }
+        }
+    }
+}
+
+size_t seq_look(struct seq *s, long round, const struct gate_result *now, const bool *gated)
+{
+    if (round != SEQ_MIN_ROUNDS + s->looks || round > s->max)
+        return 0;
+    bool *tested = xcalloc(s->n ? s->n : 1, sizeof(bool));
+    for (size_t i = 0; i < s->n; i++) {
+        size_t at = (size_t)s->looks * s->n + i;
+        tested[i] = now[i].tested && !s->decided_at[i];
+        s->p_worse[at] = tested[i] ? now[i].p_worse : 1.0;
+        s->p_better[at] = tested[i] ? now[i].p_better : 1.0;
+        s->past[at] = (signed char)(tested[i] ? now[i].past_threshold : 0);
+        if (!s->decided_at[i])
+            s->latest[i] = now[i];
+    }
+    s->looks++;
+    step_down(s, round, s->p_worse, 1, VERDICT_REGRESSED, tested);
+    step_down(s, round, s->p_better, -1, VERDICT_IMPROVED, tested);
+    double equivalent = seq_nominal(s, s->equivalence_alpha, round);
+    size_t undecided = 0, family = 0;
+    for (size_t i = 0; i < s->n; i++)
+        family += tested[i] || s->decided_at[i];
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->decided_at[i])
+            continue;
+        if (tested[i] && now[i].p_equivalent <= equivalent) {
+            s->latest[i].verdict = VERDICT_NO_CHANGE;
+            s->decided_at[i] = round;
+            continue;
+        }
+        /* a guardrail keeps the word of the rounds so far; a test not decided waits */
+        s->futile[i] = false;
+        if (!tested[i])
+            continue;
+        s->latest[i].verdict = VERDICT_INCONCLUSIVE;
+        s->futile[i] =
+            round < s->max && chance_decided_at_cap(s, &now[i], round, family) < SEQ_FUTILITY;
+        undecided += !s->futile[i] && (!gated || gated[i]);
+    }
+    free(tested);
+    return undecided;
+}
+
+void seq_release(struct seq *s)
+{
+    for (size_t i = 0; i < s->n_boundaries; i++)
+        free(s->boundaries[i].nominal);
+    free(s->boundaries);
+    free(s->p_worse);
+    free(s->p_better);
+    free(s->past);
+    free(s->latest);
+    free(s->decided_at);
+    free(s->futile);
+    memset(s, 0, sizeof(*s));
+}
