@@ -296,6 +296,7 @@ void campaign_release(struct campaign *c)
     free(c->out_dir);
     free(c->path);
     free(c->command_line);
+    free(c->look_undecided);
     free(c->self.version);
     free(c->self.platform);
     campaign_profile_release(&c->profile);

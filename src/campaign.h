@@ -115,6 +115,15 @@ struct campaign {
     struct campaign_variant *variants;
     size_t n_variants;
     long repeat;
+    /* --repeat auto=MAX (runs until decided, src/sequential.c): the cap, 0 for a fixed
+     * count; then repeat is the cap until the campaign stops, the rounds run after. Look
+     * i, after round SEQ_MIN_ROUNDS + i, left look_undecided[i] gated comparisons
+     * undecided; sequential_stop says why it stopped ("decided"; "futile": the rest
+     * would rarely be decided by the cap; "cap"; static), NULL while it runs. */
+    long sequential_max;
+    long *look_undecided;
+    size_t n_looks;
+    const char *sequential_stop;
     double warmup_s, sample_s;
     unsigned interval_ms;
     uint64_t log_limit;         /* bytes of each stream's log kept per run */

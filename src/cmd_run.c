@@ -9,6 +9,7 @@
 #include "confedit.h"
 #include "report.h"
 #include "run.h"
+#include "sequential.h"
 #include "summary.h"
 
 const char cmd_run_usage[] =
@@ -21,7 +22,9 @@ const char cmd_run_usage[] =
     "\n"
     "  -s, --settings V1,V2,...   knob values to run (default: the profile's); the\n"
     "                             profile's baseline, else the first, is the baseline\n"
-    "  -n, --repeat N             runs per setting (default: the profile's)\n"
+    "  -n, --repeat N|auto[=MAX]  runs per setting (default: the profile's); auto: rounds\n"
+    "                             until every gated comparison is decided, at most MAX\n"
+    "                             (default 10; docs/report.md, the sequential gate)\n"
     "  -w, --warmup SECONDS       warm-up before each window (default: the profile's)\n"
     "  -t, --sample SECONDS       length of each window (default: the profile's)\n"
     "      --variant NAME=DIR     a build of the target to compare, given twice or more:\n"
@@ -166,9 +169,15 @@ int cmd_run(int argc, char **argv)
             }
             break;
         case 'n':
-            if (parse_long(optarg, 1, 100000, &l) < 0) {
-                msg_usage_error("run", "run: --repeat '%s': expected a whole number from 1",
-                                optarg);
+            o.sequential = strncmp(optarg, "auto", 4) == 0;
+            if (o.sequential && optarg[4] == '\0')
+                l = SEQ_DEFAULT_MAX;
+            else if (o.sequential ? optarg[4] != '=' ||
+                                        parse_long(optarg + 5, SEQ_MIN_ROUNDS, SEQ_LIMIT_MAX, &l) < 0
+                                  : parse_long(optarg, 1, 100000, &l) < 0) {
+                msg_usage_error("run", "run: --repeat '%s': expected a whole number from 1, "
+                                       "or auto[=MAX] with MAX from %d to %d",
+                                optarg, SEQ_MIN_ROUNDS, SEQ_LIMIT_MAX);
                 goto out;
             }
             o.repeat = l;

@@ -298,6 +298,13 @@ int compare_variants(const struct campaign *c, const struct compare_opts *o,
         return lb_fail(err, "'%s' is a campaign of settings, not of variants: compare it with "
                             "another campaign (compare BASE NEW), or run builds as variants "
                             "(run --variant NAME=DIR ...)", campaign_where(c));
+    return compare_within(c, o, out, err);
+}
+
+int compare_within(const struct campaign *c, const struct compare_opts *o,
+                   struct compare_result *out, struct lb_error *err)
+{
+    memset(out, 0, sizeof(*out));
     if (check_keys(c, o->metric, "--metric", err) < 0 ||
         check_keys(c, o->primary, "--primary", err) < 0)
         return -1;
@@ -305,34 +312,36 @@ int compare_variants(const struct campaign *c, const struct compare_opts *o,
     out->rows = xcalloc(cap + 1, sizeof(*out->rows));
     struct gate_paired_input *in = xcalloc(cap + 1, sizeof(*in));
     double **values = xcalloc(2 * cap + 1, sizeof(*values));
-    for (size_t v = 1; v < c->n_variants; v++)
-        for (size_t si = 0; si < c->values.n; si++)
-            for (int k = -1; k < (int)nh; k++) {
-                const struct campaign_health *h = k < 0 ? NULL : &c->profile.health[k];
-                const char *key = h ? h->key : "cpu";
-                if (o->metric && strcmp(o->metric, key) != 0)
-                    continue;
-                size_t i = out->n_rows++;
-                struct compare_row *row = &out->rows[i];
-                struct cell base = {si, 0}, x = {si, v};
-                row->setting = c->values.v[si];
-                row->variant = c->variants[v].name;
-                row->metric = key;
-                row->label = h ? h->label : "CPU %";
-                row->lower_is_better = !h || h->better == LOWER_IS_BETTER;
-                bool guard = h && h->must_be_zero;
-                row->gated = guard || listed(o->primary, key);
-                double *a = values[2 * i] = xcalloc(c->n_runs + 1, sizeof(double));
-                double *b = values[2 * i + 1] = xcalloc(c->n_runs + 1, sizeof(double));
-                stats_summarize(a, campaign_cell_values(c, base, k, a), &row->a);
-                stats_summarize(b, campaign_cell_values(c, x, k, b), &row->b);
-                /* the summaries above; then each round's pair, base and variant */
-                size_t rounds = campaign_cell_pairs(c, base, x, k, a, b);
-                in[i] = (struct gate_paired_input){
-                    {row->setting, key, row->lower_is_better, guard,
-                     guard && guardrail_hit(c, x, (size_t)k)},
-                    a, b, rounds};
-            }
+    for (size_t ci = 0; ci < campaign_cells(c); ci++) {
+        struct cell x = campaign_cell(c, ci), base = campaign_reference(c, x);
+        if (base.setting == x.setting && base.variant == x.variant)
+            continue;
+        for (int k = -1; k < (int)nh; k++) {
+            const struct campaign_health *h = k < 0 ? NULL : &c->profile.health[k];
+            const char *key = h ? h->key : "cpu";
+            if (o->metric && strcmp(o->metric, key) != 0)
+                continue;
+            size_t i = out->n_rows++;
+            struct compare_row *row = &out->rows[i];
+            row->setting = c->values.v[x.setting];
+            row->variant = c->n_variants ? c->variants[x.variant].name : NULL;
+            row->metric = key;
+            row->label = h ? h->label : "CPU %";
+            row->lower_is_better = !h || h->better == LOWER_IS_BETTER;
+            bool guard = h && h->must_be_zero;
+            row->gated = guard || listed(o->primary, key);
+            double *a = values[2 * i] = xcalloc(c->n_runs + 1, sizeof(double));
+            double *b = values[2 * i + 1] = xcalloc(c->n_runs + 1, sizeof(double));
+            stats_summarize(a, campaign_cell_values(c, base, k, a), &row->a);
+            stats_summarize(b, campaign_cell_values(c, x, k, b), &row->b);
+            /* the summaries above; then each round's pair, base and variant */
+            size_t rounds = campaign_cell_pairs(c, base, x, k, a, b);
+            in[i] = (struct gate_paired_input){
+                {row->setting, key, row->lower_is_better, guard,
+                 guard && guardrail_hit(c, x, (size_t)k)},
+                a, b, rounds};
+        }
+    }
     int rc = gate_paired_family(out, in, true, o, err);
     if (rc == 0)
         rc = gate_paired_family(out, in, false, o, err);

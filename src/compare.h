@@ -75,6 +75,11 @@ int compare_results(const struct campaign *const *base, size_t n_base,
  * campaign has no variants or a key is unknown. */
 int compare_variants(const struct campaign *c, const struct compare_opts *o,
                      struct compare_result *out, struct lb_error *err);
+/* The same within any campaign, paired by round: each cell against its reference (the
+ * base variant's, or without variants the baseline setting): what `run --repeat auto`
+ * looks at after each round (runs not yet run count as missing). */
+int compare_within(const struct campaign *c, const struct compare_opts *o,
+                   struct compare_result *out, struct lb_error *err);
 void compare_result_release(struct compare_result *r);
 
 /* The verdict table as GitHub-flavoured Markdown with a chart of CPU per setting, base

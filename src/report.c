@@ -513,6 +513,15 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
                 ci->host.kernel ? ci->host.kernel : "unknown", ci->warmup_s, ci->sample_s,
                 ci->repeat, run_order_name(ci->order), (unsigned long long)ci->seed,
                 ci->self.version ? ci->self.version : "unknown");
+        if (ci->sequential_max && ci->sequential_stop)
+            fprintf(out, " Runs until decided (`--repeat auto=%ld`): %s after %ld rounds.",
+                    ci->sequential_max,
+                    strcmp(ci->sequential_stop, "decided") == 0
+                        ? "every gated comparison decided"
+                        : (strcmp(ci->sequential_stop, "futile") == 0
+                               ? "stopped, the rest unlikely to be decided by the cap,"
+                               : "the cap reached, some comparisons undecided,"),
+                    ci->repeat);
         cpu_clock_note(ci, out);
         warnings(ci, " Warning: ", ".", out);
         fputc('\n', out);

@@ -7,6 +7,7 @@
 #include "compat.h"
 #include "histogram.h"
 #include "noise.h"
+#include "sequential.h"
 #include "summary.h"
 #include "util.h"
 
@@ -526,7 +527,46 @@ static json_t *campaign_json(const struct campaign *c)
                      "plan", plan, "resumed_at", strv_json(&c->resumed_at));
     if (c->log_limit) /* absent from campaigns run before the limit */
         json_object_set_new(o, "log_limit", json_integer((json_int_t)c->log_limit));
+    if (c->sequential_max) {
+        json_t *looks = json_array();
+        for (size_t i = 0; i < c->n_looks; i++)
+            json_array_append_new(looks, json_pack("{s:I, s:I}", "round",
+                                                   (json_int_t)(SEQ_MIN_ROUNDS + (long)i),
+                                                   "undecided", (json_int_t)c->look_undecided[i]));
+        json_object_set_new(o, "sequential",
+                            json_pack("{s:I, s:o, s:o}", "max", (json_int_t)c->sequential_max,
+                                      "stopped", json_str_or_null(c->sequential_stop), "looks",
+                                      looks));
+    }
     return o;
+}
+
+/* campaign.sequential, absent from fixed-count campaigns. */
+static int sequential_from_json(json_t *seq, struct campaign *c, const char *where,
+                                struct lb_error *err)
+{
+    if (!seq)
+        return 0;
+    json_t *looks = json_object_get(seq, "looks");
+    const char *stopped = get_str(seq, "stopped");
+    c->sequential_max = (long)get_int(seq, "max");
+    if (c->sequential_max < SEQ_MIN_ROUNDS || !json_is_array(looks))
+        return lb_fail(err, "%s: campaign.sequential: expected its max (%d or more) and looks",
+                       where, SEQ_MIN_ROUNDS);
+    static const char *const reasons[] = {"decided", "futile", "cap"};
+    c->sequential_stop = NULL;
+    for (size_t k = 0; stopped && k < 3; k++)
+        if (strcmp(stopped, reasons[k]) == 0)
+            c->sequential_stop = reasons[k];
+    if (stopped && !c->sequential_stop)
+        return lb_fail(err, "%s: campaign.sequential.stopped '%s': expected decided, futile or "
+                            "cap", where, stopped);
+    c->look_undecided = xcalloc(json_array_size(looks) + 1, sizeof(long));
+    size_t i;
+    json_t *look;
+    json_array_foreach(looks, i, look)
+        c->look_undecided[c->n_looks++] = (long)get_int(look, "undecided");
+    return 0;
 }
 
 /* The settings run are the campaign's when recorded, else the profile's values; the
@@ -575,6 +615,8 @@ static int campaign_from_json(json_t *camp, struct campaign *c, const char *wher
     c->sample_s = get_num(camp, "sample_seconds");
     c->interval_ms = (unsigned)get_u64(camp, "interval_ms");
     c->log_limit = get_u64(camp, "log_limit");
+    if (sequential_from_json(json_object_get(camp, "sequential"), c, where, err) < 0)
+        return -1;
     const char *order = get_str(camp, "order");
     if (order && run_order_parse(order, &c->order) < 0)
         return lb_fail(err, "%s: campaign.order '%s': expected interleave, random or grouped",

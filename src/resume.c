@@ -39,7 +39,8 @@ static void recorded_opts(const struct campaign *rec, const struct run_opts *o,
     for (size_t i = 0; i < rec->values.n; i++)
         strv_push(&again->settings, rec->values.v[i]);
     again->profile_path = rec->profile.path;
-    again->repeat = rec->repeat;
+    again->repeat = rec->sequential_max ? rec->sequential_max : rec->repeat;
+    again->sequential = rec->sequential_max > 0;
     again->warmup_s = rec->warmup_s;
     again->sample_s = rec->sample_s;
     again->interval_ms = rec->interval_ms;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "compare.h"
 #include "compat.h"
 #include "config.h"
 #include "confedit.h"
@@ -18,6 +19,7 @@
 #include "rtt.h"
 #include "sampler.h"
 #include "scrape.h"
+#include "sequential.h"
 
 extern char **environ;
 
@@ -660,6 +662,10 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
             c->baseline = i;
 
     c->repeat = o->repeat > 0 ? o->repeat : prof->repeat;
+    c->sequential_max = o->sequential ? c->repeat : 0;
+    if (c->sequential_max && o->order == ORDER_GROUPED)
+        return lb_fail(err, "--repeat auto: looks after each round, which --order grouped "
+                            "does not have: use interleave or random");
     c->warmup_s = o->warmup_s >= 0 ? o->warmup_s : prof->warmup_s;
     c->sample_s = o->sample_s > 0 ? o->sample_s : prof->sample_s;
     c->interval_ms = o->interval_ms;
@@ -672,6 +678,9 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
     c->command_line = xstrdup(o->command_line ? o->command_line : "");
     c->self.version = xstrdup(LOOPBENCH_VERSION);
     c->self.platform = xstrdup(plat_name());
+    if (c->sequential_max && campaign_cells(c) < 2)
+        return lb_fail(err, "--repeat auto: nothing to compare: give two settings or more, or "
+                            "two variants");
     plan_runs(c);
     return 0;
 }
@@ -704,6 +713,83 @@ int runner_begin(const struct run_opts *o, struct runner *rn, struct strv *notes
     return write_results(rn, err);
 }
 
+/* Whether run i ends its round: the next run is of a later round, or there is none. */
+static bool ends_round(const struct campaign *c, size_t i)
+{
+    return i + 1 == c->n_runs || c->runs[i + 1].repeat != c->runs[i].repeat;
+}
+
+/* "cpu at 2 head, tickLagPeak at 2 head" for the gated comparisons still holding the
+ * campaign (new string). */
+static char *undecided_names(const struct compare_result *res, const struct seq *s,
+                             const bool *gated)
+{
+    char *joined = xstrdup("");
+    for (size_t i = 0; i < res->n_rows; i++) {
+        const struct compare_row *row = &res->rows[i];
+        if (!gated[i] || s->decided_at[i] || s->futile[i] || !s->latest[i].tested)
+            continue;
+        char *longer = xasprintf("%s%s%s at %s%s%s", joined, *joined ? ", " : "", row->metric,
+                                 row->setting, row->variant ? " " : "",
+                                 row->variant ? row->variant : "");
+        free(joined);
+        joined = longer;
+    }
+    return joined;
+}
+
+/* --repeat auto: the look after `round` over the rounds run so far (src/sequential.c);
+ * stops the campaign (the plan cut after run i) when every gated comparison is decided
+ * or futile, or at the cap. -1 with err when the comparisons cannot be made. */
+static int look_after_round(struct campaign *c, struct seq *s, long round, size_t i,
+                            double run_s, struct lb_error *err)
+{
+    struct compare_opts co = {.gate = gate_opts_default()};
+    struct compare_result res;
+    if (compare_within(c, &co, &res, err) < 0) {
+        compare_result_release(&res);
+        return -1;
+    }
+    if (c->n_looks == 0 && seq_init(s, res.n_rows, c->sequential_max, &co.gate, err) < 0) {
+        compare_result_release(&res);
+        return -1;
+    }
+    struct gate_result *now = xcalloc(res.n_rows + 1, sizeof(*now));
+    bool *gated = xcalloc(res.n_rows + 1, sizeof(*gated));
+    for (size_t k = 0; k < res.n_rows; k++) {
+        now[k] = res.rows[k].g;
+        gated[k] = res.rows[k].gated;
+    }
+    size_t undecided = seq_look(s, round, now, gated);
+    c->look_undecided = xrealloc(c->look_undecided, (c->n_looks + 1) * sizeof(long));
+    c->look_undecided[c->n_looks++] = (long)undecided;
+    bool futile = false;
+    for (size_t k = 0; k < res.n_rows; k++)
+        futile |= gated[k] && s->futile[k] && !s->decided_at[k];
+    if (undecided == 0 || round >= c->sequential_max) {
+        c->sequential_stop = undecided ? "cap" : (futile ? "futile" : "decided");
+        for (size_t j = i + 1; j < c->n_runs; j++)
+            run_record_release(&c->runs[j]);
+        c->n_runs = i + 1;
+        c->repeat = round;
+        msg_info("round %ld: %s, the campaign stops", round,
+                 undecided ? "the cap is reached"
+                           : (futile ? "what is undecided would rarely be decided by the cap"
+                                     : "every gated comparison is decided"));
+    } else {
+        char *names = undecided_names(&res, s, gated);
+        long left = c->sequential_max - round;
+        msg_info("round %ld: %zu undecided (%s); at most %ld more round%s, %.0f s", round,
+                 undecided, names, left, left == 1 ? "" : "s",
+                 (double)left * (double)campaign_cells(c) * run_s);
+        free(names);
+    }
+    free(now);
+    free(gated);
+    compare_result_release(&res);
+    return 0;
+}
+
 int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err)
 {
     struct campaign *c = &rn->c;
@@ -712,10 +798,14 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
     progress_init(&p, c->n_runs, run_s, msg_quiet());
 
     int rc = 0;
+    struct seq seq = {0};
+    /* a resumed campaign takes its looks again over the rounds it kept */
+    c->n_looks = 0;
+    c->sequential_stop = NULL;
     for (size_t i = 0; i < c->n_runs; i++) {
-        if (c->runs[i].status == RUN_OK)
-            continue; /* completed before a --resume */
-        enum step step = run_one(rn, &c->runs[i], i, &p, err);
+        /* a run completed before a --resume counts in its round's look */
+        bool done = c->runs[i].status == RUN_OK;
+        enum step step = done ? STEP_OK : run_one(rn, &c->runs[i], i, &p, err);
         if (step == STEP_INTERRUPTED) {
             c->interrupted_by = plat_last_signal();
             rc = lb_fail(err, "interrupted by %s during run %zu of %zu; the runs that "
@@ -724,7 +814,7 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
             break;
         }
         /* Written after every run, so a crash loses at most the run in flight. */
-        if (step == STEP_ERROR || write_results(rn, err) < 0) {
+        if (step == STEP_ERROR || (!done && write_results(rn, err) < 0)) {
             snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
                      "; the campaign stopped at run %zu of %zu", i + 1, c->n_runs);
             rc = -1;
@@ -738,7 +828,17 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
             if (!o->keep_going)
                 break;
         }
+        long round = c->runs[i].repeat;
+        if (c->sequential_max && round >= SEQ_MIN_ROUNDS && ends_round(c, i)) {
+            progress_clear(&p);
+            if (look_after_round(c, &seq, round, i, run_s, err) < 0 ||
+                write_results(rn, err) < 0) {
+                rc = -1;
+                break;
+            }
+        }
     }
+    seq_release(&seq);
     progress_clear(&p);
 
     for (size_t i = 0; i < rn->n_profiles; i++) {

@@ -22,7 +22,8 @@ struct variant_opt {
 struct run_opts {
     const char *profile_path;  /* NULL: the built-in reference profile */
     struct strv settings;      /* --settings; empty: the profile's values */
-    long repeat;               /* <= 0: the profile's default */
+    long repeat;               /* <= 0: the profile's default; with sequential, the cap */
+    bool sequential;           /* --repeat auto: rounds until decided, at most repeat */
     double warmup_s;           /* < 0: the profile's default */
     double sample_s;           /* <= 0: the profile's default */
     enum run_order order;

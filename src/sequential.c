@@ -177,8 +177,10 @@ static double normal_quantile(double p)
 static double chance_decided_at_cap(struct seq *s, const struct gate_result *r, long round,
                                     size_t family)
 {
-    if (!(r->se > 0) || r->n < 2)
-        return 1.0; /* no spread to project: keep looking */
+    if (r->n < 2)
+        return 1.0;
+    if (!(r->se > 0)) /* moved alike in every round: the sign test's p halves each round */
+        return ldexp(1.0, -(int)s->max) <= seq_nominal(s, s->alpha / (double)family, s->max);
     double sigma = r->se * sqrt((double)r->n), k = (double)round, cap = (double)s->max;
     double final_se = sigma / sqrt(cap), spread = sigma * sqrt(cap - k) / cap;
     double need =
