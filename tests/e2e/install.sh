@@ -52,10 +52,10 @@ if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
 fi
 NOBODY=65534
 chmod 755 "$TMP"
-mkdir -p "$TMP/home" "$TMP/work"
-chown "$NOBODY:$NOBODY" "$TMP/home" "$TMP/work"
+mkdir -p "$TMP/home" "$TMP/cwd"
+chown "$NOBODY:$NOBODY" "$TMP/home" "$TMP/cwd"
 as_nobody() {
-  (cd "$TMP/work" && setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
+  (cd "$TMP/cwd" && setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
     env -u XDG_STATE_HOME HOME="$TMP/home" "$@")
 }
 sums() { (cd "$DEST" && find . -type f -exec sha256sum {} + | sort); }
@@ -66,7 +66,7 @@ rc=0
 as_nobody "$BIN/loopbench" run -w 1 -t 2 -n 1 -q >"$TMP/run.out" 2>"$TMP/run.err" || rc=$?
 check "installed 'loopbench run', no argument, as uid $NOBODY: exit 0" [ "$rc" -eq 0 ]
 [ "$rc" -eq 0 ] || cat "$TMP/run.err"
-results=$(ls -d "$TMP"/work/results/refshard-*/results.json 2>/dev/null | head -1)
+results=$(ls -d "$TMP"/cwd/results/refshard-*/results.json 2>/dev/null | head -1)
 check "  ... its results under the current directory (results/refshard-*/)" [ -n "$results" ]
 check "  ... the built-in campaign: idle wait 0 and 2, each run ok" \
   jq -e '[.runs[].setting] == ["0", "2"] and all(.runs[]; .status == "ok")' "$results"
