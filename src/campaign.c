@@ -297,6 +297,7 @@ void campaign_release(struct campaign *c)
     free(c->path);
     free(c->command_line);
     free(c->look_undecided);
+    free(c->primary);
     free(c->self.version);
     free(c->self.platform);
     campaign_profile_release(&c->profile);

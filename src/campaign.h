@@ -121,6 +121,10 @@ struct campaign {
      * undecided; sequential_stop says why it stopped ("decided"; "futile": the rest
      * would rarely be decided by the cap; "cap"; static), NULL while it runs. */
     long sequential_max;
+    /* The keys the campaign's gate holds to, comma-separated ("cpu", health keys): from
+     * run --primary, else the profile's metrics.primary; NULL: every one. compare and
+     * the looks of --repeat auto take it unless told otherwise. */
+    char *primary;
     long *look_undecided;
     size_t n_looks;
     const char *sequential_stop;

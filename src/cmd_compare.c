@@ -27,8 +27,10 @@ const char cmd_compare_usage[] =
     "the profile marks must_be_zero regresses on any non-zero window in NEW.\n"
     "\n"
     "      --metric KEY           compare only KEY: cpu or a health key\n"
-    "      --primary KEY,...      gate only these keys (default: every one); the others\n"
-    "                             are reported, corrected among themselves, never fail\n"
+    "      --primary KEY,...      gate only these keys (default: NEW's campaign's, from\n"
+    "                             run --primary or its profile, else every one); the\n"
+    "                             others are reported, corrected among themselves, never\n"
+    "                             fail\n"
     "      --max-increase PCT     practical threshold in percent (default 10)\n"
     "      --alpha A              chance an A/A gate fails, over the gate (default 0.05)\n"
     "      --drift PCT            drift between campaigns allowed for with one BASE\n"
@@ -155,6 +157,9 @@ int cmd_compare(int argc, char **argv)
         }
     for (size_t i = 0; i < n_base; i++)
         base[i] = &all[i];
+    /* the keys NEW's campaign was run to decide, unless told otherwise */
+    if (!o.primary)
+        o.primary = all[n_base].primary;
     /* One directory: its variants against its base, round by round. */
     if ((n_base ? compare_results(base, n_base, &all[n_base], &o, &r, &err)
                 : compare_variants(&all[0], &o, &r, &err)) < 0) {

@@ -25,6 +25,10 @@ const char cmd_run_usage[] =
     "  -n, --repeat N|auto[=MAX]  runs per setting (default: the profile's); auto: rounds\n"
     "                             until every gated comparison is decided, at most MAX\n"
     "                             (default 10; docs/report.md, the sequential gate)\n"
+    "      --primary KEY,...      the keys the gate holds to (cpu, health keys; default:\n"
+    "                             the profile's metrics.primary, else every one): the\n"
+    "                             looks of --repeat auto wait only for these, and compare\n"
+    "                             gates them unless told otherwise\n"
     "  -w, --warmup SECONDS       warm-up before each window (default: the profile's)\n"
     "  -t, --sample SECONDS       length of each window (default: the profile's)\n"
     "      --variant NAME=DIR     a build of the target to compare, given twice or more:\n"
@@ -129,6 +133,7 @@ int cmd_run(int argc, char **argv)
         OPT_RESUME,
         OPT_VARIANT,
         OPT_LOG_LIMIT,
+        OPT_PRIMARY,
     };
     static const struct option longopts[] = {
         {"settings", required_argument, NULL, 's'},
@@ -136,6 +141,7 @@ int cmd_run(int argc, char **argv)
         {"warmup", required_argument, NULL, 'w'},
         {"sample", required_argument, NULL, 't'},
         {"variant", required_argument, NULL, OPT_VARIANT},
+        {"primary", required_argument, NULL, OPT_PRIMARY},
         {"order", required_argument, NULL, OPT_ORDER},
         {"seed", required_argument, NULL, OPT_SEED},
         {"interval", required_argument, NULL, OPT_INTERVAL},
@@ -203,6 +209,9 @@ int cmd_run(int argc, char **argv)
                                        "letters, digits, '.', '_' or '-'", optarg);
                 goto out;
             }
+            break;
+        case OPT_PRIMARY:
+            o.primary = optarg;
             break;
         case OPT_ORDER:
             order_given = true;

@@ -83,10 +83,8 @@ static bool listed(const char *list, const char *key)
     return false;
 }
 
-/* Every key of a list names CPU or a health key of new_; -1 with err naming the first
- * that does not. */
-static int check_keys(const struct campaign *new_, const char *list, const char *option,
-                      struct lb_error *err)
+int compare_check_keys(const struct campaign *new_, const char *list, const char *option,
+                       struct lb_error *err)
 {
     for (const char *p = list; p && *p;) {
         const char *end = strchr(p, ',');
@@ -229,8 +227,8 @@ int compare_results(const struct campaign *const *base, size_t n_base,
     for (size_t c = 0; c < n_base; c++)
         if (compare_compatible(base[c], new_, err) < 0)
             return -1;
-    if (check_keys(new_, o->metric, "--metric", err) < 0 ||
-        check_keys(new_, o->primary, "--primary", err) < 0)
+    if (compare_check_keys(new_, o->metric, "--metric", err) < 0 ||
+        compare_check_keys(new_, o->primary, "--primary", err) < 0)
         return -1;
     size_t nh = new_->profile.n_health, cap = new_->values.n * (nh + 1);
     out->rows = xcalloc(cap + 1, sizeof(*out->rows));
@@ -305,8 +303,8 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
                    struct compare_result *out, struct lb_error *err)
 {
     memset(out, 0, sizeof(*out));
-    if (check_keys(c, o->metric, "--metric", err) < 0 ||
-        check_keys(c, o->primary, "--primary", err) < 0)
+    if (compare_check_keys(c, o->metric, "--metric", err) < 0 ||
+        compare_check_keys(c, o->primary, "--primary", err) < 0)
         return -1;
     size_t nh = c->profile.n_health, cap = campaign_cells(c) * (nh + 1);
     out->rows = xcalloc(cap + 1, sizeof(*out->rows));

@@ -76,7 +76,7 @@ static const char *const endpoint_value_keys[] = {"key",  "series", "path",     
                                                   "label", "better", "must_be_zero", NULL};
 static const char *const rtt_keys[] = {"tcp",     "send",        "expect",       "rate",
                                        "connections", "timeout", "connect_rate", NULL};
-static const char *const metrics_keys[] = {"marker", "health", NULL};
+static const char *const metrics_keys[] = {"marker", "health", "primary", NULL};
 static const char *const health_keys[] = {"key", "label", "better", "must_be_zero", NULL};
 static const char *const stop_keys[] = {"signal", "grace", NULL};
 static const char *const defaults_keys[] = {"warmup", "sample", "repeat", "log_limit", NULL};
@@ -906,7 +906,28 @@ static int parse_metrics(struct loader *ld, json_t *root, struct profile *p)
         return -1;
     p->marker = xstrdup(marker);
     json_t *health = o ? json_object_get(o, "health") : NULL;
-    return health ? parse_health(ld, health, p) : 0;
+    if (health && parse_health(ld, health, p) < 0)
+        return -1;
+    return o && json_object_get(o, "primary")
+               ? get_strings(ld, o, "metrics", "primary", STR_NONEMPTY, &p->primary)
+               : 0;
+}
+
+/* Every primary key is "cpu" or a health key: checked once the probe's and the
+ * endpoint's keys have been added. */
+static int check_primary(struct loader *ld, const struct profile *p)
+{
+    char at[KP_MAX];
+    for (size_t i = 0; i < p->primary.n; i++) {
+        const char *key = p->primary.v[i];
+        bool known = strcmp(key, "cpu") == 0;
+        for (size_t k = 0; k < p->n_health && !known; k++)
+            known = strcmp(p->health[k].key, key) == 0;
+        kp_index(at, "metrics.primary", i);
+        if (!known)
+            return fail(ld, at, "unknown key '%s' (expected 'cpu' or a health key)", key);
+    }
+    return 0;
 }
 
 static int parse_stop(struct loader *ld, json_t *root, struct profile *p)
@@ -1082,7 +1103,8 @@ static int parse_profile(struct loader *ld, json_t *root, struct profile *p)
         parse_fixed(ld, root, p) < 0 || parse_ready(ld, root, &p->ready) < 0 ||
         parse_metrics(ld, root, p) < 0 || parse_rtt(ld, root, p) < 0 ||
         parse_http_metrics(ld, root, p) < 0 || parse_stop(ld, root, p) < 0 ||
-        parse_defaults(ld, root, p) < 0 || check_conflicts(ld, p) < 0)
+        parse_defaults(ld, root, p) < 0 || check_conflicts(ld, p) < 0 ||
+        check_primary(ld, p) < 0)
         return -1;
     /* Every argv placeholder must occur in the command: confedit_argv checks that. */
     struct strv argv = {0};
@@ -1202,6 +1224,7 @@ void profile_release(struct profile *p)
     free((char *)p->rtt.expect);
     metrics_endpoint_release(&p->endpoint);
     free(p->marker);
+    strv_release(&p->primary);
     for (size_t i = 0; i < p->n_health; i++) {
         free(p->health[i].key);
         free(p->health[i].label);
@@ -1396,6 +1419,8 @@ json_t *profile_to_json(const struct profile *p)
     for (size_t i = 0; i < p->n_health; i++)
         json_array_append_new(health, health_key_json(&p->health[i]));
     json_object_set_new(o, "health", health);
+    if (p->primary.n)
+        json_object_set_new(o, "primary", strings_json(p->primary.v, p->primary.n));
     if (p->has_rtt)
         json_object_set_new(o, "rtt", rtt_json(&p->rtt));
     if (p->endpoint.n_select)

@@ -100,6 +100,9 @@ struct profile {
     char *marker;           /* default "loop: " */
     struct health_key *health;
     size_t n_health;
+    /* metrics.primary: the keys ("cpu", health keys) a campaign's gate holds to by
+     * default; empty: every one. */
+    struct strv primary;
     int stop_signal;        /* default SIGTERM */
     double stop_grace_s;    /* default 10 */
     double warmup_s;        /* defaults: 45, 60, 3 as the seeds ran */
@@ -145,7 +148,8 @@ char *profile_default_path(struct lb_error *err);
  * records it: name, path, hash ("fnv1a64:<16 hex digits>"), the profile's own keys with
  * every default filled in and every path resolved (description when there is one,
  * command, cwd, env, knob with its setter, fixed, ready, rtt and http_metrics when
- * declared, stop, defaults), and instead of "metrics" its marker and health at the top,
+ * declared, stop, defaults), and instead of "metrics" its marker, health and primary (when
+ * declared) at the top,
  * health holding every health key (the rtt probe's and the endpoint's too), each
  * {key, label, better, must_be_zero}. Not the file's text: results.json adds that. */
 json_t *profile_to_json(const struct profile *p);

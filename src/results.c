@@ -525,6 +525,15 @@ static json_t *campaign_json(const struct campaign *c)
                      "interrupted_by",
                      json_str_or_null(profile_signal_name(c->interrupted_by)),
                      "plan", plan, "resumed_at", strv_json(&c->resumed_at));
+    if (c->primary) { /* absent: every key gates */
+        json_t *keys = json_array();
+        for (const char *p = c->primary; *p;) {
+            size_t len = strcspn(p, ",");
+            json_array_append_new(keys, json_stringn(p, len));
+            p += len + (p[len] == ',');
+        }
+        json_object_set_new(o, "primary", keys);
+    }
     if (c->log_limit) /* absent from campaigns run before the limit */
         json_object_set_new(o, "log_limit", json_integer((json_int_t)c->log_limit));
     if (c->sequential_max) {
@@ -566,6 +575,30 @@ static int sequential_from_json(json_t *seq, struct campaign *c, const char *whe
     json_t *look;
     json_array_foreach(looks, i, look)
         c->look_undecided[c->n_looks++] = (long)get_int(look, "undecided");
+    return 0;
+}
+
+/* campaign.primary, an array of keys, into the comma-separated list it was given as. */
+static int primary_from_json(json_t *keys, struct campaign *c, const char *where,
+                             struct lb_error *err)
+{
+    if (!keys)
+        return 0;
+    if (!json_is_array(keys) || json_array_size(keys) == 0)
+        return lb_fail(err, "%s: campaign.primary: expected a non-empty array of keys", where);
+    char *list = xstrdup("");
+    size_t i;
+    json_t *k;
+    json_array_foreach(keys, i, k) {
+        if (!json_is_string(k) || json_string_length(k) == 0 || strchr(json_string_value(k), ',')) {
+            free(list);
+            return lb_fail(err, "%s: campaign.primary[%zu]: expected a key", where, i);
+        }
+        char *longer = xasprintf("%s%s%s", list, i ? "," : "", json_string_value(k));
+        free(list);
+        list = longer;
+    }
+    c->primary = list;
     return 0;
 }
 
@@ -615,7 +648,8 @@ static int campaign_from_json(json_t *camp, struct campaign *c, const char *wher
     c->sample_s = get_num(camp, "sample_seconds");
     c->interval_ms = (unsigned)get_u64(camp, "interval_ms");
     c->log_limit = get_u64(camp, "log_limit");
-    if (sequential_from_json(json_object_get(camp, "sequential"), c, where, err) < 0)
+    if (sequential_from_json(json_object_get(camp, "sequential"), c, where, err) < 0 ||
+        primary_from_json(json_object_get(camp, "primary"), c, where, err) < 0)
         return -1;
     const char *order = get_str(camp, "order");
     if (order && run_order_parse(order, &c->order) < 0)

@@ -41,6 +41,7 @@ static void recorded_opts(const struct campaign *rec, const struct run_opts *o,
     again->profile_path = rec->profile.path;
     again->repeat = rec->sequential_max ? rec->sequential_max : rec->repeat;
     again->sequential = rec->sequential_max > 0;
+    again->primary = rec->primary;
     again->warmup_s = rec->warmup_s;
     again->sample_s = rec->sample_s;
     again->interval_ms = rec->interval_ms;

@@ -678,6 +678,17 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
     c->command_line = xstrdup(o->command_line ? o->command_line : "");
     c->self.version = xstrdup(LOOPBENCH_VERSION);
     c->self.platform = xstrdup(plat_name());
+    if (o->primary)
+        c->primary = xstrdup(o->primary);
+    else if (prof->primary.n)
+        for (size_t i = 0; i < prof->primary.n; i++) {
+            char *longer = xasprintf("%s%s%s", i ? c->primary : "", i ? "," : "",
+                                     prof->primary.v[i]);
+            free(c->primary);
+            c->primary = longer;
+        }
+    if (compare_check_keys(c, c->primary, "--primary", err) < 0)
+        return -1;
     if (c->sequential_max && campaign_cells(c) < 2)
         return lb_fail(err, "--repeat auto: nothing to compare: give two settings or more, or "
                             "two variants");
@@ -744,7 +755,7 @@ static char *undecided_names(const struct compare_result *res, const struct seq 
 static int look_after_round(struct campaign *c, struct seq *s, long round, size_t i,
                             double run_s, struct lb_error *err)
 {
-    struct compare_opts co = {.gate = gate_opts_default()};
+    struct compare_opts co = {.primary = c->primary, .gate = gate_opts_default()};
     struct compare_result res;
     if (compare_within(c, &co, &res, err) < 0) {
         compare_result_release(&res);

@@ -24,6 +24,7 @@ struct run_opts {
     struct strv settings;      /* --settings; empty: the profile's values */
     long repeat;               /* <= 0: the profile's default; with sequential, the cap */
     bool sequential;           /* --repeat auto: rounds until decided, at most repeat */
+    const char *primary;       /* --primary: keys the gate holds to; NULL: the profile's */
     double warmup_s;           /* < 0: the profile's default */
     double sample_s;           /* <= 0: the profile's default */
     enum run_order order;

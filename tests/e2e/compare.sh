@@ -29,7 +29,12 @@ check "  ... with no regression reported" bash -c "! grep -q '\*\*regressed\*\*'
 check "  ... CPU: inconclusive, with p = 1" grep -Eq \
   '^\| 2 \| CPU % \| [^|]* \| [^|]* \| \+0%[^|]* \| 1\.00 \|.*\*\*inconclusive\*\*' "$TMP/self.md"
 check "  ... saying drift cannot be told from a change" grep -q "drift between campaigns cannot be told" "$TMP/self.md"
-check "  ... and which metrics are gated" grep -q 'Gated: `cpu`, `slots`, `missed16ms`, `tickLagPeak`' "$TMP/self.md"
+# refshard's profile names CPU its primary metric: the campaign records it, compare gates it.
+check "  ... and which metrics are gated: the campaign's primary" grep -q 'Gated: `cpu`\. ' "$TMP/self.md"
+check "  ... recorded in results.json" jq -e '.campaign.primary == ["cpu"]' "$TMP/base/results.json"
+"$LOOPBENCH" compare "$TMP/base" "$TMP/base" --primary cpu,slots,missed16ms,tickLagPeak \
+  >"$TMP/all.md" 2>&1 || true
+check "  ... --primary overrides it" grep -q 'Gated: `cpu`, `slots`, `missed16ms`, `tickLagPeak`' "$TMP/all.md"
 check "the table is well-formed (every row has the header's columns)" awk -F'|' '
   /^\| idle wait/ { n = NF } /^\|/ && n && NF != n { bad = 1 } END { exit bad || !n }' "$TMP/self.md"
 "$LOOPBENCH" compare "$TMP/base" "$TMP/base" --metric cpu -f json >"$TMP/self.json"

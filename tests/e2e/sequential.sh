@@ -13,7 +13,7 @@ cat >"$TMP/shares.json" <<JSON
 JSON
 
 rc=0
-"$LOOPBENCH" run "$TMP/shares.json" --repeat auto=6 -w 0.3 -t 1 -o "$TMP/auto" \
+"$LOOPBENCH" run "$TMP/shares.json" --repeat auto=6 --primary cpu -w 0.3 -t 1 -o "$TMP/auto" \
   >"$TMP/auto.txt" 2>&1 || rc=$?
 cat "$TMP/auto.txt"
 res=$TMP/auto/results.json
@@ -21,6 +21,7 @@ check "the campaign exits 0" [ "$rc" -eq 0 ]
 check "it stops after 3 rounds, decided" jq -e '.campaign.repeat == 3
   and .campaign.sequential.max == 6 and .campaign.sequential.stopped == "decided"
   and (.campaign.plan | length) == 6 and (.runs | length) == 6' "$res"
+check "the keys it was run to decide are recorded" jq -e '.campaign.primary == ["cpu"]' "$res"
 check "the look after round 3 is recorded, nothing left undecided" \
   jq -e '.campaign.sequential.looks == [{"round": 3, "undecided": 0}]' "$res"
 check "the run says why it stopped" grep -q "round 3: every gated comparison is decided" "$TMP/auto.txt"
@@ -34,6 +35,11 @@ for bad in auto=2 auto=x autox; do
   check "--repeat $bad is refused with 2, naming it" \
     bash -c "[ $rc -eq 2 ] && grep -q -- \"--repeat '$bad'\" '$TMP/bad.txt'"
 done
+rc=0
+"$LOOPBENCH" run "$TMP/shares.json" --repeat auto --primary cpu,lag -o "$TMP/nokey" \
+  >"$TMP/nokey.txt" 2>&1 || rc=$?
+check "--primary with a key the profile lacks is refused with 2, naming it" \
+  bash -c "[ $rc -eq 2 ] && grep -q \"primary 'lag'\" '$TMP/nokey.txt'"
 rc=0
 "$LOOPBENCH" run "$TMP/shares.json" --repeat auto --order grouped -o "$TMP/grouped" \
   >"$TMP/grouped.txt" 2>&1 || rc=$?

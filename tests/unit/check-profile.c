@@ -204,6 +204,10 @@ static const struct bad_case {
      "profile 'x.json': metrics.health[0].better: expected 'lower' or 'higher', got 'up'"},
     {WITH_HEALTH("[{'key': 'slots', 'must_be_zero': 'yes'}]"),
      "profile 'x.json': metrics.health[0].must_be_zero: expected true or false"},
+    {WITH_HEALTH("[{'key': 'slots'}], 'primary': ['cpu', 'lag']"),
+     "profile 'x.json': metrics.primary[1]: unknown key 'lag' (expected 'cpu' or a health key)"},
+    {WITH_HEALTH("[{'key': 'slots'}], 'primary': []"),
+     "profile 'x.json': metrics.primary: expected a non-empty array of strings"},
     {WITH_HEALTH("[{'key': 'slots'}, {'key': 'slots'}]"),
      "profile 'x.json': metrics.health[1].key: duplicate key 'slots'"},
     /* stop and defaults */
@@ -433,7 +437,7 @@ START_TEST(test_every_key)
                 "     'path': ['settings', 'a']}}],"
                 " 'ready': {'tcp': '[::1]:2593', 'timeout': 7.5},"
                 " 'metrics': {'marker': 'stats: ', 'health': [{'key': 'slots', 'label': 'skipped',"
-                "   'must_be_zero': true}, {'key': 'cps', 'better': 'higher'}]},"
+                "   'must_be_zero': true}, {'key': 'cps', 'better': 'higher'}], 'primary': ['cps', 'cpu']},"
                 " 'stop': {'signal': 'INT', 'grace': 0},"
                 " 'defaults': {'warmup': 0, 'sample': 1.5, 'repeat': 5}}");
     struct profile p;
@@ -472,6 +476,8 @@ START_TEST(test_every_key)
     ck_assert_str_eq(p.health[1].label, "cps");
     ck_assert_int_eq(p.health[1].better, HIGHER_IS_BETTER);
     ck_assert(!p.health[1].must_be_zero);
+    ck_assert_uint_eq(p.primary.n, 2);
+    ck_assert_str_eq(p.primary.v[0], "cps");
     ck_assert_int_eq(p.stop_signal, SIGINT);
     ck_assert_str_eq(profile_signal_name(p.stop_signal), "SIGINT");
     ck_assert_double_eq(p.stop_grace_s, 0);
