@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const order_names[] = {"interleave", "random", "grouped"};
+static const char *const order_names[] = {"interleave", "random", "grouped", "duet"};
 static const char *const status_names[] = {"pending", "ok", "failed", "interrupted"};
 
 ENUM_WORDS(enum run_order, order_names, run_order_name, run_order_parse)
@@ -284,6 +284,7 @@ void run_record_release(struct run_record *r)
     scrape_run_release(&r->scrape);
     free(r->failure);
     free(r->log_tail);
+    free(r->cpus);
     if (r->has_rtt)
         rtt_result_release(&r->rtt);
     if (r->has_endpoint)
@@ -298,6 +299,8 @@ void campaign_release(struct campaign *c)
     free(c->command_line);
     free(c->look_undecided);
     free(c->primary);
+    free(c->cpus);
+    free(c->loopbench_cpus);
     free(c->self.version);
     free(c->self.platform);
     campaign_profile_release(&c->profile);

@@ -19,7 +19,9 @@
 #include "scrape.h"
 #include "util.h"
 
-enum run_order { ORDER_INTERLEAVE = 0, ORDER_RANDOM, ORDER_GROUPED };
+/* duet: every cell of a round at the same time, each on CPUs of its own, the CPU sets
+ * turned round by one every round (Bulej et al. 2020); otherwise interleave's order. */
+enum run_order { ORDER_INTERLEAVE = 0, ORDER_RANDOM, ORDER_GROUPED, ORDER_DUET };
 const char *run_order_name(enum run_order o);
 int run_order_parse(const char *s, enum run_order *out);
 
@@ -80,6 +82,7 @@ struct run_record {
     bool exited;                /* the target exited on its own */
     int wstatus;
     bool killed;                /* stop needed SIGKILL */
+    char *cpus;                 /* the CPUs its tree was pinned to, "1"; NULL: any */
     /* What became of its stdout and stderr (capture.h), under the limit it ran with;
      * log_limit 0: not recorded (a run that never started, or an older results.json). */
     uint64_t log_limit;
@@ -125,6 +128,9 @@ struct campaign {
      * run --primary, else the profile's metrics.primary; NULL: every one. compare and
      * the looks of --repeat auto take it unless told otherwise. */
     char *primary;
+    /* --cpus or --order duet: the CPUs the targets ran on (each run records its own)
+     * and those loopbench kept to, "0-3,6"; NULL: not pinned, or nothing spare. */
+    char *cpus, *loopbench_cpus;
     long *look_undecided;
     size_t n_looks;
     const char *sequential_stop;

@@ -38,7 +38,12 @@ const char cmd_run_usage[] =
     "                             with, e.g. --variant base=../base --variant head=.\n"
     "      --order ORDER          interleave (A B A B, the default without variants),\n"
     "                             random (each round shuffled, seeded; the default with\n"
-    "                             variants) or grouped (A A B B)\n"
+    "                             variants), grouped (A A B B) or duet (every cell of a\n"
+    "                             round at once, each on CPUs of its own, turned round\n"
+    "                             by one every round)\n"
+    "      --cpus LIST            run the targets' whole trees on these CPUs (e.g. 1 or\n"
+    "                             0-3,6), loopbench on the others it may use; recorded\n"
+    "                             per run (default: unpinned)\n"
     "      --seed N               seed for --order random (default: from the clock)\n"
     "      --interval MS          time-series interval (default 1000)\n"
     "      --log-limit BYTES      bytes of each log (stdout, stderr) kept per run, e.g.\n"
@@ -134,6 +139,7 @@ int cmd_run(int argc, char **argv)
         OPT_VARIANT,
         OPT_LOG_LIMIT,
         OPT_PRIMARY,
+        OPT_CPUS,
     };
     static const struct option longopts[] = {
         {"settings", required_argument, NULL, 's'},
@@ -142,6 +148,7 @@ int cmd_run(int argc, char **argv)
         {"sample", required_argument, NULL, 't'},
         {"variant", required_argument, NULL, OPT_VARIANT},
         {"primary", required_argument, NULL, OPT_PRIMARY},
+        {"cpus", required_argument, NULL, OPT_CPUS},
         {"order", required_argument, NULL, OPT_ORDER},
         {"seed", required_argument, NULL, OPT_SEED},
         {"interval", required_argument, NULL, OPT_INTERVAL},
@@ -213,11 +220,14 @@ int cmd_run(int argc, char **argv)
         case OPT_PRIMARY:
             o.primary = optarg;
             break;
+        case OPT_CPUS:
+            o.cpus = optarg;
+            break;
         case OPT_ORDER:
             order_given = true;
             if (run_order_parse(optarg, &o.order) < 0) {
-                msg_usage_error("run", "run: --order '%s': expected interleave, random or "
-                                       "grouped", optarg);
+                msg_usage_error("run", "run: --order '%s': expected interleave, random, "
+                                       "grouped or duet", optarg);
                 goto out;
             }
             break;

@@ -377,6 +377,8 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
                                         "ready_seconds", r->ready_s));
     free(stdout_log);
     free(stderr_log);
+    if (r->cpus) /* absent: not pinned */
+        json_object_set_new(o, "cpus", json_string(r->cpus));
     if (r->sampled) {
         const struct sample_result *s = &r->sample;
         double wall = (double)s->wall_ns / 1e9;
@@ -434,6 +436,8 @@ static int run_from_json(struct campaign *c, json_t *o, const char *where, struc
     r->started_wall_ns = get_utc(o, "started_at");
     double ready = get_num(o, "ready_seconds");
     r->ready_s = isfinite(ready) ? ready : 0;
+    if (get_str(o, "cpus"))
+        r->cpus = xstrdup(get_str(o, "cpus"));
     json_t *cpu = json_object_get(o, "cpu_percent");
     r->sampled = json_is_number(cpu);
     json_t *metrics = json_object_get(o, "metrics");
@@ -534,6 +538,9 @@ static json_t *campaign_json(const struct campaign *c)
         }
         json_object_set_new(o, "primary", keys);
     }
+    if (c->cpus) /* absent: not pinned */
+        json_object_set_new(o, "cpus", json_pack("{s:s, s:o}", "targets", c->cpus, "loopbench",
+                                                 json_str_or_null(c->loopbench_cpus)));
     if (c->log_limit) /* absent from campaigns run before the limit */
         json_object_set_new(o, "log_limit", json_integer((json_int_t)c->log_limit));
     if (c->sequential_max) {
@@ -648,12 +655,20 @@ static int campaign_from_json(json_t *camp, struct campaign *c, const char *wher
     c->sample_s = get_num(camp, "sample_seconds");
     c->interval_ms = (unsigned)get_u64(camp, "interval_ms");
     c->log_limit = get_u64(camp, "log_limit");
+    json_t *cpus = json_object_get(camp, "cpus");
+    if (cpus && !get_str(cpus, "targets"))
+        return lb_fail(err, "%s: campaign.cpus: expected the CPUs of the targets", where);
+    if (cpus) {
+        c->cpus = xstrdup(get_str(cpus, "targets"));
+        if (get_str(cpus, "loopbench"))
+            c->loopbench_cpus = xstrdup(get_str(cpus, "loopbench"));
+    }
     if (sequential_from_json(json_object_get(camp, "sequential"), c, where, err) < 0 ||
         primary_from_json(json_object_get(camp, "primary"), c, where, err) < 0)
         return -1;
     const char *order = get_str(camp, "order");
     if (order && run_order_parse(order, &c->order) < 0)
-        return lb_fail(err, "%s: campaign.order '%s': expected interleave, random or grouped",
+        return lb_fail(err, "%s: campaign.order '%s': expected interleave, random, grouped or duet",
                        where, order);
     c->seed = get_u64(camp, "seed");
     const char *source = get_str(camp, "cpu_source_requested");

@@ -42,6 +42,8 @@ static void recorded_opts(const struct campaign *rec, const struct run_opts *o,
     again->repeat = rec->sequential_max ? rec->sequential_max : rec->repeat;
     again->sequential = rec->sequential_max > 0;
     again->primary = rec->primary;
+    /* duet pins without --cpus: its CPUs were all loopbench could use then */
+    again->cpus = rec->order == ORDER_DUET ? NULL : rec->cpus;
     again->warmup_s = rec->warmup_s;
     again->sample_s = rec->sample_s;
     again->interval_ms = rec->interval_ms;

@@ -184,24 +184,63 @@ static enum step target_gone(struct run_record *r, const char *phase)
     return STEP_FAILED;
 }
 
-/* Wait for a phase of fixed length, watching for the target's exit and for interrupts.
- * Wakes once a second at most, for the progress line. */
-static enum step wait_phase(struct plat_target *t, struct run_record *r, uint64_t ns,
-                            struct progress *p, const char *phase)
+struct run_paths {
+    char *dir, *stdout_log, *stderr_log, *series;
+};
+
+/* A run in flight: its target, its files and what watches it. A round of a duet
+ * campaign has one per cell at once, the other orders one at a time. */
+struct slot {
+    struct run_record *r;
+    size_t index;               /* in the plan, for the progress line */
+    const struct profile *prof;
+    struct confedit *ce;
+    const struct cpuset *cpus;  /* NULL: any */
+    char label[128];
+    struct run_paths rp;
+    struct strv argv, envp;
+    struct plat_target *t;
+    struct plat_regex *ready_re;
+    struct capture *cap;
+    struct series_point *points;
+    bool ready;
+    enum step step;             /* how the run goes: STEP_OK while it may go on */
+};
+
+/* The targets still running that have exited on their own fail their runs. */
+static void note_exits(struct slot *s, size_t n, const char *phase)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i].step == STEP_OK && plat_target_exited(s[i].t, &s[i].r->wstatus) == 1) {
+            s[i].r->exited = true;
+            s[i].step = target_gone(s[i].r, phase);
+        }
+}
+
+static bool any_going(const struct slot *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i].step == STEP_OK)
+            return true;
+    return false;
+}
+
+/* Wait for a phase of fixed length, watching the targets for their exit and for
+ * interrupts. Wakes once a second at most, for the progress line. */
+static enum step wait_phase(struct slot *s, size_t n, uint64_t ns, struct progress *p,
+                            const char *phase)
 {
     uint64_t start = mono_ns(), deadline = start + ns;
     for (;;) {
         uint64_t now = mono_ns();
-        if (now >= deadline)
+        if (now >= deadline || !any_going(s, n))
             return STEP_OK;
         uint64_t next = now + NS_PER_SEC < deadline ? now + NS_PER_SEC : deadline;
         enum plat_event ev = plat_wait_until(next);
         if (ev == PLAT_EVENT_INTERRUPT)
             return STEP_INTERRUPTED;
-        if (ev == PLAT_EVENT_CHILD && plat_target_exited(t, &r->wstatus) == 1) {
-            r->exited = true;
-            return target_gone(r, phase);
-        }
+        if (ev == PLAT_EVENT_CHILD)
+            note_exits(s, n, phase);
         progress_tick(p, (double)(mono_ns() - start) / (double)ns);
     }
 }
@@ -264,38 +303,46 @@ static int ready_pattern(const struct profile *prof, struct plat_regex **re, str
     return 0;
 }
 
-static enum step wait_ready(const struct profile *prof, struct plat_target *t,
-                            struct run_record *r, struct capture *cap)
+/* Until every target is ready, has failed to be, or an interrupt. Each is polled by its
+ * profile's rule; one that takes too long or exits fails its own run. */
+static enum step wait_ready(struct slot *s, size_t n)
 {
-    const struct ready_rule *rule = &prof->ready;
     uint64_t start = mono_ns();
-    /* A delay always ends ready; the other rules give up after their timeout. */
-    uint64_t limit = rule->kind == READY_DELAY ? UINT64_MAX : (uint64_t)(rule->timeout_s * 1e9);
     enum step step = STEP_OK;
-    for (;;) {
-        if (ready_now(rule, cap, start))
-            break;
+    for (bool waiting = true; waiting;) {
+        waiting = false;
         uint64_t now = mono_ns();
-        if (now - start >= limit) {
-            char *what = describe_ready(rule);
-            r->failure = xasprintf("the target was not ready after %g s: no %s",
-                                   rule->timeout_s, what);
-            free(what);
-            step = STEP_FAILED;
-            break;
+        for (size_t i = 0; i < n; i++) {
+            struct slot *x = &s[i];
+            const struct ready_rule *rule = &x->prof->ready;
+            if (x->step != STEP_OK || x->ready)
+                continue;
+            x->r->ready_s = (double)(now - start) / 1e9;
+            x->ready = ready_now(rule, x->cap, start);
+            /* A delay always ends ready; the other rules give up after their timeout. */
+            if (!x->ready && rule->kind != READY_DELAY &&
+                now - start >= (uint64_t)(rule->timeout_s * 1e9)) {
+                char *what = describe_ready(rule);
+                x->r->failure = xasprintf("the target was not ready after %g s: no %s",
+                                          rule->timeout_s, what);
+                free(what);
+                x->step = STEP_FAILED;
+            }
+            waiting |= x->step == STEP_OK && !x->ready;
         }
+        if (!waiting)
+            break;
         enum plat_event ev = plat_wait_until(now + READY_POLL_NS);
         if (ev == PLAT_EVENT_INTERRUPT) {
             step = STEP_INTERRUPTED;
             break;
         }
-        if (ev == PLAT_EVENT_CHILD && plat_target_exited(t, &r->wstatus) == 1) {
-            r->exited = true;
-            step = target_gone(r, "start-up, before it was ready");
-            break;
-        }
+        if (ev == PLAT_EVENT_CHILD)
+            note_exits(s, n, "start-up, before it was ready");
     }
-    r->ready_s = (double)(mono_ns() - start) / 1e9;
+    for (size_t i = 0; i < n; i++)
+        if (!s[i].ready)
+            s[i].r->ready_s = (double)(mono_ns() - start) / 1e9;
     return step;
 }
 
@@ -316,10 +363,6 @@ static int write_series(const char *path, const struct run_record *r,
         return lb_fail_errno(err, errno, "cannot write '%s'", path);
     return 0;
 }
-
-struct run_paths {
-    char *dir, *stdout_log, *stderr_log, *series;
-};
 
 static void run_paths_init(struct run_paths *rp, const struct campaign *c,
                            const struct run_record *r)
@@ -374,175 +417,250 @@ static void record_endpoint(struct run_record *r, const struct metrics_endpoint 
     }
 }
 
-/* Warm up, then measure one window, then stop. The target is running and ready. */
-static enum step warm_and_sample(struct runner *rn, struct plat_target *t, struct run_record *r,
-                                 struct capture *cap, struct series_point **points,
-                                 struct progress *p, const char *label, size_t index,
-                                 struct lb_error *err)
+/* The CPUs run i's target is pinned to, NULL for any: --cpus; with --order duet the
+ * slice of them its place in the round takes, turned by one every round so that each
+ * cell runs on each slice in turn. */
+static const struct cpuset *runner_cpus_of(const struct runner *rn, size_t i)
 {
     const struct campaign *c = &rn->c;
-    const struct profile *prof = &rn->profiles[r->variant_index];
-    progress_phase(p, index, label, "warm-up", c->warmup_s);
-    enum step step = wait_phase(t, r, (uint64_t)(c->warmup_s * 1e9), p, "warm-up");
-    if (step != STEP_OK)
-        return step;
-
-    struct sampler_opts so = {
-        .window_ns = (uint64_t)(c->sample_s * 1e9),
-        .interval_ns = (uint64_t)c->interval_ms * 1000000ULL,
-        .on_tick = progress_tick,
-        .tick_ctx = p,
-    };
-    so.points_cap = sampler_points_needed(so.window_ns, so.interval_ns);
-    *points = xcalloc(so.points_cap, sizeof(**points));
-    so.points = *points;
-
-    /* The round-trip probe runs through the window, in its own thread. */
-    struct rtt_probe *probe = NULL;
-    struct lb_error probe_err;
-    if (prof->has_rtt && rtt_start(&prof->rtt, &probe, &probe_err) < 0) {
-        r->failure = xasprintf("the round-trip probe could not start: %s", probe_err.msg);
-        return STEP_FAILED;
-    }
-    /* So is the metrics endpoint, scraped at the edges and every interval between. */
-    struct endpoint_window *endpoint = NULL;
-    if (prof->endpoint.n_select) {
-        double every = prof->endpoint_interval_s >= 0 ? prof->endpoint_interval_s
-                                                      : c->interval_ms / 1000.0;
-        endpoint = endpoint_window_open(&prof->endpoint, (uint64_t)(every * 1e9));
-    }
-    progress_phase(p, index, label, "sample", c->sample_s);
-    capture_window_open(cap);
-    int sampled = sampler_run(t, &so, &r->sample, err);
-    capture_window_close(cap, r->sample.start_wall_ns, r->sample.end_wall_ns);
-    if (probe) {
-        rtt_stop(probe, &r->rtt);
-        r->has_rtt = true;
-        record_rtt(r);
-    }
-    if (endpoint) {
-        endpoint_window_close(endpoint, &r->endpoint);
-        r->has_endpoint = true;
-        record_endpoint(r, &prof->endpoint);
-    }
-    if (sampled < 0)
-        return STEP_ERROR;
-    /* The window's health lines are scraped once the target is gone (capture_finish). */
-    r->sampled = true;
-
-    switch (r->sample.end) {
-    case SAMPLE_DONE:
-        return STEP_OK;
-    case SAMPLE_TARGET_EXITED:
-        r->exited = true;
-        r->wstatus = r->sample.wstatus;
-        return target_gone(r, "the sample window");
-    case SAMPLE_INTERRUPTED:
-        return STEP_INTERRUPTED;
-    }
-    return STEP_OK;
+    if (!rn->pinned)
+        return NULL;
+    if (c->order != ORDER_DUET)
+        return &rn->target_cpus;
+    size_t cells = campaign_cells(c);
+    return &rn->slices[(i % cells + (size_t)c->runs[i].repeat) % cells];
 }
 
-/* One run: apply the setting, start the target, wait until ready, warm up, sample,
- * stop it and reap it. The target never outlives this function. */
-static enum step run_one(struct runner *rn, struct run_record *r, size_t index,
-                         struct progress *p, struct lb_error *err)
+/* One window over the targets still going, together; each target's round-trip probe
+ * and metrics endpoint run through it. STEP_ERROR (err set) when the CPU source cannot
+ * be read; how each run's window ended is in its slot. */
+static enum step sample_window(struct runner *rn, struct slot *s, size_t n, struct progress *p,
+                               struct lb_error *err)
 {
     const struct campaign *c = &rn->c;
-    const struct profile *prof = &rn->profiles[r->variant_index];
-    struct confedit *ce = &rn->edits[r->variant_index];
-    struct series_point *points = NULL;
+    struct slot *in[SAMPLER_MAX_TARGETS];
+    struct plat_target *t[SAMPLER_MAX_TARGETS];
+    struct sampler_opts so[SAMPLER_MAX_TARGETS];
+    struct sample_result res[SAMPLER_MAX_TARGETS];
+    struct rtt_probe *probe[SAMPLER_MAX_TARGETS] = {0};
+    struct endpoint_window *endpoint[SAMPLER_MAX_TARGETS] = {0};
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct slot *x = &s[i];
+        const struct profile *prof = x->prof;
+        if (x->step != STEP_OK)
+            continue;
+        so[k] = (struct sampler_opts){
+            .window_ns = (uint64_t)(c->sample_s * 1e9),
+            .interval_ns = (uint64_t)c->interval_ms * 1000000ULL,
+            .on_tick = k == 0 ? progress_tick : NULL,
+            .tick_ctx = p,
+        };
+        so[k].points_cap = sampler_points_needed(so[k].window_ns, so[k].interval_ns);
+        x->points = xcalloc(so[k].points_cap, sizeof(*x->points));
+        so[k].points = x->points;
+        /* The round-trip probe runs through the window, in its own thread. */
+        struct lb_error probe_err;
+        if (prof->has_rtt && rtt_start(&prof->rtt, &probe[k], &probe_err) < 0) {
+            x->r->failure = xasprintf("the round-trip probe could not start: %s", probe_err.msg);
+            x->step = STEP_FAILED;
+            continue;
+        }
+        /* So is the metrics endpoint, scraped at the edges and every interval between. */
+        if (prof->endpoint.n_select) {
+            double every = prof->endpoint_interval_s >= 0 ? prof->endpoint_interval_s
+                                                          : c->interval_ms / 1000.0;
+            endpoint[k] = endpoint_window_open(&prof->endpoint, (uint64_t)(every * 1e9));
+        }
+        t[k] = x->t;
+        in[k++] = x;
+    }
+    if (k == 0)
+        return STEP_OK;
+    progress_phase(p, in[0]->index, in[0]->label, "sample", c->sample_s);
+    for (size_t j = 0; j < k; j++)
+        capture_window_open(in[j]->cap);
+    int sampled = sampler_run_many(t, k, so, res, err);
+    for (size_t j = 0; j < k; j++) {
+        struct slot *x = in[j];
+        struct run_record *r = x->r;
+        r->sample = res[j];
+        capture_window_close(x->cap, r->sample.start_wall_ns, r->sample.end_wall_ns);
+        if (probe[j]) {
+            rtt_stop(probe[j], &r->rtt);
+            r->has_rtt = true;
+            record_rtt(r);
+        }
+        if (endpoint[j]) {
+            endpoint_window_close(endpoint[j], &r->endpoint);
+            r->has_endpoint = true;
+            record_endpoint(r, &x->prof->endpoint);
+        }
+        if (sampled < 0) {
+            x->step = STEP_ERROR;
+            continue;
+        }
+        /* The window's health lines are scraped once the target is gone (capture_finish). */
+        r->sampled = true;
+        if (r->sample.end == SAMPLE_TARGET_EXITED) {
+            r->exited = true;
+            r->wstatus = r->sample.wstatus;
+            x->step = target_gone(r, "the sample window");
+        } else if (r->sample.end == SAMPLE_INTERRUPTED) {
+            x->step = STEP_INTERRUPTED;
+        }
+    }
+    return sampled < 0 ? STEP_ERROR : STEP_OK;
+}
+
+/* Apply the run's setting and start its target: x->step says how it went. */
+static void slot_start(struct runner *rn, struct slot *x, struct progress *p, struct lb_error *err)
+{
+    const struct campaign *c = &rn->c;
+    struct run_record *r = x->r;
     const char *value = c->values.v[r->setting_index];
-    char label[128];
-    snprintf(label, sizeof(label), "%s%s%s = %s #%ld", c->n_variants ? c->variants[r->variant_index].name : "",
-             c->n_variants ? ": " : "", prof->knob.label, value, r->repeat);
-
-    struct run_paths rp;
-    run_paths_init(&rp, c, r);
-    struct strv argv = {0}, envp = {0};
-    struct plat_target *t = NULL;
-    struct plat_regex *ready_re = NULL;
-    struct capture *cap = NULL;
-    enum step step = STEP_ERROR;
-
-    if (mkdir_p(rp.dir, 0777, err) < 0 || confedit_apply(ce, prof, value, err) < 0 ||
-        confedit_argv(prof, value, &argv, err) < 0 || ready_pattern(prof, &ready_re, err) < 0)
-        goto out;
-    confedit_envp(prof, value, environ, &envp);
+    x->prof = &rn->profiles[r->variant_index];
+    x->ce = &rn->edits[r->variant_index];
+    snprintf(x->label, sizeof(x->label), "%s%s%s = %s #%ld",
+             c->n_variants ? c->variants[r->variant_index].name : "", c->n_variants ? ": " : "",
+             x->prof->knob.label, value, r->repeat);
+    run_paths_init(&x->rp, c, r);
+    x->step = STEP_ERROR;
+    if (mkdir_p(x->rp.dir, 0777, err) < 0 || confedit_apply(x->ce, x->prof, value, err) < 0 ||
+        confedit_argv(x->prof, value, &x->argv, err) < 0 ||
+        ready_pattern(x->prof, &x->ready_re, err) < 0)
+        return;
+    confedit_envp(x->prof, value, environ, &x->envp);
     struct capture_opts co = {
-        .paths = {rp.stdout_log, rp.stderr_log},
+        .paths = {x->rp.stdout_log, x->rp.stderr_log},
         .limit = c->log_limit,
-        .marker = prof->marker,
-        .ready = ready_re,
+        .marker = x->prof->marker,
+        .ready = x->ready_re,
     };
-    if (capture_open(&co, &cap, err) < 0)
-        goto out;
-
+    if (capture_open(&co, &x->cap, err) < 0)
+        return;
     struct plat_spawn_opts so = {
-        .argv = argv.v,
-        .cwd = prof->cwd,
-        .envp = envp.v,
-        .stdout_path = rp.stdout_log,
-        .stderr_path = rp.stderr_log,
+        .argv = x->argv.v,
+        .cwd = x->prof->cwd,
+        .envp = x->envp.v,
+        .stdout_path = x->rp.stdout_log,
+        .stderr_path = x->rp.stderr_log,
         .cpu = c->cpu_source,
+        .cpus = x->cpus,
     };
-    capture_spawn_opts(cap, &so);
+    capture_spawn_opts(x->cap, &so);
+    if (x->cpus) {
+        char list[256];
+        cpuset_format(x->cpus, list, sizeof(list));
+        r->cpus = xstrdup(list);
+    }
     r->started_wall_ns = wall_ns();
-    progress_phase(p, index, label, "start", 0);
+    progress_phase(p, x->index, x->label, "start", 0);
     struct lb_error spawn_err;
-    if (plat_spawn(&so, &t, &spawn_err) < 0) {
+    if (plat_spawn(&so, &x->t, &spawn_err) < 0) {
         r->failure = xstrdup(spawn_err.msg);
-        step = STEP_FAILED;
-        goto out;
+        x->step = STEP_FAILED;
+        return;
     }
+    r->cpu_source = plat_target_cpu_source(x->t);
+    x->step = capture_started(x->cap, err) < 0 ? STEP_ERROR : STEP_OK;
+}
 
-    r->cpu_source = plat_target_cpu_source(t);
-    step = capture_started(cap, err) < 0 ? STEP_ERROR : wait_ready(prof, t, r, cap);
-    /* A target that rewrites its config at start-up has done so once it is ready. */
-    if (step == STEP_OK && confedit_note_target(ce, err) < 0)
-        step = STEP_ERROR;
-    if (step == STEP_OK)
-        step = warm_and_sample(rn, t, r, cap, &points, p, label, index, err);
-
-    /* A second SIGINT skips the grace period: the operator wants out now. */
-    uint64_t grace = plat_sigint_count() > 1 ? 0 : (uint64_t)(prof->stop_grace_s * 1e9);
-    progress_phase(p, index, label, "stop", 0);
-    struct lb_error stop_err;
-    if (plat_target_stop(t, prof->stop_signal, grace, &r->killed, &stop_err) < 0 &&
-        step == STEP_OK) {
-        *err = stop_err;
-        step = STEP_ERROR;
+/* Stop the run's target and reap it, finish its logs and record how it went. */
+static void slot_finish(struct slot *x, struct progress *p, struct lb_error *err)
+{
+    struct run_record *r = x->r;
+    if (x->t) {
+        /* A second SIGINT skips the grace period: the operator wants out now. */
+        uint64_t grace = plat_sigint_count() > 1 ? 0 : (uint64_t)(x->prof->stop_grace_s * 1e9);
+        progress_phase(p, x->index, x->label, "stop", 0);
+        struct lb_error stop_err;
+        if (plat_target_stop(x->t, x->prof->stop_signal, grace, &r->killed, &stop_err) < 0 &&
+            x->step == STEP_OK) {
+            *err = stop_err;
+            x->step = STEP_ERROR;
+        }
     }
-    /* The target's tree is gone, and with it the pipes' writers: the logs are whole. */
-    struct lb_error log_err;
-    r->log_limit = c->log_limit;
-    if (capture_finish(cap, r->sampled ? &r->scrape : NULL, r->logs, &log_err) < 0 &&
-        step == STEP_OK) {
-        *err = log_err;
-        step = STEP_ERROR;
+    if (x->cap) {
+        /* The target's tree is gone, and with it the pipes' writers: the logs are whole. */
+        struct lb_error log_err;
+        if (capture_finish(x->cap, r->sampled ? &r->scrape : NULL, r->logs, &log_err) < 0 &&
+            x->step == STEP_OK) {
+            *err = log_err;
+            x->step = STEP_ERROR;
+        }
     }
     /* ...and one that saves it on the way out has done so now. */
-    if (step == STEP_OK && confedit_note_target(ce, err) < 0)
-        step = STEP_ERROR;
-    if (step == STEP_OK && r->sampled && write_series(rp.series, r, points, err) < 0)
-        step = STEP_ERROR;
-    if (step == STEP_FAILED)
-        record_tail(r, rp.stdout_log, rp.stderr_log);
-out:
-    if (t)
-        plat_target_free(t);
-    capture_free(cap);
-    plat_regex_free(ready_re);
-    free(points);
-    strv_release(&argv);
-    strv_release(&envp);
-    run_paths_release(&rp);
-    r->status = step == STEP_OK          ? RUN_OK
-                : step == STEP_INTERRUPTED ? RUN_INTERRUPTED
-                                           : RUN_FAILED;
-    if (step == STEP_ERROR && !r->failure)
+    if (x->t && x->step == STEP_OK && confedit_note_target(x->ce, err) < 0)
+        x->step = STEP_ERROR;
+    if (x->step == STEP_OK && r->sampled && write_series(x->rp.series, r, x->points, err) < 0)
+        x->step = STEP_ERROR;
+    if (x->step == STEP_FAILED)
+        record_tail(r, x->rp.stdout_log, x->rp.stderr_log);
+    if (x->t)
+        plat_target_free(x->t);
+    capture_free(x->cap);
+    plat_regex_free(x->ready_re);
+    free(x->points);
+    strv_release(&x->argv);
+    strv_release(&x->envp);
+    run_paths_release(&x->rp);
+    r->status = x->step == STEP_OK            ? RUN_OK
+                : x->step == STEP_INTERRUPTED ? RUN_INTERRUPTED
+                                              : RUN_FAILED;
+    if (x->step == STEP_ERROR && !r->failure)
         r->failure = xstrdup(err->msg);
-    return step;
+}
+
+/* The worse of two ways a run went: an interrupt, then an error, then a failure. */
+static enum step worse_step(enum step a, enum step b)
+{
+    static const int rank[] = {[STEP_OK] = 0, [STEP_FAILED] = 1, [STEP_ERROR] = 2,
+                               [STEP_INTERRUPTED] = 3};
+    return rank[b] > rank[a] ? b : a;
+}
+
+/* Runs from..to of the plan (not yet completed) at the same time: apply each setting,
+ * start each target, wait until they are ready, warm them up, sample one window over
+ * them all, stop them and reap them. No target outlives this function. Returns the
+ * worst of how they went. */
+static enum step run_group(struct runner *rn, size_t from, size_t to, struct progress *p,
+                           struct lb_error *err)
+{
+    const struct campaign *c = &rn->c;
+    struct slot s[SAMPLER_MAX_TARGETS];
+    size_t n = 0;
+    memset(s, 0, sizeof(s));
+    for (size_t i = from; i < to && n < SAMPLER_MAX_TARGETS; i++) {
+        if (c->runs[i].status == RUN_OK)
+            continue;
+        s[n].r = &rn->c.runs[i];
+        s[n].index = i;
+        s[n++].cpus = runner_cpus_of(rn, i);
+    }
+    for (size_t i = 0; i < n; i++) {
+        s[i].r->log_limit = c->log_limit;
+        slot_start(rn, &s[i], p, err);
+    }
+    enum step group = wait_ready(s, n);
+    /* A target that rewrites its config at start-up has done so once it is ready. */
+    for (size_t i = 0; i < n; i++)
+        if (s[i].step == STEP_OK && confedit_note_target(s[i].ce, err) < 0)
+            s[i].step = STEP_ERROR;
+    if (group == STEP_OK && any_going(s, n)) {
+        progress_phase(p, s[0].index, s[0].label, "warm-up", c->warmup_s);
+        group = wait_phase(s, n, (uint64_t)(c->warmup_s * 1e9), p, "warm-up");
+    }
+    if (group == STEP_OK)
+        group = sample_window(rn, s, n, p, err);
+    enum step worst = STEP_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i].step == STEP_OK && group != STEP_OK)
+            s[i].step = group;
+        slot_finish(&s[i], p, err);
+        worst = worse_step(worst, s[i].step);
+    }
+    return worst;
 }
 
 /* results.json with loopbench's own cost so far. */
@@ -623,6 +741,51 @@ static int load_profiles(const struct run_opts *o, const char *path, struct runn
     return check_variant_files(rn, err);
 }
 
+/* --cpus and --order duet: the CPUs the targets run on, and (duet) each cell's slice
+ * of them; loopbench keeps to the other CPUs it may use. */
+static int setup_cpus(const struct run_opts *o, struct runner *rn, struct lb_error *err)
+{
+    struct campaign *c = &rn->c;
+    const char *what = o->cpus ? "--cpus" : "--order duet";
+    struct cpuset avail;
+    struct lb_error e;
+    char list[256], have[256];
+    if (plat_cpus_available(&avail, &e) < 0)
+        return lb_fail(err, "%s: %s", what, e.msg);
+    cpuset_format(&avail, have, sizeof(have));
+    rn->target_cpus = avail;
+    if (o->cpus && cpuset_parse(o->cpus, &rn->target_cpus, &e) < 0)
+        return lb_fail(err, "--cpus %s", e.msg);
+    if (!cpuset_within(&rn->target_cpus, &avail))
+        return lb_fail(err, "--cpus '%s': loopbench may run on CPUs %s only", o->cpus, have);
+    rn->pinned = true;
+    cpuset_format(&rn->target_cpus, list, sizeof(list));
+    c->cpus = xstrdup(list);
+    cpuset_minus(&avail, &rn->target_cpus, &rn->self_cpus);
+    rn->pin_self = cpuset_count(&rn->self_cpus) > 0;
+    if (rn->pin_self) {
+        cpuset_format(&rn->self_cpus, list, sizeof(list));
+        c->loopbench_cpus = xstrdup(list);
+    }
+    if (c->order != ORDER_DUET)
+        return 0;
+    size_t cells = campaign_cells(c), cpus = cpuset_count(&rn->target_cpus);
+    if (cells < 2 || cells > SAMPLER_MAX_TARGETS || cells > cpus)
+        return lb_fail(err, "--order duet: runs the %zu cells of a round at once, each on CPUs "
+                            "of its own: expected 2 to %d cells, and no more than the %zu CPUs "
+                            "loopbench may use (%s)", cells, SAMPLER_MAX_TARGETS, cpus, c->cpus);
+    for (size_t v = 0; v < rn->n_profiles; v++)
+        if (rn->profiles[v].knob.set.kind == SETTER_CONFIG && c->values.n > 1)
+            return lb_fail(err, "--order duet: the settings of one build would run at once "
+                                "from one config file ('%s'): compare builds as variants at "
+                                "one setting, or set the knob by argv or env",
+                           rn->profiles[v].knob.set.file);
+    rn->slices = xcalloc(cells, sizeof(*rn->slices));
+    for (size_t k = 0; k < cells; k++)
+        cpuset_slice(&rn->target_cpus, cells, k, &rn->slices[k]);
+    return 0;
+}
+
 int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *err)
 {
     memset(rn, 0, sizeof(*rn));
@@ -678,6 +841,8 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
     c->command_line = xstrdup(o->command_line ? o->command_line : "");
     c->self.version = xstrdup(LOOPBENCH_VERSION);
     c->self.platform = xstrdup(plat_name());
+    if ((o->cpus || c->order == ORDER_DUET) && setup_cpus(o, rn, err) < 0)
+        return -1;
     if (o->primary)
         c->primary = xstrdup(o->primary);
     else if (prof->primary.n)
@@ -703,7 +868,7 @@ int runner_begin(const struct run_opts *o, struct runner *rn, struct strv *notes
     struct lb_error host_err;
     if (plat_host_facts(&c->host, &host_err) < 0)
         memset(&c->host, 0, sizeof(c->host));
-    if (plat_events_init(err) < 0)
+    if (plat_events_init(err) < 0 || (rn->pin_self && plat_pin_self(&rn->self_cpus, err) < 0))
         return -1;
     for (size_t i = 0; i < rn->n_profiles; i++)
         if (confedit_begin(&rn->edits[i], &rn->profiles[i], notes, err) < 0)
@@ -792,7 +957,7 @@ static int look_after_round(struct campaign *c, struct seq *s, long round, size_
         long left = c->sequential_max - round;
         msg_info("round %ld: %zu undecided (%s); at most %ld more round%s, %.0f s", round,
                  undecided, names, left, left == 1 ? "" : "s",
-                 (double)left * (double)campaign_cells(c) * run_s);
+                 (double)left * (c->order == ORDER_DUET ? 1.0 : (double)campaign_cells(c)) * run_s);
         free(names);
     }
     free(now);
@@ -813,10 +978,16 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
     /* a resumed campaign takes its looks again over the rounds it kept */
     c->n_looks = 0;
     c->sequential_stop = NULL;
-    for (size_t i = 0; i < c->n_runs; i++) {
+    for (size_t i = 0; i < c->n_runs;) {
+        /* duet: the runs of a round together; else one at a time */
+        size_t end = i + 1;
+        while (c->order == ORDER_DUET && end < c->n_runs && !ends_round(c, end - 1))
+            end++;
         /* a run completed before a --resume counts in its round's look */
-        bool done = c->runs[i].status == RUN_OK;
-        enum step step = done ? STEP_OK : run_one(rn, &c->runs[i], i, &p, err);
+        bool done = true;
+        for (size_t k = i; k < end; k++)
+            done &= c->runs[k].status == RUN_OK;
+        enum step step = done ? STEP_OK : run_group(rn, i, end, &p, err);
         if (step == STEP_INTERRUPTED) {
             c->interrupted_by = plat_last_signal();
             rc = lb_fail(err, "interrupted by %s during run %zu of %zu; the runs that "
@@ -824,7 +995,7 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
                          strsignal(c->interrupted_by), i + 1, c->n_runs, c->out_dir, c->out_dir);
             break;
         }
-        /* Written after every run, so a crash loses at most the run in flight. */
+        /* Written after every run, so a crash loses at most the runs in flight. */
         if (step == STEP_ERROR || (!done && write_results(rn, err) < 0)) {
             snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
                      "; the campaign stopped at run %zu of %zu", i + 1, c->n_runs);
@@ -832,17 +1003,21 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
             break;
         }
         if (step == STEP_FAILED) {
-            const struct run_record *r = &c->runs[i];
-            rc = lb_fail(err, "run %zu of %zu (%s = %s #%ld) failed: %s", i + 1, c->n_runs,
+            size_t k = i;
+            while (c->runs[k].status != RUN_FAILED)
+                k++;
+            const struct run_record *r = &c->runs[k];
+            rc = lb_fail(err, "run %zu of %zu (%s = %s #%ld) failed: %s", k + 1, c->n_runs,
                          c->profile.knob_label, c->values.v[r->setting_index], r->repeat,
                          r->failure);
             if (!o->keep_going)
                 break;
         }
-        long round = c->runs[i].repeat;
-        if (c->sequential_max && round >= SEQ_MIN_ROUNDS && ends_round(c, i)) {
+        i = end;
+        long round = c->runs[end - 1].repeat;
+        if (c->sequential_max && round >= SEQ_MIN_ROUNDS && ends_round(c, end - 1)) {
             progress_clear(&p);
-            if (look_after_round(c, &seq, round, i, run_s, err) < 0 ||
+            if (look_after_round(c, &seq, round, end - 1, run_s, err) < 0 ||
                 write_results(rn, err) < 0) {
                 rc = -1;
                 break;
@@ -880,6 +1055,7 @@ void runner_release(struct runner *rn)
     }
     free(rn->edits);
     free(rn->profiles);
+    free(rn->slices);
     if (rn->dir_lock)
         lock_drop(rn->dir_lock, rn->dir_lock_fd);
     free(rn->dir_lock);

@@ -10,6 +10,7 @@
 
 #include "campaign.h"
 #include "confedit.h"
+#include "cpuset.h"
 #include "msg.h"
 #include "profile.h"
 #include "util.h"
@@ -25,6 +26,7 @@ struct run_opts {
     long repeat;               /* <= 0: the profile's default; with sequential, the cap */
     bool sequential;           /* --repeat auto: rounds until decided, at most repeat */
     const char *primary;       /* --primary: keys the gate holds to; NULL: the profile's */
+    const char *cpus;          /* --cpus LIST: the CPUs the targets run on; NULL: any */
     double warmup_s;           /* < 0: the profile's default */
     double sample_s;           /* <= 0: the profile's default */
     enum run_order order;
@@ -51,6 +53,13 @@ struct runner {
     size_t n_profiles;
     char *dir_lock;             /* the campaign directory's lock file, held likewise */
     int dir_lock_fd;
+    /* --cpus, --order duet: the targets run on target_cpus (duet: each cell of a round
+     * on a slice of them), loopbench on the other CPUs it may use, if any. */
+    bool pinned;
+    struct cpuset target_cpus;
+    struct cpuset *slices;      /* duet: one per cell */
+    bool pin_self;
+    struct cpuset self_cpus;
 };
 
 /* Load the profile and plan the runs (release with runner_release, also on failure).

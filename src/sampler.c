@@ -97,57 +97,73 @@ static void result_fill(struct sample_result *r, const struct reading *start,
         r->wall_ns ? (double)delta(busy, ours) * 100.0 / (double)r->wall_ns : 0;
 }
 
+/* Target i's window ends at reading cur, the way `how` says. */
+static void window_end(struct sample_result *r, const struct reading *start,
+                       const struct reading *cur, enum sample_end how)
+{
+    result_fill(r, start, cur);
+    r->end = how;
+}
+
+int sampler_run_many(struct plat_target *const *t, size_t n, const struct sampler_opts *o,
+                     struct sample_result *r, struct lb_error *err)
+{
+    if (n > SAMPLER_MAX_TARGETS)
+        return lb_fail(err, "cannot sample %zu targets at once (at most %d)", n,
+                       SAMPLER_MAX_TARGETS);
+    struct reading start[SAMPLER_MAX_TARGETS], prev[SAMPLER_MAX_TARGETS], cur;
+    bool open[SAMPLER_MAX_TARGETS];
+    for (size_t i = 0; i < n; i++) {
+        memset(&r[i], 0, sizeof(r[i]));
+        r[i].resolution_ns = plat_target_cpu_resolution_ns(t[i]);
+        r[i].start_wall_ns = wall_ns();
+        if (read_now(t[i], &start[i], err) < 0)
+            return -1;
+        r[i].rss_peak_bytes = start[i].tree.rss_bytes;
+        prev[i] = start[i];
+        open[i] = true;
+    }
+    size_t left = n;
+    uint64_t end = start[0].mono_ns + o->window_ns;
+    uint64_t step = o->interval_ns ? o->interval_ns : o->window_ns;
+    uint64_t next = start[0].mono_ns + step < end ? start[0].mono_ns + step : end;
+    while (left > 0) {
+        enum plat_event ev = plat_wait_until(next);
+        bool point = ev == PLAT_EVENT_TIMEOUT;
+        for (size_t i = 0; i < n; i++) {
+            if (!open[i])
+                continue;
+            /* Cut short by an interrupt or the target's exit: a last, partial point. */
+            enum sample_end how = ev == PLAT_EVENT_INTERRUPT ? SAMPLE_INTERRUPTED : SAMPLE_DONE;
+            if (ev == PLAT_EVENT_CHILD && plat_target_exited(t[i], &r[i].wstatus) == 1)
+                how = SAMPLE_TARGET_EXITED;
+            if (!point && how == SAMPLE_DONE)
+                continue;
+            if (read_now(t[i], &cur, err) < 0)
+                return -1;
+            point_add(&o[i], &r[i], &prev[i], &cur, start[i].mono_ns);
+            prev[i] = cur;
+            /* An attached process sends no SIGCHLD: its exit is looked for at each point. */
+            if (how == SAMPLE_DONE && plat_target_exited(t[i], &r[i].wstatus) == 1)
+                how = SAMPLE_TARGET_EXITED;
+            if (how != SAMPLE_DONE || next >= end) {
+                window_end(&r[i], &start[i], &cur, how);
+                open[i] = false;
+                left--;
+            }
+        }
+        if (point && o[0].on_tick) {
+            double done = (double)(mono_ns() - start[0].mono_ns) / (double)o->window_ns;
+            o[0].on_tick(o[0].tick_ctx, done < 1 ? done : 1);
+        }
+        if (point)
+            next = next + step < end ? next + step : end;
+    }
+    return 0;
+}
+
 int sampler_run(struct plat_target *t, const struct sampler_opts *o, struct sample_result *r,
                 struct lb_error *err)
 {
-    memset(r, 0, sizeof(*r));
-    r->resolution_ns = plat_target_cpu_resolution_ns(t);
-    struct reading start, prev, cur;
-    r->start_wall_ns = wall_ns();
-    if (read_now(t, &start, err) < 0)
-        return -1;
-    r->rss_peak_bytes = start.tree.rss_bytes;
-    prev = start;
-    uint64_t end = start.mono_ns + o->window_ns;
-    uint64_t step = o->interval_ns ? o->interval_ns : o->window_ns;
-    uint64_t next = start.mono_ns + step < end ? start.mono_ns + step : end;
-    enum sample_end how = SAMPLE_DONE;
-    for (;;) {
-        enum plat_event ev = plat_wait_until(next);
-        if (ev == PLAT_EVENT_INTERRUPT) {
-            how = SAMPLE_INTERRUPTED;
-            break;
-        }
-        if (ev == PLAT_EVENT_CHILD) {
-            if (plat_target_exited(t, &r->wstatus) == 1) {
-                how = SAMPLE_TARGET_EXITED;
-                break;
-            }
-            continue;
-        }
-        if (read_now(t, &cur, err) < 0)
-            return -1;
-        point_add(o, r, &prev, &cur, start.mono_ns);
-        prev = cur;
-        /* An attached process sends no SIGCHLD: its exit is looked for at each point. */
-        if (plat_target_exited(t, &r->wstatus) == 1)
-            how = SAMPLE_TARGET_EXITED;
-        if (o->on_tick) {
-            double done = (double)(cur.mono_ns - start.mono_ns) / (double)o->window_ns;
-            o->on_tick(o->tick_ctx, done < 1 ? done : 1);
-        }
-        if (next >= end || how != SAMPLE_DONE) {
-            result_fill(r, &start, &cur);
-            r->end = how;
-            return 0;
-        }
-        next = next + step < end ? next + step : end;
-    }
-    /* Cut short: the window ends here, with a last, partial point. */
-    if (read_now(t, &cur, err) < 0)
-        return -1;
-    point_add(o, r, &prev, &cur, start.mono_ns);
-    result_fill(r, &start, &cur);
-    r->end = how;
-    return 0;
+    return sampler_run_many(&t, 1, o, r, err);
 }

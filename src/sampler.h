@@ -74,4 +74,14 @@ size_t sampler_points_needed(uint64_t window_ns, uint64_t interval_ns);
 int sampler_run(struct plat_target *t, const struct sampler_opts *opts,
                 struct sample_result *r, struct lb_error *err);
 
+/* The most targets one window samples at once (loopbench run --order duet). */
+#define SAMPLER_MAX_TARGETS 8
+
+/* One window over n targets at once (n <= SAMPLER_MAX_TARGETS), opts[i] and r[i] target
+ * i's, the window's length and interval opts[0]'s: each is read at the same edges and
+ * points as the others, one after the other. A target that exits, or an interrupt, ends
+ * its window (an interrupt every one's); the others go on to the end. */
+int sampler_run_many(struct plat_target *const *t, size_t n, const struct sampler_opts *opts,
+                     struct sample_result *r, struct lb_error *err);
+
 #endif

@@ -20,6 +20,7 @@
 #include <limits.h>
 #include <linux/perf_event.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -625,6 +626,14 @@ static struct plat_target *target_new(pid_t pid, bool spawned)
     return t;
 }
 
+static void to_cpu_set(const struct cpuset *s, cpu_set_t *out)
+{
+    CPU_ZERO(out);
+    for (int cpu = 0; cpu < CPUSET_MAX && cpu < CPU_SETSIZE; cpu++)
+        if (cpuset_has(s, cpu))
+            CPU_SET(cpu, out);
+}
+
 /* Open the perf counter on the waiting child, or decide on the fallback. */
 static int choose_source(struct plat_target *t, enum cpu_source_kind want, struct lb_error *err)
 {
@@ -687,6 +696,17 @@ int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out, str
     struct plat_target *t = target_new(pid, true);
     if (choose_source(t, opts->cpu, err) < 0)
         goto child_failed;
+    /* Pinned while it waits for the go: the program and all it starts inherit the set. */
+    if (opts->cpus) {
+        cpu_set_t set;
+        to_cpu_set(opts->cpus, &set);
+        if (sched_setaffinity(pid, sizeof(set), &set) < 0) {
+            char list[256];
+            cpuset_format(opts->cpus, list, sizeof(list));
+            lb_fail_errno(err, errno, "cannot run '%s' on CPUs %s", opts->argv[0], list);
+            goto child_failed;
+        }
+    }
     ssize_t r;
     do
         r = write(fds[4], "g", 1);
@@ -1076,6 +1096,27 @@ void posix_hog_run(pid_t parent)
         _exit(0);
     for (volatile unsigned long spin = 0;; spin++)
         ;
+}
+
+int plat_cpus_available(struct cpuset *out, struct lb_error *err)
+{
+    cpu_set_t set;
+    memset(out, 0, sizeof(*out));
+    if (sched_getaffinity(0, sizeof(set), &set) < 0)
+        return lb_fail_errno(err, errno, "cannot read the CPUs loopbench may run on");
+    for (int cpu = 0; cpu < CPUSET_MAX && cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &set))
+            cpuset_add(out, cpu);
+    return 0;
+}
+
+int plat_pin_self(const struct cpuset *s, struct lb_error *err)
+{
+    cpu_set_t set;
+    to_cpu_set(s, &set);
+    if (sched_setaffinity(0, sizeof(set), &set) < 0)
+        return lb_fail_errno(err, errno, "cannot run loopbench on its CPUs");
+    return 0;
 }
 
 void plat_self_usage(struct plat_self_usage *out)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "cpuset.h"
 #include "msg.h"
 
 /* Name of the back-end that was built ("linux", ...), as redis's aeGetApiName(). */
@@ -51,6 +52,7 @@ struct plat_spawn_opts {
     bool piped;
     int pipe_fds[2];
     enum cpu_source_kind cpu;  /* AUTO tries perf, then falls back to TREE */
+    const struct cpuset *cpus; /* the CPUs the whole tree runs on (inherited); NULL: any */
 };
 
 /* A process tree that loopbench started (spawned) or attached to (sample --pid). */
@@ -172,6 +174,14 @@ struct plat_self_usage {
     uint64_t max_rss_bytes;
 };
 void plat_self_usage(struct plat_self_usage *out);
+
+/* ---- CPU pinning (loopbench run --cpus, --order duet) ------------------------------ */
+
+/* The CPUs loopbench may run on (its affinity). -1 with err where the platform cannot
+ * pin (macOS, Windows): there --cpus is refused. */
+int plat_cpus_available(struct cpuset *out, struct lb_error *err);
+/* Run loopbench's calling thread, and the threads it starts later, on s only. */
+int plat_pin_self(const struct cpuset *s, struct lb_error *err);
 
 /* POSIX extended regular expressions, for matching only (no submatches). Systems
  * without them (Windows) refuse every pattern, saying so. */

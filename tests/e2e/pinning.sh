@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Pinning (run --cpus) and duet runs (--order duet) on real processes: the target's whole
+# tree runs on the CPUs given and loopbench on the others; a duet round runs its cells at
+# once, each on a CPU of its own, the CPUs turned round every round; what each run got is
+# in results.json. The target reports its own, its child's and loopbench's affinity.
+source "$(dirname "$0")/lib.sh"
+
+if [ "$(nproc)" -lt 2 ]; then
+  ok "skipped: pinning and duet need 2 CPUs, this host has $(nproc)"
+  exit 0
+fi
+cp "$BURNER" "$TMP/burner"
+cat >"$TMP/where.sh" <<'SH'
+#!/bin/sh
+cpus() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status"; }
+echo "target $(cpus $$)"
+sh -c 'echo "child $(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/$$/status)"'
+echo "loopbench $(cpus $PPID)"
+echo "ready"
+exec "$(dirname "$0")/burner" --share "$1" --forever
+SH
+chmod +x "$TMP/where.sh"
+cat >"$TMP/where.json" <<JSON
+{ "name": "where", "command": ["$TMP/where.sh", "{value}"],
+  "knob": { "name": "share", "values": ["0.05", "0.2"], "argv": {} },
+  "ready": { "log": "ready", "timeout": 10 }, "stop": { "grace": 2 } }
+JSON
+
+# --- --cpus: the tree on CPU 1, loopbench on CPU 0 ------------------------------------
+rc=0
+"$LOOPBENCH" run "$TMP/where.json" --cpus 1 -n 2 -w 0.2 -t 0.5 -o "$TMP/pinned" -q \
+  >"$TMP/pinned.txt" 2>&1 || rc=$?
+cat "$TMP/pinned.txt"
+check "--cpus 1: the campaign exits 0" [ "$rc" -eq 0 ]
+check "  ... results.json records the targets' CPUs and loopbench's" \
+  jq -e '.campaign.cpus == {"targets": "1", "loopbench": "0"} and ([.runs[].cpus] | unique) == ["1"]' \
+  "$TMP/pinned/results.json"
+all_logs() { # all_logs DIR LINE: every run's stdout.log has LINE
+  local log n=0
+  for log in "$1"/runs/*/stdout.log; do grep -qx "$2" "$log" || return 1; n=$((n + 1)); done
+  [ "$n" -gt 0 ]
+}
+check "  ... every target ran on CPU 1" all_logs "$TMP/pinned" "target 1"
+check "  ... and so did its child" all_logs "$TMP/pinned" "child 1"
+check "  ... while loopbench kept to CPU 0" all_logs "$TMP/pinned" "loopbench 0"
+
+# --- --order duet: both settings of a round at once, on CPUs of their own -------------
+rc=0
+"$LOOPBENCH" run "$TMP/where.json" --order duet -n 2 -w 0.2 -t 1.5 -o "$TMP/duet" -q \
+  >"$TMP/duet.txt" 2>&1 || rc=$?
+cat "$TMP/duet.txt"
+res=$TMP/duet/results.json
+check "--order duet: the campaign exits 0" [ "$rc" -eq 0 ]
+check "  ... recorded as duet, on CPUs 0-1, none spare for loopbench" \
+  jq -e '.campaign.order == "duet" and .campaign.cpus == {"targets": "0-1", "loopbench": null}' "$res"
+check "  ... each round's two runs on different CPUs" jq -e '
+  [.runs | group_by(.repeat)[] | map(.cpus) | sort] == [["0", "1"], ["0", "1"]]' "$res"
+check "  ... each setting on the other CPU in the next round" jq -e '
+  [.runs | group_by(.setting)[] | map(.cpus) | unique | length] == [2, 2]' "$res"
+check "  ... the windows of a round overlap" jq -e '
+  [.runs | group_by(.repeat)[] | .[0].window_start <= .[1].window_end
+     and .[1].window_start <= .[0].window_end] | all' "$res"
+pinned_as_recorded() {
+  local dir cpus
+  for dir in $(jq -r '.runs[] | "\(.dir)=\(.cpus)"' "$res"); do
+    cpus=${dir#*=}
+    grep -qx "target $cpus" "$TMP/duet/${dir%=*}/stdout.log" || return 1
+    grep -qx "child $cpus" "$TMP/duet/${dir%=*}/stdout.log" || return 1
+  done
+}
+check "  ... each target's tree ran on the CPU its run records" pinned_as_recorded
+check "  ... each share measured as itself while the other ran (5% and 20% of a core)" jq -e '
+  [.runs[] | select(.setting == "0.05") | .cpu_percent > 4 and .cpu_percent < 6]
+  + [.runs[] | select(.setting == "0.2") | .cpu_percent > 18 and .cpu_percent < 22] | all' "$res"
+
+# --- refusals ---------------------------------------------------------------------------
+refused() { # refused DESCRIPTION PATTERN ARGS...: exit 2 and a message matching PATTERN
+  local what=$1 pattern=$2 rc=0
+  shift 2
+  "$LOOPBENCH" run "$TMP/where.json" "$@" -o "$TMP/refused" >"$TMP/refused.txt" 2>&1 || rc=$?
+  check "$what" bash -c "[ $rc -eq 2 ] && grep -q -- \"$pattern\" '$TMP/refused.txt' && [ ! -e '$TMP/refused/results.json' ]"
+}
+refused "--cpus with a CPU the host lacks is refused" "--cpus '4096'" --cpus 4096
+refused "--cpus with a CPU loopbench may not use is refused" "may run on CPUs" --cpus 1000
+refused "--cpus that is not a list is refused" "expected CPUs as numbers" --cpus 1-x
+refused "--order duet with one cell is refused" "cells of a round at once" --order duet -s 0.2
+check "no target left" no_process_from "$TMP"
