@@ -44,7 +44,7 @@ _loopbench() {
   # The value of the option before the cursor.
   case $prev in
     -o | --out | --plots | --resume) _loopbench_dirs "$cur"; return ;;
-    --order) COMPREPLY=($(compgen -W "interleave random grouped" -- "$cur")); return ;;
+    --order) COMPREPLY=($(compgen -W "interleave random grouped duet" -- "$cur")); return ;;
     --cpu-source) COMPREPLY=($(compgen -W "auto perf tree" -- "$cur")); return ;;
     --fail-on) COMPREPLY=($(compgen -W "inconclusive" -- "$cur")); return ;;
     -f | --format)
@@ -57,7 +57,7 @@ _loopbench() {
     --log) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -s | --settings | -n | --repeat | -w | --warmup | -t | --sample | --seed | --interval | \
       --pid | --seconds | --marker | --metric | --max-increase | --alpha | --title | \
-      --github | --api-url | --webhook) return ;;
+      --github | --api-url | --webhook | --primary | --cpus) return ;;
   esac
 
   if [[ $cur == -* ]]; then

@@ -522,6 +522,13 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
                                ? "stopped, the rest unlikely to be decided by the cap,"
                                : "the cap reached, some comparisons undecided,"),
                     ci->repeat);
+        if (ci->cpus)
+            fprintf(out, " %s CPUs %s%s, loopbench %s%s.",
+                    ci->order == ORDER_DUET ? "Each round's targets at once, each on its own slice of"
+                                            : "Targets pinned to",
+                    ci->cpus, ci->order == ORDER_DUET ? " (turned every round)" : "",
+                    ci->loopbench_cpus ? "to " : "unpinned",
+                    ci->loopbench_cpus ? ci->loopbench_cpus : "");
         cpu_clock_note(ci, out);
         warnings(ci, " Warning: ", ".", out);
         fputc('\n', out);

@@ -73,6 +73,10 @@ check "  ... each share measured as itself while the other ran (5% and 20% of a 
   [.runs[] | select(.setting == "0.05") | .cpu_percent > 4 and .cpu_percent < 6]
   + [.runs[] | select(.setting == "0.2") | .cpu_percent > 18 and .cpu_percent < 22] | all' "$res"
 
+"$LOOPBENCH" report "$TMP/duet" --no-plots -o "$TMP/duet.md" >/dev/null 2>&1
+check "  ... and the report says how it ran" \
+  grep -q "Each round's targets at once, each on its own slice of CPUs 0-1 (turned every round)" "$TMP/duet.md"
+
 # --- refusals ---------------------------------------------------------------------------
 refused() { # refused DESCRIPTION PATTERN ARGS...: exit 2 and a message matching PATTERN
   local what=$1 pattern=$2 rc=0
