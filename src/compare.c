@@ -296,7 +296,7 @@ int compare_variants(const struct campaign *c, const struct compare_opts *o,
         return lb_fail(err, "'%s' is a campaign of settings, not of variants: compare it with "
                             "another campaign (compare BASE NEW), or run builds as variants "
                             "(run --variant NAME=DIR ...)", campaign_where(c));
-    return compare_within(c, o, out, err);
+    return c->sequential_max ? compare_sequential(c, o, out, err) : compare_within(c, o, out, err);
 }
 
 int compare_within(const struct campaign *c, const struct compare_opts *o,
@@ -348,6 +348,96 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
     free(values);
     free(in);
     out->worst = worst_gated(out);
+    return rc;
+}
+
+int compare_looks_init(struct compare_looks *l, const struct compare_result *first, long max,
+                       const struct gate_opts *o, struct lb_error *err)
+{
+    memset(l, 0, sizeof(*l));
+    l->n_rows = first->n_rows;
+    l->decided_at = xcalloc(l->n_rows + 1, sizeof(long));
+    l->futile = xcalloc(l->n_rows + 1, sizeof(bool));
+    l->verdict = xcalloc(l->n_rows + 1, sizeof(enum verdict));
+    for (int f = 0; f < 2; f++) {
+        l->rows[f] = xcalloc(l->n_rows + 1, sizeof(size_t));
+        l->n[f] = family(first, f == 1, l->rows[f]);
+        if (seq_init(&l->family[f], l->n[f], max, o, err) < 0)
+            return -1;
+    }
+    for (size_t i = 0; i < l->n_rows; i++)
+        l->verdict[i] = VERDICT_INCONCLUSIVE;
+    return 0;
+}
+
+size_t compare_looks_take(struct compare_looks *l, long round, const struct compare_result *now)
+{
+    size_t undecided = 0;
+    struct gate_result *g = xcalloc(l->n_rows + 1, sizeof(*g));
+    for (int f = 0; f < 2; f++) {
+        struct seq *s = &l->family[f];
+        for (size_t j = 0; j < l->n[f]; j++)
+            g[j] = now->rows[l->rows[f][j]].g;
+        size_t left = seq_look(s, round, g, NULL);
+        undecided += f == 1 ? left : 0;
+        for (size_t j = 0; j < l->n[f]; j++) {
+            size_t i = l->rows[f][j];
+            l->decided_at[i] = s->decided_at[j];
+            l->futile[i] = s->futile[j];
+            l->verdict[i] = s->latest[j].verdict;
+        }
+    }
+    free(g);
+    return undecided;
+}
+
+void compare_looks_release(struct compare_looks *l)
+{
+    for (int f = 0; f < 2; f++) {
+        seq_release(&l->family[f]);
+        free(l->rows[f]);
+    }
+    free(l->decided_at);
+    free(l->futile);
+    free(l->verdict);
+    memset(l, 0, sizeof(*l));
+}
+
+/* How many runs of an interleaved plan belong to its first `rounds` rounds (they come
+ * first: the plan runs round by round). */
+static size_t rounds_prefix(const struct campaign *c, long rounds)
+{
+    size_t n = 0;
+    while (n < c->n_runs && c->runs[n].repeat <= rounds)
+        n++;
+    return n;
+}
+
+int compare_sequential(const struct campaign *c, const struct compare_opts *o,
+                       struct compare_result *out, struct lb_error *err)
+{
+    if (compare_within(c, o, out, err) < 0)
+        return -1;
+    struct compare_looks l;
+    int rc = compare_looks_init(&l, out, c->sequential_max, &o->gate, err);
+    long last = c->repeat < c->sequential_max ? c->repeat : c->sequential_max;
+    for (long round = SEQ_MIN_ROUNDS; rc == 0 && round <= last; round++) {
+        /* the campaign as it stood after that round: a prefix of its runs */
+        struct campaign then = *c;
+        then.n_runs = rounds_prefix(c, round);
+        struct compare_result now;
+        rc = compare_within(&then, o, &now, err);
+        if (rc == 0)
+            compare_looks_take(&l, round, &now);
+        compare_result_release(&now);
+    }
+    for (size_t i = 0; rc == 0 && last >= SEQ_MIN_ROUNDS && i < out->n_rows; i++) {
+        out->rows[i].g.verdict = l.verdict[i];
+        out->rows[i].decided_at = l.decided_at[i];
+    }
+    out->sequential_max = c->sequential_max;
+    out->worst = worst_gated(out);
+    compare_looks_release(&l);
     return rc;
 }
 
@@ -408,6 +498,8 @@ static void explain(const struct compare_row *row, const struct compare_result *
     fmt_change(o->gate.threshold, b, sizeof(b));
     if (!row->gated)
         fputs("not gated; ", out);
+    if (r->sequential_max && row->decided_at)
+        fprintf(out, "decided at the look after round %ld; ", row->decided_at);
     if (g->test && !g->tested) /* a guardrail */
         fputs(g->verdict == VERDICT_REGRESSED ? "must stay 0: non-zero in a window"
                                               : "must stay 0: 0 in every window", out);
@@ -528,6 +620,11 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
     else if (r->base_campaigns > 1)
         fprintf(out, "Campaigns are the unit: NEW against a prediction from %zu BASE "
                      "campaigns' spread between campaigns.\n\n", r->base_campaigns);
+    if (r->sequential_max)
+        fprintf(out, "The campaign ran until decided (`--repeat auto=%ld`, %ld rounds): the "
+                     "verdicts are its sequential gate's, its looks taken again round by round; "
+                     "the changes, intervals and p are over every round it ran.\n\n",
+                r->sequential_max, new_->repeat);
     fprintf(out, "| %s | metric | base | new | change (%.0f%% CI) | p | p worse, Holm | test "
                  "| verdict | note |\n", new_->profile.knob_label, o->gate.level * 100);
     fputs("|---|---|--:|--:|--:|--:|--:|---|---|---|\n", out);
@@ -586,9 +683,15 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
                       json_num_or_null(g->detectable), "runs_needed",
                       (json_int_t)g->rounds_needed));
     }
-    return json_pack("{s:s, s:f, s:f, s:f, s:f, s:I, s:o, s:o}", "verdict",
+    if (r->sequential_max)
+        for (size_t i = 0; i < r->n_rows; i++)
+            json_object_set_new(json_array_get(rows, i), "decided_at_round",
+                                r->rows[i].decided_at ? json_integer(r->rows[i].decided_at)
+                                                      : json_null());
+    return json_pack("{s:s, s:f, s:f, s:f, s:f, s:I, s:o, s:o, s:o}", "verdict",
                      verdict_name(r->worst), "alpha", o->gate.alpha, "max_increase",
                      o->gate.threshold, "level", o->gate.level, "drift_allowance", o->gate.drift,
-                     "base_campaigns", (json_int_t)r->base_campaigns, "gated", gated, "rows",
-                     rows);
+                     "base_campaigns", (json_int_t)r->base_campaigns, "sequential_max",
+                     r->sequential_max ? json_integer(r->sequential_max) : json_null(), "gated",
+                     gated, "rows", rows);
 }

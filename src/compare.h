@@ -10,6 +10,7 @@
 #include "msg.h"
 #include "campaign.h"
 #include "gate.h"
+#include "sequential.h"
 #include "stats.h"
 
 /* Everything known about b against a for one metric (report.c's table and headline). */
@@ -48,6 +49,8 @@ struct compare_row {
     const char *variant;      /* within one campaign: the variant against the base; else NULL */
     bool lower_is_better;
     bool gated;               /* a primary metric or a guardrail: it can fail the job */
+    long decided_at;          /* runs until decided: the round whose look fixed the
+                               * verdict; 0 undecided, or a fixed count of rounds */
     struct stats_summary a, b; /* every run of the BASE campaigns; NEW's runs */
     struct gate_result g;
 };
@@ -57,6 +60,8 @@ struct compare_result {
     size_t n_rows;
     size_t base_campaigns;    /* 0: within one campaign, its variants paired by round */
     enum verdict worst;       /* over the gated rows */
+    long sequential_max;      /* > 0: the verdicts are the sequential gate's, looked at
+                               * after every round of a campaign run with --repeat auto */
 };
 
 /* Every key of a comma-separated list names CPU ("cpu") or a health key of the
@@ -86,6 +91,34 @@ int compare_variants(const struct campaign *c, const struct compare_opts *o,
 int compare_within(const struct campaign *c, const struct compare_opts *o,
                    struct compare_result *out, struct lb_error *err);
 void compare_result_release(struct compare_result *r);
+
+/* The sequential gate over compare_within's rows (src/sequential.c), one procedure per
+ * family as compare_within corrects them: the gated rows, and the others. Per row, after
+ * each look: the round that fixed its verdict (0: none yet), whether it is futile (the
+ * cap would rarely decide it) and its verdict so far. */
+struct compare_looks {
+    struct seq family[2];       /* [0] the others, [1] the gated rows */
+    size_t *rows[2], n[2];      /* each family's rows */
+    size_t n_rows;
+    long *decided_at;
+    bool *futile;
+    enum verdict *verdict;
+};
+/* For the rows of `first` (any look's result: the rows are the same at every look), at
+ * most max rounds and o's alpha. -1 with err when max is out of range. */
+int compare_looks_init(struct compare_looks *l, const struct compare_result *first, long max,
+                       const struct gate_opts *o, struct lb_error *err);
+/* The look after `round` (from SEQ_MIN_ROUNDS, in order) at `now`, compare_within over
+ * the first `round` rounds. Returns how many gated rows are undecided and not futile. */
+size_t compare_looks_take(struct compare_looks *l, long round, const struct compare_result *now);
+void compare_looks_release(struct compare_looks *l);
+
+/* A campaign run until decided (campaign.sequential_max > 0) compared as compare_within,
+ * its looks taken again over the rounds it ran, so its verdicts are the sequential
+ * gate's, as the run reached them; the changes, intervals and p are those of every
+ * round it ran. */
+int compare_sequential(const struct campaign *c, const struct compare_opts *o,
+                       struct compare_result *out, struct lb_error *err);
 
 /* The verdict table as GitHub-flavoured Markdown with a chart of CPU per setting, base
  * beside new (-1 with err when the chart cannot be drawn), and as JSON (new reference). */

@@ -39,7 +39,8 @@ static void recorded_opts(const struct campaign *rec, const struct run_opts *o,
     for (size_t i = 0; i < rec->values.n; i++)
         strv_push(&again->settings, rec->values.v[i]);
     again->profile_path = rec->profile.path;
-    again->repeat = rec->sequential_max ? rec->sequential_max : rec->repeat;
+    /* a sequential campaign that stopped has its plan cut to the rounds it ran */
+    again->repeat = rec->sequential_max && !rec->sequential_stop ? rec->sequential_max : rec->repeat;
     again->sequential = rec->sequential_max > 0;
     again->primary = rec->primary;
     /* duet pins without --cpus: its CPUs were all loopbench could use then */

@@ -897,13 +897,12 @@ static bool ends_round(const struct campaign *c, size_t i)
 
 /* "cpu at 2 head, tickLagPeak at 2 head" for the gated comparisons still holding the
  * campaign (new string). */
-static char *undecided_names(const struct compare_result *res, const struct seq *s,
-                             const bool *gated)
+static char *undecided_names(const struct compare_result *res, const struct compare_looks *l)
 {
     char *joined = xstrdup("");
     for (size_t i = 0; i < res->n_rows; i++) {
         const struct compare_row *row = &res->rows[i];
-        if (!gated[i] || s->decided_at[i] || s->futile[i] || !s->latest[i].tested)
+        if (!row->gated || l->decided_at[i] || l->futile[i] || !row->g.tested)
             continue;
         char *longer = xasprintf("%s%s%s at %s%s%s", joined, *joined ? ", " : "", row->metric,
                                  row->setting, row->variant ? " " : "",
@@ -914,34 +913,25 @@ static char *undecided_names(const struct compare_result *res, const struct seq 
     return joined;
 }
 
-/* --repeat auto: the look after `round` over the rounds run so far (src/sequential.c);
+/* --repeat auto: the look after `round` over the rounds run so far (compare_looks);
  * stops the campaign (the plan cut after run i) when every gated comparison is decided
  * or futile, or at the cap. -1 with err when the comparisons cannot be made. */
-static int look_after_round(struct campaign *c, struct seq *s, long round, size_t i,
+static int look_after_round(struct campaign *c, struct compare_looks *l, long round, size_t i,
                             double run_s, struct lb_error *err)
 {
     struct compare_opts co = {.primary = c->primary, .gate = gate_opts_default()};
     struct compare_result res;
-    if (compare_within(c, &co, &res, err) < 0) {
+    if (compare_within(c, &co, &res, err) < 0 ||
+        (c->n_looks == 0 && compare_looks_init(l, &res, c->sequential_max, &co.gate, err) < 0)) {
         compare_result_release(&res);
         return -1;
     }
-    if (c->n_looks == 0 && seq_init(s, res.n_rows, c->sequential_max, &co.gate, err) < 0) {
-        compare_result_release(&res);
-        return -1;
-    }
-    struct gate_result *now = xcalloc(res.n_rows + 1, sizeof(*now));
-    bool *gated = xcalloc(res.n_rows + 1, sizeof(*gated));
-    for (size_t k = 0; k < res.n_rows; k++) {
-        now[k] = res.rows[k].g;
-        gated[k] = res.rows[k].gated;
-    }
-    size_t undecided = seq_look(s, round, now, gated);
+    size_t undecided = compare_looks_take(l, round, &res);
     c->look_undecided = xrealloc(c->look_undecided, (c->n_looks + 1) * sizeof(long));
     c->look_undecided[c->n_looks++] = (long)undecided;
     bool futile = false;
     for (size_t k = 0; k < res.n_rows; k++)
-        futile |= gated[k] && s->futile[k] && !s->decided_at[k];
+        futile |= res.rows[k].gated && l->futile[k] && !l->decided_at[k];
     if (undecided == 0 || round >= c->sequential_max) {
         c->sequential_stop = undecided ? "cap" : (futile ? "futile" : "decided");
         for (size_t j = i + 1; j < c->n_runs; j++)
@@ -953,15 +943,13 @@ static int look_after_round(struct campaign *c, struct seq *s, long round, size_
                            : (futile ? "what is undecided would rarely be decided by the cap"
                                      : "every gated comparison is decided"));
     } else {
-        char *names = undecided_names(&res, s, gated);
+        char *names = undecided_names(&res, l);
         long left = c->sequential_max - round;
         msg_info("round %ld: %zu undecided (%s); at most %ld more round%s, %.0f s", round,
                  undecided, names, left, left == 1 ? "" : "s",
                  (double)left * (c->order == ORDER_DUET ? 1.0 : (double)campaign_cells(c)) * run_s);
         free(names);
     }
-    free(now);
-    free(gated);
     compare_result_release(&res);
     return 0;
 }
@@ -974,7 +962,7 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
     progress_init(&p, c->n_runs, run_s, msg_quiet());
 
     int rc = 0;
-    struct seq seq = {0};
+    struct compare_looks looks = {0};
     /* a resumed campaign takes its looks again over the rounds it kept */
     c->n_looks = 0;
     c->sequential_stop = NULL;
@@ -1017,14 +1005,14 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
         long round = c->runs[end - 1].repeat;
         if (c->sequential_max && round >= SEQ_MIN_ROUNDS && ends_round(c, end - 1)) {
             progress_clear(&p);
-            if (look_after_round(c, &seq, round, end - 1, run_s, err) < 0 ||
+            if (look_after_round(c, &looks, round, end - 1, run_s, err) < 0 ||
                 write_results(rn, err) < 0) {
                 rc = -1;
                 break;
             }
         }
     }
-    seq_release(&seq);
+    compare_looks_release(&looks);
     progress_clear(&p);
 
     for (size_t i = 0; i < rn->n_profiles; i++) {
