@@ -19,8 +19,9 @@
 #include "scrape.h"
 #include "util.h"
 
-/* duet: every cell of a round at the same time, each on CPUs of its own, the CPU sets
- * turned round by one every round (Bulej et al. 2020); otherwise interleave's order. */
+/* duet: the variants of a setting (without variants, the settings of a round) at the
+ * same time, each on CPUs of its own, the CPU sets turned round by one every round
+ * (Bulej et al. 2020); otherwise interleave's order. */
 enum run_order { ORDER_INTERLEAVE = 0, ORDER_RANDOM, ORDER_GROUPED, ORDER_DUET };
 const char *run_order_name(enum run_order o);
 int run_order_parse(const char *s, enum run_order *out);

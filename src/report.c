@@ -524,7 +524,7 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
                     ci->repeat);
         if (ci->cpus)
             fprintf(out, " %s CPUs %s%s, loopbench %s%s.",
-                    ci->order == ORDER_DUET ? "Each round's targets at once, each on its own slice of"
+                    ci->order == ORDER_DUET ? "Duet: targets at once, each on its own slice of"
                                             : "Targets pinned to",
                     ci->cpus, ci->order == ORDER_DUET ? " (turned every round)" : "",
                     ci->loopbench_cpus ? "to " : "unpinned",

@@ -417,6 +417,22 @@ static void record_endpoint(struct run_record *r, const struct metrics_endpoint 
     }
 }
 
+/* How many targets a duet runs at once: the variants of a setting (each setting in turn),
+ * or without variants every setting of the round. */
+static size_t duet_width(const struct campaign *c)
+{
+    return c->n_variants ? c->n_variants : c->values.n;
+}
+
+/* Whether runs i and j of the plan run at once: in a duet, of one round and (with
+ * variants) of one setting. */
+static bool run_together(const struct campaign *c, size_t i, size_t j)
+{
+    const struct run_record *a = &c->runs[i], *b = &c->runs[j];
+    return c->order == ORDER_DUET && a->repeat == b->repeat &&
+           (!c->n_variants || a->setting_index == b->setting_index);
+}
+
 /* The CPUs run i's target is pinned to, NULL for any: --cpus; with --order duet the
  * slice of them its place in the round takes, turned by one every round so that each
  * cell runs on each slice in turn. */
@@ -427,8 +443,9 @@ static const struct cpuset *runner_cpus_of(const struct runner *rn, size_t i)
         return NULL;
     if (c->order != ORDER_DUET)
         return &rn->target_cpus;
-    size_t cells = campaign_cells(c);
-    return &rn->slices[(i % cells + (size_t)c->runs[i].repeat) % cells];
+    const struct run_record *r = &c->runs[i];
+    size_t at = c->n_variants ? r->variant_index : r->setting_index;
+    return &rn->slices[(at + (size_t)r->repeat) % duet_width(c)];
 }
 
 /* One window over the targets still going, together; each target's round-trip probe
@@ -769,20 +786,20 @@ static int setup_cpus(const struct run_opts *o, struct runner *rn, struct lb_err
     }
     if (c->order != ORDER_DUET)
         return 0;
-    size_t cells = campaign_cells(c), cpus = cpuset_count(&rn->target_cpus);
-    if (cells < 2 || cells > SAMPLER_MAX_TARGETS || cells > cpus)
-        return lb_fail(err, "--order duet: runs the %zu cells of a round at once, each on CPUs "
-                            "of its own: expected 2 to %d cells, and no more than the %zu CPUs "
-                            "loopbench may use (%s)", cells, SAMPLER_MAX_TARGETS, cpus, c->cpus);
-    for (size_t v = 0; v < rn->n_profiles; v++)
-        if (rn->profiles[v].knob.set.kind == SETTER_CONFIG && c->values.n > 1)
-            return lb_fail(err, "--order duet: the settings of one build would run at once "
-                                "from one config file ('%s'): compare builds as variants at "
-                                "one setting, or set the knob by argv or env",
-                           rn->profiles[v].knob.set.file);
-    rn->slices = xcalloc(cells, sizeof(*rn->slices));
-    for (size_t k = 0; k < cells; k++)
-        cpuset_slice(&rn->target_cpus, cells, k, &rn->slices[k]);
+    size_t width = duet_width(c), cpus = cpuset_count(&rn->target_cpus);
+    if (width < 2 || width > SAMPLER_MAX_TARGETS || width > cpus)
+        return lb_fail(err, "--order duet: runs %s at once, each on CPUs of its own: expected 2 "
+                            "to %d of them, and no more than the %zu CPUs loopbench may use "
+                            "(%s); %zu given",
+                       c->n_variants ? "the variants of a setting" : "the settings of a round",
+                       SAMPLER_MAX_TARGETS, cpus, c->cpus, width);
+    if (!c->n_variants && rn->profiles[0].knob.set.kind == SETTER_CONFIG)
+        return lb_fail(err, "--order duet: the settings would run at once from one config file "
+                            "('%s'): compare builds as variants, or set the knob by argv or env",
+                       rn->profiles[0].knob.set.file);
+    rn->slices = xcalloc(width, sizeof(*rn->slices));
+    for (size_t k = 0; k < width; k++)
+        cpuset_slice(&rn->target_cpus, width, k, &rn->slices[k]);
     return 0;
 }
 
@@ -947,7 +964,8 @@ static int look_after_round(struct campaign *c, struct compare_looks *l, long ro
         long left = c->sequential_max - round;
         msg_info("round %ld: %zu undecided (%s); at most %ld more round%s, %.0f s", round,
                  undecided, names, left, left == 1 ? "" : "s",
-                 (double)left * (c->order == ORDER_DUET ? 1.0 : (double)campaign_cells(c)) * run_s);
+                 (double)left * (double)campaign_cells(c) * run_s /
+                     (c->order == ORDER_DUET ? (double)duet_width(c) : 1.0));
         free(names);
     }
     compare_result_release(&res);
@@ -967,9 +985,9 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
     c->n_looks = 0;
     c->sequential_stop = NULL;
     for (size_t i = 0; i < c->n_runs;) {
-        /* duet: the runs of a round together; else one at a time */
+        /* duet: the runs of a round (of a setting, with variants) together */
         size_t end = i + 1;
-        while (c->order == ORDER_DUET && end < c->n_runs && !ends_round(c, end - 1))
+        while (end < c->n_runs && run_together(c, i, end))
             end++;
         /* a run completed before a --resume counts in its round's look */
         bool done = true;

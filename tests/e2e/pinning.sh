@@ -75,7 +75,30 @@ check "  ... each share measured as itself while the other ran (5% and 20% of a 
 
 "$LOOPBENCH" report "$TMP/duet" --no-plots -o "$TMP/duet.md" >/dev/null 2>&1
 check "  ... and the report says how it ran" \
-  grep -q "Each round's targets at once, each on its own slice of CPUs 0-1 (turned every round)" "$TMP/duet.md"
+  grep -q "Duet: targets at once, each on its own slice of CPUs 0-1 (turned every round)" "$TMP/duet.md"
+
+# --- duet with variants: each setting's two builds at once, the settings in turn -------
+for v in base head; do
+  mkdir -p "$TMP/$v"
+  printf '#!/bin/sh\nexec "%s" --share "$1" --forever\n' "$TMP/burner" >"$TMP/$v/target"
+  chmod +x "$TMP/$v/target"
+done
+cat >"$TMP/builds.json" <<JSON
+{ "name": "builds", "command": ["{variant_dir}/target", "{value}"],
+  "knob": { "name": "share", "values": ["0.05", "0.2"], "argv": {} },
+  "ready": { "delay": 0 }, "stop": { "grace": 2 } }
+JSON
+rc=0
+"$LOOPBENCH" run "$TMP/builds.json" --variant base="$TMP/base" --variant head="$TMP/head" \
+  --order duet -n 2 -w 0.2 -t 1.5 -o "$TMP/builds" -q >/dev/null 2>&1 || rc=$?
+res=$TMP/builds/results.json
+check "--order duet with 2 settings x 2 builds on 2 CPUs: the campaign exits 0" [ "$rc" -eq 0 ]
+check "  ... base and head of a setting on different CPUs, their windows overlapping" jq -e '
+  [.runs | group_by([.repeat, .setting])[] | (map(.cpus) | sort) == ["0", "1"]
+     and .[0].window_start <= .[1].window_end and .[1].window_start <= .[0].window_end]
+  | length == 4 and all' "$res"
+check "  ... each build on the other CPU in the next round" jq -e '
+  [.runs | group_by([.variant, .setting])[] | map(.cpus) | unique | length] == [2, 2, 2, 2]' "$res"
 
 # --- refusals ---------------------------------------------------------------------------
 refused() { # refused DESCRIPTION PATTERN ARGS...: exit 2 and a message matching PATTERN
@@ -87,5 +110,5 @@ refused() { # refused DESCRIPTION PATTERN ARGS...: exit 2 and a message matching
 refused "--cpus with a CPU the host lacks is refused" "--cpus '4096'" --cpus 4096
 refused "--cpus with a CPU loopbench may not use is refused" "may run on CPUs" --cpus 1000
 refused "--cpus that is not a list is refused" "expected CPUs as numbers" --cpus 1-x
-refused "--order duet with one cell is refused" "cells of a round at once" --order duet -s 0.2
+refused "--order duet with one setting is refused" "runs the settings of a round at once" --order duet -s 0.2
 check "no target left" no_process_from "$TMP"
