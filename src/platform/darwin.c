@@ -635,19 +635,6 @@ void posix_hog_run(pid_t parent)
     }
 }
 
-/* loopbench run --cpus and --order duet need an affinity call this port lacks. */
-int plat_cpus_available(struct cpuset *out, struct lb_error *err)
-{
-    memset(out, 0, sizeof(*out));
-    return lb_fail(err, "pinning to CPUs is not supported on %s", "macOS");
-}
-
-int plat_pin_self(const struct cpuset *s, struct lb_error *err)
-{
-    (void)s;
-    return lb_fail(err, "pinning to CPUs is not supported on %s", "macOS");
-}
-
 void plat_self_usage(struct plat_self_usage *out)
 {
     struct rusage ru;

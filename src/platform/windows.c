@@ -1229,19 +1229,6 @@ int plat_tcp_accepting(const char *host, int port)
     return ok;
 }
 
-/* loopbench run --cpus and --order duet need an affinity call this port lacks. */
-int plat_cpus_available(struct cpuset *out, struct lb_error *err)
-{
-    memset(out, 0, sizeof(*out));
-    return lb_fail(err, "pinning to CPUs is not supported on %s", "Windows");
-}
-
-int plat_pin_self(const struct cpuset *s, struct lb_error *err)
-{
-    (void)s;
-    return lb_fail(err, "pinning to CPUs is not supported on %s", "Windows");
-}
-
 void plat_self_usage(struct plat_self_usage *out)
 {
     FILETIME created, exited, kernel, user;
