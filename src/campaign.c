@@ -278,6 +278,24 @@ size_t run_series_read(const struct campaign *c, const struct run_record *r, dou
     return n;
 }
 
+void campaign_warmup_text(const struct campaign *c, char *buf, size_t size)
+{
+    if (!c->warmup_auto) {
+        snprintf(buf, size, "%g s", c->warmup_s);
+        return;
+    }
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < c->n_runs; i++)
+        if (c->runs[i].sampled && isfinite(c->runs[i].warmup_s)) {
+            lo = fmin(lo, c->runs[i].warmup_s);
+            hi = fmax(hi, c->runs[i].warmup_s);
+        }
+    if (lo > hi)
+        snprintf(buf, size, "auto (at most %g s)", c->warmup_s);
+    else
+        snprintf(buf, size, "auto, %.1f-%.1f s (at most %g s)", lo, hi, c->warmup_s);
+}
+
 void run_record_release(struct run_record *r)
 {
     free(r->dir);
@@ -285,6 +303,7 @@ void run_record_release(struct run_record *r)
     free(r->failure);
     free(r->log_tail);
     free(r->cpus);
+    free(r->unsteady);
     if (r->has_rtt)
         rtt_result_release(&r->rtt);
     if (r->has_endpoint)

@@ -76,6 +76,12 @@ struct run_record {
     char *dir;                  /* relative to the campaign directory: runs/<setting>-<k> */
     uint64_t started_wall_ns;   /* 0: never started */
     double ready_s;             /* from spawn to ready */
+    double warmup_s;            /* from ready to the window that counts; NaN: not recorded */
+    long window_restarts;       /* --warmup auto: windows abandoned for a change inside */
+    /* The window's CPU series checked for a trend or a change point (steady.h):
+     * steady_tested false when it had too few points. */
+    bool steady_tested, steady;
+    char *unsteady;             /* why it was not steady, one line; NULL when it was */
     enum cpu_source_kind cpu_source; /* the source this run's target was measured with */
     bool sampled;               /* the window's figures below are set */
     struct sample_result sample;
@@ -135,7 +141,8 @@ struct campaign {
     long *look_undecided;
     size_t n_looks;
     const char *sequential_stop;
-    double warmup_s, sample_s;
+    double warmup_s, sample_s;  /* with warmup_auto, warmup_s is the most a run waits */
+    bool warmup_auto;           /* --warmup auto: each run until its target has settled */
     unsigned interval_ms;
     uint64_t log_limit;         /* bytes of each stream's log kept per run */
     enum run_order order;
@@ -171,6 +178,10 @@ bool run_in_cell(const struct run_record *r, struct cell x);
 long campaign_find_cell(const struct campaign *c, const char *value, const char *variant);
 /* "2" or "2 head": a cell named for messages and tables (new string). */
 char *campaign_cell_name(const struct campaign *c, struct cell x);
+
+/* The warm-up as reports give it, into buf: "3 s", or with --warmup auto "auto, 2.1-2.4 s
+ * (at most 60 s)" over the runs that reached their window. */
+void campaign_warmup_text(const struct campaign *c, char *buf, size_t size);
 
 /* "running", "finished" or "interrupted". */
 const char *campaign_state_name(const struct campaign *c);

@@ -29,7 +29,10 @@ const char cmd_run_usage[] =
     "                             the profile's metrics.primary, else every one): the\n"
     "                             looks of --repeat auto wait only for these, and compare\n"
     "                             gates them unless told otherwise\n"
-    "  -w, --warmup SECONDS       warm-up before each window (default: the profile's)\n"
+    "  -w, --warmup SECONDS|auto[=MAX]\n"
+    "                             warm-up before each window (default: the profile's);\n"
+    "                             auto: until the target's CPU has settled (no trend or\n"
+    "                             change point over 2 s), at most MAX seconds (default 60)\n"
     "  -t, --sample SECONDS       length of each window (default: the profile's)\n"
     "      --variant NAME=DIR     a build of the target to compare, given twice or more:\n"
     "                             each setting runs under each variant once per round,\n"
@@ -196,8 +199,14 @@ int cmd_run(int argc, char **argv)
             o.repeat = l;
             break;
         case 'w':
-            if (parse_double(optarg, &d) < 0 || d < 0 || d > 86400) {
-                msg_usage_error("run", "run: --warmup '%s': expected seconds, 0 or more", optarg);
+            o.warmup_auto = strncmp(optarg, "auto", 4) == 0;
+            d = o.warmup_auto && optarg[4] == '\0' ? RUN_WARMUP_AUTO_MAX : -1;
+            bool bad = d < 0 && (o.warmup_auto ? optarg[4] != '=' ||
+                                                     parse_double(optarg + 5, &d) < 0 || d <= 0
+                                               : parse_double(optarg, &d) < 0 || d < 0);
+            if (bad || d > 86400) {
+                msg_usage_error("run", "run: --warmup '%s': expected seconds, 0 or more, or "
+                                       "auto[=MAX] with MAX seconds above 0", optarg);
                 goto out;
             }
             o.warmup_s = d;

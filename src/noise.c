@@ -66,6 +66,14 @@ void noise_assess(const struct campaign *c, struct noise *n)
             n_others++;
             others_max = fmax(others_max, r->sample.others_cpu_percent);
         }
+        if (r->steady_tested && !r->steady) {
+            char *cell = campaign_cell_name(c, (struct cell){r->setting_index, r->variant_index});
+            strv_push_owned(&n->warnings,
+                            xasprintf("run %s #%ld: the window was not steady (CPU %s): the "
+                                      "target had not settled, or never does",
+                                      cell, r->repeat, r->unsteady ? r->unsteady : "moved"));
+            free(cell);
+        }
     }
     if (n_steal)
         strv_push_owned(&n->warnings,

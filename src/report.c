@@ -506,11 +506,13 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
     for (size_t i = 0; i < n; i++) {
         const struct campaign *ci = &c[i];
         host_name(c, n, i, host, sizeof(host));
-        fprintf(out, "%s**%s**: %s, %d logical CPUs, %s %s; warm-up %g s, sample %g s, "
+        char warmup[64];
+        campaign_warmup_text(ci, warmup, sizeof(warmup));
+        fprintf(out, "%s**%s**: %s, %d logical CPUs, %s %s; warm-up %s, sample %g s, "
                      "%ld runs per setting, order %s (seed %llu); loopbench %s.",
                 n > 1 ? "- " : "", host, ci->host.cpu_model ? ci->host.cpu_model : "unknown",
                 ci->host.logical_cpus, ci->host.os ? ci->host.os : "unknown",
-                ci->host.kernel ? ci->host.kernel : "unknown", ci->warmup_s, ci->sample_s,
+                ci->host.kernel ? ci->host.kernel : "unknown", warmup, ci->sample_s,
                 ci->repeat, run_order_name(ci->order), (unsigned long long)ci->seed,
                 ci->self.version ? ci->self.version : "unknown");
         if (ci->sequential_max && ci->sequential_stop)
@@ -581,9 +583,11 @@ int report_markdown(const struct campaign *c, size_t n, const struct report_opts
 void report_terminal(const struct campaign *c, FILE *out)
 {
     struct setting_summary **st = summaries(c, 1);
-    fprintf(out, "%s: %s, %ld run%s per setting, warm-up %g s, sample %g s, order %s\n\n",
+    char warmup[64];
+    campaign_warmup_text(c, warmup, sizeof(warmup));
+    fprintf(out, "%s: %s, %ld run%s per setting, warm-up %s, sample %g s, order %s\n\n",
             c->profile.name, c->profile.knob_name, c->repeat, c->repeat == 1 ? "" : "s",
-            c->warmup_s, c->sample_s, run_order_name(c->order));
+            warmup, c->sample_s, run_order_name(c->order));
     if (c->values.n > 1) {
         headlines(c, 1, st, out);
         fputc('\n', out);

@@ -403,6 +403,11 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
                          "loopbench_cpu_seconds", (double)s->self_cpu_ns / 1e9, "noise",
                          noise_json(nr)));
         json_object_set_new(o, "metrics", scrape_run_to_json(&r->scrape));
+        json_object_update_new(
+            o, json_pack("{s:o, s:I, s:o, s:o}", "warmup_seconds", json_num_or_null(r->warmup_s),
+                         "window_restarts", (json_int_t)r->window_restarts, "steady",
+                         r->steady_tested ? json_boolean(r->steady) : json_null(), "unsteady",
+                         json_str_or_null(r->unsteady)));
         if (r->has_rtt)
             json_object_set_new(o, "rtt", rtt_json(&r->rtt));
         if (r->has_endpoint)
@@ -438,6 +443,13 @@ static int run_from_json(struct campaign *c, json_t *o, const char *where, struc
     r->ready_s = isfinite(ready) ? ready : 0;
     if (get_str(o, "cpus"))
         r->cpus = xstrdup(get_str(o, "cpus"));
+    r->warmup_s = get_num(o, "warmup_seconds"); /* NaN: before it was recorded */
+    r->window_restarts = (long)get_int(o, "window_restarts");
+    json_t *steady = json_object_get(o, "steady");
+    r->steady_tested = json_is_boolean(steady);
+    r->steady = !r->steady_tested || json_is_true(steady);
+    if (get_str(o, "unsteady"))
+        r->unsteady = xstrdup(get_str(o, "unsteady"));
     json_t *cpu = json_object_get(o, "cpu_percent");
     r->sampled = json_is_number(cpu);
     json_t *metrics = json_object_get(o, "metrics");
@@ -538,6 +550,8 @@ static json_t *campaign_json(const struct campaign *c)
         }
         json_object_set_new(o, "primary", keys);
     }
+    if (c->warmup_auto) /* absent: a fixed warm-up */
+        json_object_set_new(o, "warmup_auto", json_true());
     if (c->cpus) /* absent: not pinned */
         json_object_set_new(o, "cpus", json_pack("{s:s, s:o}", "targets", c->cpus, "loopbench",
                                                  json_str_or_null(c->loopbench_cpus)));
@@ -655,6 +669,7 @@ static int campaign_from_json(json_t *camp, struct campaign *c, const char *wher
     c->sample_s = get_num(camp, "sample_seconds");
     c->interval_ms = (unsigned)get_u64(camp, "interval_ms");
     c->log_limit = get_u64(camp, "log_limit");
+    c->warmup_auto = json_is_true(json_object_get(camp, "warmup_auto"));
     json_t *cpus = json_object_get(camp, "cpus");
     if (cpus && !get_str(cpus, "targets"))
         return lb_fail(err, "%s: campaign.cpus: expected the CPUs of the targets", where);

@@ -20,6 +20,7 @@
 #include "sampler.h"
 #include "scrape.h"
 #include "sequential.h"
+#include "steady.h"
 
 extern char **environ;
 
@@ -448,11 +449,59 @@ static const struct cpuset *runner_cpus_of(const struct runner *rn, size_t i)
     return &rn->slices[(at + (size_t)r->repeat) % duet_width(c)];
 }
 
+/* The window's CPU series: steady, or why not (steady.h). */
+static void check_steady(struct run_record *r, const struct series_point *points)
+{
+    double t[SAMPLER_MAX_POINTS_CHECKED], x[SAMPLER_MAX_POINTS_CHECKED];
+    size_t n = r->sample.n_points < SAMPLER_MAX_POINTS_CHECKED ? r->sample.n_points
+                                                               : SAMPLER_MAX_POINTS_CHECKED;
+    for (size_t i = 0; i < n; i++) {
+        t[i] = points[i].t_s;
+        x[i] = points[i].cpu_percent;
+    }
+    struct steady_verdict v;
+    steady_check(t, x, n, &v);
+    r->steady_tested = n >= STEADY_MIN_POINTS;
+    r->steady = v.steady;
+    free(r->unsteady);
+    r->unsteady = v.steady ? NULL : xstrdup(v.reason);
+}
+
+/* --warmup auto: a window is abandoned, while there is warm-up left, as soon as what it
+ * has sampled of any target is not steady (the target had not settled after all). */
+struct window_watch {
+    struct slot **in;
+    size_t n;
+    uint64_t until; /* monotonic: the warm-up's limit */
+};
+
+static bool window_changed(void *ctx, const struct sample_result *so_far, size_t n)
+{
+    const struct window_watch *w = ctx;
+    double t[SAMPLER_MAX_POINTS_CHECKED], x[SAMPLER_MAX_POINTS_CHECKED];
+    if (mono_ns() >= w->until)
+        return false;
+    for (size_t i = 0; i < n && i < w->n; i++) {
+        size_t m = so_far[i].n_points < SAMPLER_MAX_POINTS_CHECKED ? so_far[i].n_points
+                                                                  : SAMPLER_MAX_POINTS_CHECKED;
+        for (size_t k = 0; k < m; k++) {
+            t[k] = w->in[i]->points[k].t_s;
+            x[k] = w->in[i]->points[k].cpu_percent;
+        }
+        struct steady_verdict v;
+        steady_check(t, x, m, &v);
+        if (!v.steady)
+            return true;
+    }
+    return false;
+}
+
 /* One window over the targets still going, together; each target's round-trip probe
  * and metrics endpoint run through it. STEP_ERROR (err set) when the CPU source cannot
- * be read; how each run's window ended is in its slot. */
+ * be read; how each run's window ended is in its slot. Before abandon_until (monotonic),
+ * a window that shows a change is given up (*abandoned): nothing of it is kept. */
 static enum step sample_window(struct runner *rn, struct slot *s, size_t n, struct progress *p,
-                               struct lb_error *err)
+                               uint64_t abandon_until, bool *abandoned, struct lb_error *err)
 {
     const struct campaign *c = &rn->c;
     struct slot *in[SAMPLER_MAX_TARGETS];
@@ -461,7 +510,9 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
     struct sample_result res[SAMPLER_MAX_TARGETS];
     struct rtt_probe *probe[SAMPLER_MAX_TARGETS] = {0};
     struct endpoint_window *endpoint[SAMPLER_MAX_TARGETS] = {0};
+    struct window_watch watch = {in, 0, abandon_until};
     size_t k = 0;
+    *abandoned = false;
     for (size_t i = 0; i < n; i++) {
         struct slot *x = &s[i];
         const struct profile *prof = x->prof;
@@ -472,8 +523,11 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
             .interval_ns = (uint64_t)c->interval_ms * 1000000ULL,
             .on_tick = k == 0 ? progress_tick : NULL,
             .tick_ctx = p,
+            .abandon = abandon_until > mono_ns() ? window_changed : NULL,
+            .abandon_ctx = &watch,
         };
         so[k].points_cap = sampler_points_needed(so[k].window_ns, so[k].interval_ns);
+        free(x->points);
         x->points = xcalloc(so[k].points_cap, sizeof(*x->points));
         so[k].points = x->points;
         /* The round-trip probe runs through the window, in its own thread. */
@@ -494,13 +548,34 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
     }
     if (k == 0)
         return STEP_OK;
+    watch.n = k;
     progress_phase(p, in[0]->index, in[0]->label, "sample", c->sample_s);
     for (size_t j = 0; j < k; j++)
         capture_window_open(in[j]->cap);
     int sampled = sampler_run_many(t, k, so, res, err);
+    for (size_t j = 0; j < k; j++)
+        *abandoned |= sampled == 0 && res[j].end == SAMPLE_ABANDONED;
+    /* in a duet the other targets are not "other processes" of the host */
+    for (size_t j = 0; j < k && sampled == 0; j++)
+        for (size_t m = 0; m < k; m++)
+            if (m != j)
+                res[j].others_cpu_percent = fmax(0, res[j].others_cpu_percent - res[m].cpu_percent);
     for (size_t j = 0; j < k; j++) {
         struct slot *x = in[j];
         struct run_record *r = x->r;
+        if (sampled == 0 && res[j].end == SAMPLE_ABANDONED) { /* the probes' figures too */
+            struct rtt_result gone_rtt;
+            struct endpoint_result gone_endpoint;
+            if (probe[j]) {
+                rtt_stop(probe[j], &gone_rtt);
+                rtt_result_release(&gone_rtt);
+            }
+            if (endpoint[j]) {
+                endpoint_window_close(endpoint[j], &gone_endpoint);
+                endpoint_result_release(&gone_endpoint);
+            }
+            continue;
+        }
         r->sample = res[j];
         capture_window_close(x->cap, r->sample.start_wall_ns, r->sample.end_wall_ns);
         if (probe[j]) {
@@ -519,6 +594,7 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
         }
         /* The window's health lines are scraped once the target is gone (capture_finish). */
         r->sampled = true;
+        check_steady(r, x->points);
         if (r->sample.end == SAMPLE_TARGET_EXITED) {
             r->exited = true;
             r->wstatus = r->sample.wstatus;
@@ -528,6 +604,81 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
         }
     }
     return sampled < 0 ? STEP_ERROR : STEP_OK;
+}
+
+/* --warmup auto: until the CPU of every target still going has been steady over the last
+ * RUN_SETTLE_SPAN_NS (read every RUN_SETTLE_EVERY_NS), or until `until` (monotonic). */
+static enum step settle(struct slot *s, size_t n, uint64_t until, struct progress *p)
+{
+    enum { KEEP = RUN_SETTLE_SPAN_NS / RUN_SETTLE_EVERY_NS + 1 };
+    uint64_t when[KEEP], cpu[SAMPLER_MAX_TARGETS][KEEP];
+    size_t have = 0;
+    uint64_t start = mono_ns();
+    for (uint64_t next = start;; next += RUN_SETTLE_EVERY_NS) {
+        /* one more reading, the oldest dropped once there are KEEP */
+        if (have == KEEP) {
+            memmove(when, when + 1, (KEEP - 1) * sizeof(when[0]));
+            for (size_t i = 0; i < n; i++)
+                memmove(cpu[i], cpu[i] + 1, (KEEP - 1) * sizeof(cpu[i][0]));
+            have--;
+        }
+        when[have] = mono_ns();
+        for (size_t i = 0; i < n; i++) {
+            struct lb_error e;
+            if (s[i].step == STEP_OK && plat_target_cpu_ns(s[i].t, &cpu[i][have], &e) < 0)
+                cpu[i][have] = have ? cpu[i][have - 1] : 0;
+        }
+        have++;
+        bool settled = have == KEEP;
+        for (size_t i = 0; i < n && settled; i++) {
+            if (s[i].step != STEP_OK)
+                continue;
+            double t[KEEP], x[KEEP];
+            for (size_t k = 1; k < KEEP; k++) {
+                double dt = (double)(when[k] - when[k - 1]) / 1e9;
+                t[k - 1] = (double)(when[k] - when[0]) / 1e9;
+                x[k - 1] = dt > 0 ? (double)(cpu[i][k] - cpu[i][k - 1]) / 1e7 / dt : 0;
+            }
+            struct steady_verdict v;
+            steady_check(t, x, KEEP - 1, &v);
+            settled = v.steady;
+        }
+        if (settled || !any_going(s, n) || mono_ns() >= until)
+            return STEP_OK;
+        enum plat_event ev = plat_wait_until(next + RUN_SETTLE_EVERY_NS);
+        while (ev == PLAT_EVENT_CHILD) {
+            note_exits(s, n, "warm-up");
+            ev = plat_wait_until(next + RUN_SETTLE_EVERY_NS);
+        }
+        if (ev == PLAT_EVENT_INTERRUPT)
+            return STEP_INTERRUPTED;
+        progress_tick(p, (double)(mono_ns() - start) / (double)(until - start));
+    }
+}
+
+/* Warm up, then sample one window: a fixed warm-up, or (--warmup auto) until the
+ * targets have settled, the window given up and the targets waited for again when it
+ * shows a change while the warm-up's limit is not reached. */
+static enum step warm_and_sample(struct runner *rn, struct slot *s, size_t n, struct progress *p,
+                                 struct lb_error *err)
+{
+    const struct campaign *c = &rn->c;
+    uint64_t start = mono_ns(), limit = start + (uint64_t)(c->warmup_s * 1e9);
+    enum step step = STEP_OK;
+    bool abandoned = true;
+    for (long restarts = 0; step == STEP_OK && abandoned && any_going(s, n); restarts++) {
+        progress_phase(p, s[0].index, s[0].label, c->warmup_auto ? "warm-up (auto)" : "warm-up",
+                       c->warmup_s);
+        step = c->warmup_auto ? settle(s, n, limit, p)
+                              : wait_phase(s, n, (uint64_t)(c->warmup_s * 1e9), p, "warm-up");
+        for (size_t i = 0; i < n; i++) {
+            s[i].r->warmup_s = (double)(mono_ns() - start) / 1e9;
+            s[i].r->window_restarts = restarts;
+        }
+        if (step == STEP_OK)
+            step = sample_window(rn, s, n, p, c->warmup_auto ? limit : 0, &abandoned, err);
+    }
+    return step;
 }
 
 /* Apply the run's setting and start its target: x->step says how it went. */
@@ -664,12 +815,8 @@ static enum step run_group(struct runner *rn, size_t from, size_t to, struct pro
     for (size_t i = 0; i < n; i++)
         if (s[i].step == STEP_OK && confedit_note_target(s[i].ce, err) < 0)
             s[i].step = STEP_ERROR;
-    if (group == STEP_OK && any_going(s, n)) {
-        progress_phase(p, s[0].index, s[0].label, "warm-up", c->warmup_s);
-        group = wait_phase(s, n, (uint64_t)(c->warmup_s * 1e9), p, "warm-up");
-    }
     if (group == STEP_OK)
-        group = sample_window(rn, s, n, p, err);
+        group = warm_and_sample(rn, s, n, p, err);
     enum step worst = STEP_OK;
     for (size_t i = 0; i < n; i++) {
         if (s[i].step == STEP_OK && group != STEP_OK)
@@ -847,6 +994,7 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
         return lb_fail(err, "--repeat auto: looks after each round, which --order grouped "
                             "does not have: use interleave or random");
     c->warmup_s = o->warmup_s >= 0 ? o->warmup_s : prof->warmup_s;
+    c->warmup_auto = o->warmup_auto;
     c->sample_s = o->sample_s > 0 ? o->sample_s : prof->sample_s;
     c->interval_ms = o->interval_ms;
     c->log_limit = o->log_limit ? o->log_limit : prof->log_limit;

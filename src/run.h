@@ -15,6 +15,13 @@
 #include "profile.h"
 #include "util.h"
 
+/* --warmup auto without a MAX: the most a run waits for its target to settle, seconds. */
+#define RUN_WARMUP_AUTO_MAX 60.0
+/* --warmup auto: the target's CPU is read this often (ns), and has settled when the last
+ * RUN_SETTLE_SPAN_NS of it are steady (steady_check). */
+#define RUN_SETTLE_EVERY_NS (100ULL * 1000 * 1000)
+#define RUN_SETTLE_SPAN_NS (2000ULL * 1000 * 1000)
+
 /* --variant NAME=DIR */
 struct variant_opt {
     const char *name, *dir;
@@ -27,7 +34,8 @@ struct run_opts {
     bool sequential;           /* --repeat auto: rounds until decided, at most repeat */
     const char *primary;       /* --primary: keys the gate holds to; NULL: the profile's */
     const char *cpus;          /* --cpus LIST: the CPUs the targets run on; NULL: any */
-    double warmup_s;           /* < 0: the profile's default */
+    double warmup_s;           /* < 0: the profile's default; with warmup_auto, the most */
+    bool warmup_auto;          /* --warmup auto: until the target has settled (steady.h) */
     double sample_s;           /* <= 0: the profile's default */
     enum run_order order;
     bool seed_set;

@@ -152,6 +152,14 @@ int sampler_run_many(struct plat_target *const *t, size_t n, const struct sample
                 left--;
             }
         }
+        if (point && left > 0 && o[0].abandon && o[0].abandon(o[0].abandon_ctx, r, n)) {
+            for (size_t i = 0; i < n; i++)
+                if (open[i]) {
+                    window_end(&r[i], &start[i], &prev[i], SAMPLE_ABANDONED);
+                    open[i] = false;
+                }
+            left = 0;
+        }
         if (point && o[0].on_tick) {
             double done = (double)(mono_ns() - start[0].mono_ns) / (double)o->window_ns;
             o[0].on_tick(o[0].tick_ctx, done < 1 ? done : 1);

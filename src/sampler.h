@@ -31,6 +31,7 @@ enum sample_end {
     SAMPLE_DONE = 0,
     SAMPLE_TARGET_EXITED, /* the leader exited during the window: see wstatus */
     SAMPLE_INTERRUPTED,   /* SIGINT/SIGTERM/SIGHUP: see plat_last_signal() */
+    SAMPLE_ABANDONED,     /* sampler_opts.abandon asked to stop: the window does not count */
 };
 
 struct sample_result {
@@ -64,6 +65,10 @@ struct sampler_opts {
     size_t points_cap;
     sampler_tick_fn on_tick;     /* may be NULL */
     void *tick_ctx;
+    /* Called at each point after every target's was taken (opts[0]'s, with the results
+     * so far); true ends every window as SAMPLE_ABANDONED. Must not allocate. NULL: never. */
+    bool (*abandon)(void *ctx, const struct sample_result *so_far, size_t n);
+    void *abandon_ctx;
 };
 
 size_t sampler_points_needed(uint64_t window_ns, uint64_t interval_ns);
@@ -73,6 +78,9 @@ size_t sampler_points_needed(uint64_t window_ns, uint64_t interval_ns);
  * failure to read the CPU source. */
 int sampler_run(struct plat_target *t, const struct sampler_opts *opts,
                 struct sample_result *r, struct lb_error *err);
+
+/* The most points of a window that its steadiness check reads (the first ones). */
+#define SAMPLER_MAX_POINTS_CHECKED 4096
 
 /* The most targets one window samples at once (loopbench run --order duet). */
 #define SAMPLER_MAX_TARGETS 8

@@ -39,7 +39,7 @@ check "completion: 'loopbench <TAB>' offers run and report" \
 check "completion: 'loopbench run --re<TAB>' offers --repeat and --resume" \
   [ "$(complete loopbench run --re | tr '\n' ' ')" = "--repeat --resume " ]
 check "completion: 'loopbench run --order <TAB>' offers the orders" \
-  [ "$(complete loopbench run --order "" | tr '\n' ' ')" = "interleave random grouped " ]
+  [ "$(complete loopbench run --order "" | tr '\n' ' ')" = "interleave random grouped duet " ]
 mkdir -p "$TMP/pick/c1" && touch "$TMP/pick/a.json" "$TMP/pick/b.txt"
 check "completion: 'loopbench run <TAB>' offers profiles and directories" \
   [ "$(cd "$TMP/pick" && complete loopbench run "" | sort | tr '\n' ' ')" = "a.json c1 " ]

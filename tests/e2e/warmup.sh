@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Warm-up by detection (run --warmup auto) and the steadiness check of every window, on
+# real processes: a target that burns half a core for 6 s and 1% after gets its window
+# after the burn; refshard settles within 3 s; a target that climbs through its window is
+# flagged not steady (results.json, the warnings under the table, the report), and a
+# steady one is not.
+source "$(dirname "$0")/lib.sh"
+
+cp "$BURNER" "$TMP/burner"
+cat >"$TMP/hot-then-idle" <<'SH'
+#!/bin/sh
+"$(dirname "$0")/burner" --share 0.5 --seconds 6 >/dev/null
+exec "$(dirname "$0")/burner" --share 0.01 --forever
+SH
+cat >"$TMP/climb" <<'SH'
+#!/bin/sh
+for share in 0.05 0.1 0.15 0.2 0.25 0.3 0.35 0.4 0.45 0.5 0.55; do
+  "$(dirname "$0")/burner" --share $share --seconds 0.4 >/dev/null
+done
+exec "$(dirname "$0")/burner" --share 0.6 --forever
+SH
+printf '#!/bin/sh\nexec "$(dirname "$0")/burner" --share 0.3 --forever\n' >"$TMP/flat"
+chmod +x "$TMP/hot-then-idle" "$TMP/climb" "$TMP/flat"
+profile() { # profile NAME COMMAND: a one-setting profile that starts COMMAND
+  local name=$1 command=$2
+  jq -n --arg name "$name" --arg command "$command" '{name: $name, command: [$command, "{value}"],
+    knob: {name: "x", values: ["1"], argv: {}}, ready: {delay: 0}, stop: {grace: 2}}' >"$TMP/$name.json"
+}
+profile hot "$TMP/hot-then-idle"
+profile climb "$TMP/climb"
+profile flat "$TMP/flat"
+
+# --- half a core for 6 s, then 1%: the window opens after the burn, before 6 + 5 s -------
+rc=0
+"$LOOPBENCH" run "$TMP/hot.json" -n 1 --warmup auto=20 -t 5 --interval 250 -o "$TMP/hot" \
+  >"$TMP/hot.txt" 2>&1 || rc=$?
+cat "$TMP/hot.txt"
+res=$TMP/hot/results.json
+jq -c '.runs[] | {warmup_seconds, window_restarts, cpu_percent, steady, unsteady}' "$res" || true
+check "--warmup auto: the campaign exits 0, recorded as auto at most 20 s" bash -c "[ $rc -eq 0 ] &&
+  jq -e '.campaign.warmup_auto == true and .campaign.warmup_seconds == 20' '$res'"
+check "  ... the window opened after the burn and before 11 s" jq -e '
+  .runs[0] | .warmup_seconds > 6 and .warmup_seconds < 11' "$res"
+check "  ... so it measured the 1% and not the burn" jq -e '.runs[0].cpu_percent < 2' "$res"
+check "  ... a steady window" jq -e '.runs[0].steady == true and .runs[0].unsteady == null' "$res"
+
+# --- refshard settles within 3 s, spinning and sleeping ----------------------------------
+rc=0
+"$LOOPBENCH" run -s 0,2 -n 1 --warmup auto -t 3 --interval 250 -o "$TMP/refshard" -q \
+  >"$TMP/refshard.txt" 2>&1 || rc=$?
+jq -c '.runs[] | {setting, warmup_seconds, window_restarts, steady}' "$TMP/refshard/results.json" || true
+check "refshard, --warmup auto: settled within 3 s at idle wait 0 and 2" bash -c "[ $rc -eq 0 ] &&
+  jq -e '[.runs[] | .warmup_seconds < 3 and .steady == true] | length == 2 and all' \
+    '$TMP/refshard/results.json'"
+
+# --- a target that climbs through its window is flagged --------------------------------
+rc=0
+"$LOOPBENCH" run "$TMP/climb.json" -n 1 -w 0.2 -t 4 --interval 250 -o "$TMP/climbing" \
+  >"$TMP/climb.txt" 2>&1 || rc=$?
+cat "$TMP/climb.txt"
+res=$TMP/climbing/results.json
+check "a climbing target: the run completes" [ "$rc" -eq 0 ]
+check "  ... its window flagged not steady, saying it climbs" jq -e '
+  .runs[0].steady == false and (.runs[0].unsteady | startswith("climbs from"))' "$res"
+check "  ... warned under the table" grep -q "the window was not steady (CPU climbs from" "$TMP/climb.txt"
+"$LOOPBENCH" report "$TMP/climbing" --no-plots -o "$TMP/climb.md" >/dev/null 2>&1
+check "  ... and in the report" grep -q "the window was not steady (CPU climbs from" "$TMP/climb.md"
+check "  ... it reads back and writes again as it was" "$ROUNDTRIP" "$res"
+
+# --- a steady target is not flagged -----------------------------------------------------
+"$LOOPBENCH" run "$TMP/flat.json" -n 2 -w 0.5 -t 3 --interval 250 -o "$TMP/flat-out" -q \
+  >"$TMP/flat.txt" 2>&1 || true
+check "a steady target (30% of a core): both windows steady" jq -e '
+  [.runs[] | .steady == true] | length == 2 and all' "$TMP/flat-out/results.json"
+check "  ... and the fixed warm-up recorded" jq -e '
+  [.runs[] | .warmup_seconds >= 0.5 and .window_restarts == 0] | all' "$TMP/flat-out/results.json"
+
+# --- bad values --------------------------------------------------------------------------
+for bad in auto=0 auto=x autox -1; do
+  rc=0
+  "$LOOPBENCH" run "$TMP/flat.json" --warmup "$bad" -o "$TMP/bad" >"$TMP/bad.txt" 2>&1 || rc=$?
+  check "--warmup $bad is refused with 2, naming it" \
+    bash -c "[ $rc -eq 2 ] && grep -q -- \"--warmup '$bad'\" '$TMP/bad.txt'"
+done
+check "no target left" no_process_from "$TMP"
