@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The CI regression job: build the target at the base of a change and at its head, each
 # into a directory of its own, run both as the variants of one campaign (each setting under
-# each build once per round, in a shuffled order, on this host), write the report, and gate
-# head against base with `loopbench compare DIR`. docs/ci.md explains it.
+# both builds once per round, at the same time on CPUs of their own where the host has two,
+# on this host), write the report, and gate head against base with `loopbench compare DIR`.
+# docs/ci.md explains it.
 #
 #   bash harness/ci/regress.sh [-- RUN OPTIONS...]
 #   bash harness/ci/regress.sh -- -s 2 -n 3 -w 0.5 -t 1.5
@@ -165,10 +166,15 @@ prepare base "$base_sha"
 prepare head "$head_sha"
 
 # --- one campaign of both, its report, the gate ---------------------------------------------
-say "campaign of $(basename "$profile") into $out: base and head as variants"
+# Base and head of a setting at the same time, each on a CPU of its own (--order duet): the
+# spread of the comparison was half that of running them in turn (docs/ci.md). One CPU, or
+# an --order given, runs them in turn.
+order=()
+if [[ " ${run_args[*]} " != *" --order"* ]] && [ "$(nproc)" -ge 2 ]; then order=(--order duet); fi
+say "campaign of $(basename "$profile") into $out: base and head as variants${order:+, as a duet}"
 rc=0
 in_background "$lb" run "$profile" --variant "base=$work/base" --variant "head=$work/head" \
-  -o "$out" "${run_args[@]}" || rc=$?
+  -o "$out" "${order[@]}" "${run_args[@]}" || rc=$?
 [ "$rc" -eq 0 ] || die "the campaign failed (loopbench run exited $rc)"
 # A report that fails (a plot, say) must not hide the verdict: the gate still runs.
 if "$lb" report "$out" >/dev/null; then say "report: $out/report.md"; else say "the report failed; gating anyway"; fi

@@ -65,6 +65,11 @@ check "one campaign of base and head as variants, 3 rounds of each" jq -e '
   (.campaign.variants | map(.name)) == ["base", "head"] and
   ([.runs[] | select(.status == "ok") | "\(.variant) \(.repeat)"] | sort) ==
   ["base 1", "base 2", "base 3", "head 1", "head 2", "head 3"]' "$res"
+if [ "$(nproc)" -ge 2 ]; then
+  check "  ... run as a duet, base and head at once on CPUs of their own" jq -e '
+    .campaign.order == "duet" and
+    ([.runs | group_by(.repeat)[] | map(.cpus) | sort] | unique) == [["0", "1"]]' "$res"
+fi
 if [ "$case" = cpu ]; then
   check "  ... head's refshard burnt 5x base's CPU or more, in every round" jq -e '
     [range(1; 4) as $r | [.runs[] | select(.repeat == $r)] | (map(select(.variant == "head"))[0].cpu_percent
