@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "gate.h"
+#include "../draws.h"
 #include "sequential.h"
 #include "stats.h"
 
@@ -81,17 +82,6 @@ struct noise {
 
 /* ---- draws --------------------------------------------------------------------------- */
 
-static double uniform(uint64_t *rng)
-{
-    return ((double)(stats_random(rng) >> 11) + 0.5) / 9007199254740992.0; /* (0, 1) */
-}
-
-static double normal(uint64_t *rng)
-{
-    /* Box-Muller; one of the pair is enough here */
-    return sqrt(-2.0 * log(uniform(rng))) * cos(2.0 * M_PI * uniform(rng));
-}
-
 static double poisson(double mean, uint64_t *rng)
 {
     /* Knuth's product of uniforms: means here are small */
@@ -99,7 +89,7 @@ static double poisson(double mean, uint64_t *rng)
     int k = -1;
     do {
         k++;
-        p *= uniform(rng);
+        p *= draw_uniform(rng);
     } while (p > limit);
     return k;
 }
@@ -117,16 +107,16 @@ static double run_value(const struct noise *nz, size_t s, size_t m, double shift
     const struct metric_model *mm = &metrics[m];
     if (mm->count)
         return poisson(mm->level[s] * exp(shift), rng);
-    return mm->level[s] * exp(shift + nz->run_sd[s] * normal(rng));
+    return mm->level[s] * exp(shift + nz->run_sd[s] * draw_normal(rng));
 }
 
 /* The runs of every variant of one campaign: variants share the campaign and its rounds. */
 static void draw_campaign(const struct noise *nz, size_t n, size_t variants, const double *effect,
                           uint64_t *rng, struct campaign_draw *out)
 {
-    double campaign = nz->campaign_sd * normal(rng);
+    double campaign = nz->campaign_sd * draw_normal(rng);
     for (size_t r = 0; r < n; r++) {
-        double round = nz->round_sd * normal(rng);
+        double round = nz->round_sd * draw_normal(rng);
         for (size_t x = 0; x < variants; x++)
             for (size_t s = 0; s < SETTINGS; s++)
                 for (size_t m = 0; m < METRICS; m++) {

@@ -8,18 +8,9 @@
 #include <string.h>
 
 #include "sequential.h"
+#include "../draws.h"
 #include "stats.h"
 #include "testlib.h"
-
-static double uniform(uint64_t *rng)
-{
-    return ((double)(stats_random(rng) >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double normal(uint64_t *rng)
-{
-    return sqrt(-2.0 * log(uniform(rng))) * cos(2.0 * M_PI * uniform(rng));
-}
 
 static double upper_tail(double z)
 {
@@ -35,7 +26,7 @@ static double crossing_share(struct seq *s, double alpha, long max, long walks)
     for (long w = 0; w < walks; w++) {
         double sum = 0;
         for (long round = 1; round <= max; round++) {
-            sum += normal(&rng);
+            sum += draw_normal(&rng);
             if (round >= SEQ_MIN_ROUNDS &&
                 upper_tail(sum / sqrt((double)round)) <= seq_nominal(s, alpha, round)) {
                 crossed++;

@@ -9,21 +9,12 @@
 #include <string.h>
 
 #include "stats.h"
+#include "../draws.h"
 #include "steady.h"
 #include "testlib.h"
 
 #define TRIALS 4000
 #define MAX_POINTS 200
-
-static double uniform(uint64_t *rng)
-{
-    return ((double)(stats_random(rng) >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double normal(uint64_t *rng)
-{
-    return sqrt(-2.0 * log(uniform(rng))) * cos(2.0 * M_PI * uniform(rng));
-}
 
 /* A series of n points a second apart around level(i) with noise of standard deviation
  * sd, AR(1) with coefficient rho, clipped at 0 as CPU is. */
@@ -46,10 +37,10 @@ static double flagged(const struct shape *s, double sd, double rho, size_t n, ui
     double t[MAX_POINTS], x[MAX_POINTS];
     long flags = 0;
     for (long trial = 0; trial < TRIALS; trial++) {
-        double e = normal(&rng) * sd;
+        double e = draw_normal(&rng) * sd;
         for (size_t i = 0; i < n; i++) {
             if (i)
-                e = rho * e + sqrt(1 - rho * rho) * sd * normal(&rng);
+                e = rho * e + sqrt(1 - rho * rho) * sd * draw_normal(&rng);
             t[i] = (double)(i + 1);
             x[i] = fmax(0, level_at(s, i, n) + e);
         }
