@@ -78,6 +78,7 @@ struct run_record {
     double ready_s;             /* from spawn to ready */
     double warmup_s;            /* from ready to the window that counts; NaN: not recorded */
     long window_restarts;       /* --warmup auto: windows abandoned for a change inside */
+    bool warmup_capped;         /* --warmup auto: MAX came before the target settled */
     /* The window's CPU series checked for a trend or a change point (steady.h):
      * steady_tested false when it had too few points. */
     bool steady_tested, steady;

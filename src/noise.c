@@ -39,6 +39,16 @@ static void outliers(const struct campaign *c, size_t si, double *cpu, struct no
     }
 }
 
+/* "run 2 head #3: WHAT" (what is taken and freed). */
+static void warn_run(const struct campaign *c, const struct run_record *r, char *what,
+                     struct noise *n)
+{
+    char *cell = campaign_cell_name(c, (struct cell){r->setting_index, r->variant_index});
+    strv_push_owned(&n->warnings, xasprintf("run %s #%ld: %s", cell, r->repeat, what));
+    free(cell);
+    free(what);
+}
+
 void noise_assess(const struct campaign *c, struct noise *n)
 {
     memset(n, 0, sizeof(*n));
@@ -66,14 +76,13 @@ void noise_assess(const struct campaign *c, struct noise *n)
             n_others++;
             others_max = fmax(others_max, r->sample.others_cpu_percent);
         }
-        if (r->steady_tested && !r->steady) {
-            char *cell = campaign_cell_name(c, (struct cell){r->setting_index, r->variant_index});
-            strv_push_owned(&n->warnings,
-                            xasprintf("run %s #%ld: the window was not steady (CPU %s): the "
-                                      "target had not settled, or never does",
-                                      cell, r->repeat, r->unsteady ? r->unsteady : "moved"));
-            free(cell);
-        }
+        if (r->warmup_capped)
+            warn_run(c, r, xasprintf("the auto warm-up reached its most (%g s) before the "
+                                     "target settled", c->warmup_s), n);
+        if (r->steady_tested && !r->steady)
+            warn_run(c, r, xasprintf("the window was not steady (CPU %s): the target had not "
+                                     "settled, or never does",
+                                     r->unsteady ? r->unsteady : "moved"), n);
     }
     if (n_steal)
         strv_push_owned(&n->warnings,

@@ -404,8 +404,9 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
                          noise_json(nr)));
         json_object_set_new(o, "metrics", scrape_run_to_json(&r->scrape));
         json_object_update_new(
-            o, json_pack("{s:o, s:I, s:o, s:o}", "warmup_seconds", json_num_or_null(r->warmup_s),
-                         "window_restarts", (json_int_t)r->window_restarts, "steady",
+            o, json_pack("{s:o, s:I, s:b, s:o, s:o}", "warmup_seconds",
+                         json_num_or_null(r->warmup_s), "window_restarts",
+                         (json_int_t)r->window_restarts, "warmup_capped", r->warmup_capped, "steady",
                          r->steady_tested ? json_boolean(r->steady) : json_null(), "unsteady",
                          json_str_or_null(r->unsteady)));
         if (r->has_rtt)
@@ -445,6 +446,7 @@ static int run_from_json(struct campaign *c, json_t *o, const char *where, struc
         r->cpus = xstrdup(get_str(o, "cpus"));
     r->warmup_s = get_num(o, "warmup_seconds"); /* NaN: before it was recorded */
     r->window_restarts = (long)get_int(o, "window_restarts");
+    r->warmup_capped = json_is_true(json_object_get(o, "warmup_capped"));
     json_t *steady = json_object_get(o, "steady");
     r->steady_tested = json_is_boolean(steady);
     r->steady = !r->steady_tested || json_is_true(steady);

@@ -607,8 +607,10 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
 }
 
 /* --warmup auto: until the CPU of every target still going has been steady over the last
- * RUN_SETTLE_SPAN_NS (read every RUN_SETTLE_EVERY_NS), or until `until` (monotonic). */
-static enum step settle(struct slot *s, size_t n, uint64_t until, struct progress *p)
+ * RUN_SETTLE_SPAN_NS (read every RUN_SETTLE_EVERY_NS), or until `until` (monotonic): then
+ * *capped. */
+static enum step settle(struct slot *s, size_t n, uint64_t until, bool *capped,
+                        struct progress *p)
 {
     enum { KEEP = RUN_SETTLE_SPAN_NS / RUN_SETTLE_EVERY_NS + 1 };
     uint64_t when[KEEP], cpu[SAMPLER_MAX_TARGETS][KEEP];
@@ -643,7 +645,8 @@ static enum step settle(struct slot *s, size_t n, uint64_t until, struct progres
             steady_check(t, x, KEEP - 1, &v);
             settled = v.steady;
         }
-        if (settled || !any_going(s, n) || mono_ns() >= until)
+        *capped = !settled && mono_ns() >= until;
+        if (settled || *capped || !any_going(s, n))
             return STEP_OK;
         enum plat_event ev = plat_wait_until(next + RUN_SETTLE_EVERY_NS);
         while (ev == PLAT_EVENT_CHILD) {
@@ -665,15 +668,16 @@ static enum step warm_and_sample(struct runner *rn, struct slot *s, size_t n, st
     const struct campaign *c = &rn->c;
     uint64_t start = mono_ns(), limit = start + (uint64_t)(c->warmup_s * 1e9);
     enum step step = STEP_OK;
-    bool abandoned = true;
+    bool abandoned = true, capped = false;
     for (long restarts = 0; step == STEP_OK && abandoned && any_going(s, n); restarts++) {
         progress_phase(p, s[0].index, s[0].label, c->warmup_auto ? "warm-up (auto)" : "warm-up",
                        c->warmup_s);
-        step = c->warmup_auto ? settle(s, n, limit, p)
+        step = c->warmup_auto ? settle(s, n, limit, &capped, p)
                               : wait_phase(s, n, (uint64_t)(c->warmup_s * 1e9), p, "warm-up");
         for (size_t i = 0; i < n; i++) {
             s[i].r->warmup_s = (double)(mono_ns() - start) / 1e9;
             s[i].r->window_restarts = restarts;
+            s[i].r->warmup_capped = capped;
         }
         if (step == STEP_OK)
             step = sample_window(rn, s, n, p, c->warmup_auto ? limit : 0, &abandoned, err);

@@ -7,8 +7,11 @@
 source "$(dirname "$0")/lib.sh"
 
 cp "$BURNER" "$TMP/burner"
+# It logs a health line every 0.25 s saying what it burns: 50 for the first 6 s, then 1.
 cat >"$TMP/hot-then-idle" <<'SH'
 #!/bin/sh
+(n=0; while [ $n -lt 24 ]; do echo "loop: share=50"; sleep 0.25; n=$((n + 1)); done
+ while :; do echo "loop: share=1"; sleep 0.25; done) &
 "$(dirname "$0")/burner" --share 0.5 --seconds 6 >/dev/null
 exec "$(dirname "$0")/burner" --share 0.01 --forever
 SH
@@ -27,6 +30,7 @@ profile() { # profile NAME COMMAND: a one-setting profile that starts COMMAND
     knob: {name: "x", values: ["1"], argv: {}}, ready: {delay: 0}, stop: {grace: 2}}' >"$TMP/$name.json"
 }
 profile hot "$TMP/hot-then-idle"
+jq '.metrics = {health: [{key: "share"}]}' "$TMP/hot.json" >"$TMP/hot.tmp" && mv "$TMP/hot.tmp" "$TMP/hot.json"
 profile climb "$TMP/climb"
 profile flat "$TMP/flat"
 
@@ -42,6 +46,10 @@ check "--warmup auto: the campaign exits 0, recorded as auto at most 20 s" bash 
 check "  ... the window opened after the burn and before 11 s" jq -e '
   .runs[0] | .warmup_seconds > 6 and .warmup_seconds < 11' "$res"
 check "  ... so it measured the 1% and not the burn" jq -e '.runs[0].cpu_percent < 2' "$res"
+check "  ... one window given up, the warm-up not capped" jq -e '
+  .runs[0].window_restarts >= 1 and .runs[0].warmup_capped == false' "$res"
+check "  ... and only the last window's health lines count (every one says 1)" jq -e '
+  .runs[0].metrics.share.max == 1 and .runs[0].windows >= 15' "$res"
 check "  ... a steady window" jq -e '.runs[0].steady == true and .runs[0].unsteady == null' "$res"
 
 # --- refshard settles within 3 s, spinning and sleeping ----------------------------------
@@ -66,6 +74,16 @@ check "  ... warned under the table" grep -q "the window was not steady (CPU cli
 "$LOOPBENCH" report "$TMP/climbing" --no-plots -o "$TMP/climb.md" >/dev/null 2>&1
 check "  ... and in the report" grep -q "the window was not steady (CPU climbs from" "$TMP/climb.md"
 check "  ... it reads back and writes again as it was" "$ROUNDTRIP" "$res"
+
+# --- an auto warm-up that reaches its most measures regardless, and says so -------------
+rc=0
+"$LOOPBENCH" run "$TMP/climb.json" -n 1 --warmup auto=1 -t 3 --interval 250 -o "$TMP/capped" \
+  >"$TMP/capped.txt" 2>&1 || rc=$?
+jq -c '.runs[0] | {warmup_seconds, warmup_capped, window_restarts, steady}' "$TMP/capped/results.json" || true
+check "a climbing target, --warmup auto=1: measured after 1 s, the warm-up capped, the window flagged" \
+  bash -c "[ $rc -eq 0 ] && jq -e '.runs[0] | .warmup_capped == true and .warmup_seconds < 1.5
+    and .steady == false' '$TMP/capped/results.json'"
+check "  ... warned under the table" grep -q "the auto warm-up reached its most (1 s) before the target settled" "$TMP/capped.txt"
 
 # --- a steady target is not flagged -----------------------------------------------------
 "$LOOPBENCH" run "$TMP/flat.json" -n 2 -w 0.5 -t 3 --interval 250 -o "$TMP/flat-out" -q \
