@@ -166,9 +166,9 @@ prepare base "$base_sha"
 prepare head "$head_sha"
 
 # --- one campaign of both, its report, the gate ---------------------------------------------
-# Base and head of a setting at the same time, each on a CPU of its own (--order duet): the
-# spread of the comparison was half that of running them in turn (docs/ci.md). One CPU, or
-# an --order given, runs them in turn.
+# Base and head of a setting at the same time, each on a CPU of its own (--order duet): on a
+# quiet host the spread of the comparison was half that of running them in turn (docs/ci.md).
+# One CPU, or an --order given, runs them in turn.
 order=()
 if [[ " ${run_args[*]} " != *" --order"* ]] && [ "$(nproc)" -ge 2 ]; then order=(--order duet); fi
 say "campaign of $(basename "$profile") into $out: base and head as variants${order:+, as a duet}"
