@@ -93,6 +93,33 @@ check "a steady target (30% of a core): both windows steady" jq -e '
 check "  ... and the fixed warm-up recorded" jq -e '
   [.runs[] | .warmup_seconds >= 0.5 and .window_restarts == 0] | all' "$TMP/flat-out/results.json"
 
+# --- a window given up takes its round trips with it -----------------------------------
+# refshard with its round-trip probe (200 requests a second), a burner at half a core beside
+# it for its first 5 s: the window first opened is given up at the drop, and the run's round
+# trips are those of the last window alone.
+if "$LOOPBENCH" validate "$SOURCE_ROOT/profiles/refshard-rtt.json" >/dev/null 2>&1; then
+  port=$(free_port)
+  mkdir -p "$TMP/rtt"
+  cp "$SOURCE_ROOT/profiles/refshard-rtt.json" "$SOURCE_ROOT/profiles/refshard-rtt.config.json" "$TMP/rtt/"
+  cp "$REFSHARD" "$TMP/rtt/refshard"
+  sed -i "s|127.0.0.1:25930|127.0.0.1:$port|" "$TMP/rtt/refshard-rtt.config.json"
+  jq --arg a "127.0.0.1:$port" --arg burner "$TMP/burner" '.rtt.tcp = $a | .ready.tcp = $a
+    | .command = ["sh", "-c", "\"$0\" --share 0.5 --seconds 5 >/dev/null & exec ./refshard --config refshard-rtt.config.json", $burner]' \
+    "$TMP/rtt/refshard-rtt.json" >"$TMP/rtt/burst.json"
+  rc=0
+  "$LOOPBENCH" run "$TMP/rtt/burst.json" -s 2 -n 1 --warmup auto -t 4 --interval 250 \
+    -o "$TMP/rtt-auto" -q >"$TMP/rtt.txt" 2>&1 || rc=$?
+  res=$TMP/rtt-auto/results.json
+  jq -c '.runs[0] | {warmup_seconds, window_restarts, wall_seconds, scheduled: .rtt.requests.scheduled}' "$res" || true
+  check "refshard with a 5 s burst beside it: the first window given up" bash -c "[ $rc -eq 0 ] &&
+    jq -e '.runs[0].window_restarts >= 1 and .runs[0].warmup_seconds > 5' '$res'"
+  check "  ... and only the last window's round trips count (200 a second over it)" jq -e '
+    .runs[0] | .rtt.requests.scheduled <= 200 * .wall_seconds + 10
+      and .rtt.requests.completed >= 150 * .wall_seconds' "$res"
+else
+  ok "skipped: this build has no round-trip probe (no network features)"
+fi
+
 # --- bad values --------------------------------------------------------------------------
 for bad in auto=0 auto=x autox -1; do
   rc=0
