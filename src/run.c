@@ -449,19 +449,25 @@ static const struct cpuset *runner_cpus_of(const struct runner *rn, size_t i)
     return &rn->slices[(at + (size_t)r->repeat) % duet_width(c)];
 }
 
-/* The window's CPU series: steady, or why not (steady.h). */
-static void check_steady(struct run_record *r, const struct series_point *points)
+/* The CPU series of a window's first n points (at most SAMPLER_MAX_POINTS_CHECKED):
+ * steady, or why not (steady.h). */
+static void series_steady(const struct series_point *points, size_t n, struct steady_verdict *v)
 {
     double t[SAMPLER_MAX_POINTS_CHECKED], x[SAMPLER_MAX_POINTS_CHECKED];
-    size_t n = r->sample.n_points < SAMPLER_MAX_POINTS_CHECKED ? r->sample.n_points
-                                                               : SAMPLER_MAX_POINTS_CHECKED;
+    if (n > SAMPLER_MAX_POINTS_CHECKED)
+        n = SAMPLER_MAX_POINTS_CHECKED;
     for (size_t i = 0; i < n; i++) {
         t[i] = points[i].t_s;
         x[i] = points[i].cpu_percent;
     }
+    steady_check(t, x, n, v);
+}
+
+static void check_steady(struct run_record *r, const struct series_point *points)
+{
     struct steady_verdict v;
-    steady_check(t, x, n, &v);
-    r->steady_tested = n >= STEADY_MIN_POINTS;
+    series_steady(points, r->sample.n_points, &v);
+    r->steady_tested = r->sample.n_points >= STEADY_MIN_POINTS;
     r->steady = v.steady;
     free(r->unsteady);
     r->unsteady = v.steady ? NULL : xstrdup(v.reason);
@@ -478,18 +484,11 @@ struct window_watch {
 static bool window_changed(void *ctx, const struct sample_result *so_far, size_t n)
 {
     const struct window_watch *w = ctx;
-    double t[SAMPLER_MAX_POINTS_CHECKED], x[SAMPLER_MAX_POINTS_CHECKED];
     if (mono_ns() >= w->until)
         return false;
     for (size_t i = 0; i < n && i < w->n; i++) {
-        size_t m = so_far[i].n_points < SAMPLER_MAX_POINTS_CHECKED ? so_far[i].n_points
-                                                                  : SAMPLER_MAX_POINTS_CHECKED;
-        for (size_t k = 0; k < m; k++) {
-            t[k] = w->in[i]->points[k].t_s;
-            x[k] = w->in[i]->points[k].cpu_percent;
-        }
         struct steady_verdict v;
-        steady_check(t, x, m, &v);
+        series_steady(w->in[i]->points, so_far[i].n_points, &v);
         if (!v.steady)
             return true;
     }
