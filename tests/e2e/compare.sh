@@ -39,9 +39,13 @@ check "the table is well-formed (every row has the header's columns)" awk -F'|' 
   /^\| idle wait/ { n = NF } /^\|/ && n && NF != n { bad = 1 } END { exit bad || !n }' "$TMP/self.md"
 "$LOOPBENCH" compare "$TMP/base" "$TMP/base" --metric cpu -f json >"$TMP/self.json"
 "$LOOPBENCH" compare "$TMP/base" "$TMP/base" --metric cpu -f json --drift 0 >"$TMP/nodrift.json"
-check "--drift 0: the interval is the runs' spread alone, narrower" jq -e --slurp '
-  (.[0].rows[0].ci[1] - .[0].rows[0].ci[0]) > (.[1].rows[0].ci[1] - .[1].rows[0].ci[0])
-  and .[1].drift_allowance == 0' "$TMP/self.json" "$TMP/nodrift.json"
+# Without the allowance the standard error is the runs' alone, but its t has the runs' few
+# degrees of freedom (4 at 3 runs a side: t 2.78 against at least 1.96 with the allowance), so
+# with noisy runs the interval need not be narrower; it is never wider than 2.78 / 1.96 times.
+check "--drift 0: no allowance, the interval from the runs' spread alone" jq -e --slurp '
+  def width: (1 + .rows[0].ci[1] | log) - (1 + .rows[0].ci[0] | log); # on logs: 2 t se
+  (.[1] | width) <= 1.42 * (.[0] | width)
+  and .[0].drift_allowance == 0.18 and .[1].drift_allowance == 0' "$TMP/self.json" "$TMP/nodrift.json"
 
 # --- 2. the target burns more CPU: regression, exit 1 --------------------------------
 rc=0
