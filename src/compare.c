@@ -608,7 +608,8 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
     } else {
         fputs("Base ", out);
         for (size_t c = 0; c < r->base_campaigns; c++) {
-            char *w = text_code(campaign_where(base[c])), *h = text_markdown(campaign_host(base[c]));
+            char *w = text_code(campaign_where(base[c]));
+            char *h = text_markdown(campaign_host(base[c]));
             fprintf(out, "%s%s (%s)", c ? ", " : "", w, h);
             free(w);
             free(h);

@@ -715,7 +715,7 @@ static int parse_endpoint_value(struct loader *ld, json_t *o, const char *kp,
     struct lb_error e;
     struct strv path = {0};
     if (check_object(ld, o, kp, endpoint_value_keys) < 0 ||
-        get_string(ld, o, kp, "key", STR_REQUIRED | STR_NONEMPTY, &key) < 0 ||
+        get_string(ld, o, kp, "key", STR_REQUIRED | STR_NONEMPTY | STR_NAME, &key) < 0 ||
         get_string(ld, o, kp, "series", STR_NONEMPTY, &series) < 0 ||
         get_string(ld, o, kp, "kind", STR_NONEMPTY, &kind) < 0 ||
         get_string(ld, o, kp, "label", STR_NONEMPTY | STR_NAME, &label) < 0 ||
@@ -877,7 +877,7 @@ static int parse_health(struct loader *ld, json_t *arr, struct profile *p)
         const char *key = NULL, *label = NULL;
         kp_index(at, "metrics.health", i);
         if (check_object(ld, o, at, health_keys) < 0 ||
-            get_string(ld, o, at, "key", STR_REQUIRED | STR_NONEMPTY, &key) < 0 ||
+            get_string(ld, o, at, "key", STR_REQUIRED | STR_NONEMPTY | STR_NAME, &key) < 0 ||
             get_string(ld, o, at, "label", STR_NONEMPTY | STR_NAME, &label) < 0)
             return -1;
         for (size_t j = 0; j < i; j++) {

@@ -441,7 +441,15 @@ static void cpu_clock_note(const struct campaign *c, FILE *out)
 
 /* Runs whose log went past the limit: the kept files miss the middle (the health lines
  * were all scraped as they arrived; the other lines are gone). */
-static void log_cuts(const struct campaign *c, const char *before, const char *after, FILE *out)
+/* s as a warning prints it (new string): Markdown text in a report, as it is on a terminal
+ * (where "#3" would read "\#3"; a name there holds no control character, text.h). */
+static char *warning_text(const char *s, bool md)
+{
+    return md ? text_markdown(s) : xstrdup(s);
+}
+
+static void log_cuts(const struct campaign *c, const char *before, const char *after, bool md,
+                     FILE *out)
 {
     static const char *const streams[CAPTURE_STREAMS] = {"stdout", "stderr"};
     size_t cut = 0;
@@ -461,7 +469,7 @@ static void log_cuts(const struct campaign *c, const char *before, const char *a
             if (!l->dropped)
                 continue;
             char *name = campaign_cell_name(c, (struct cell){r->setting_index, r->variant_index});
-            char *knob = text_markdown(c->profile.knob_label), *cell = text_code(name);
+            char *knob = warning_text(c->profile.knob_label, md), *cell = text_code(name);
             fprintf(out, "%s%s %s #%ld %s: %.1f of %.1f MiB dropped (limit %.1f MiB)", sep, knob,
                     cell, r->repeat, streams[i], (double)l->dropped / 1048576.0,
                     (double)l->bytes / 1048576.0, (double)r->log_limit / 1048576.0);
@@ -476,8 +484,9 @@ static void log_cuts(const struct campaign *c, const char *before, const char *a
 
 /* Each warning a campaign's figures carry, as `before` + sentence + `after`: the
  * clock's quantisation, runs that did not complete, runs whose log was cut, the host's
- * noise, a campaign not finished. */
-static void warnings(const struct campaign *c, const char *before, const char *after, FILE *out)
+ * noise, a campaign not finished; in Markdown with `md`, else as a terminal shows them. */
+static void warnings(const struct campaign *c, const char *before, const char *after, bool md,
+                     FILE *out)
 {
     if (c->host.virtualization && strcmp(c->host.virtualization, "wine") == 0)
         fprintf(out, "%smeasured under wine, which does not account CPU time as Windows does: "
@@ -499,9 +508,9 @@ static void warnings(const struct campaign *c, const char *before, const char *a
             const struct run_record *r = &c->runs[j];
             if (r->status != RUN_FAILED && r->status != RUN_INTERRUPTED)
                 continue;
-            char *knob = text_markdown(c->profile.knob_label);
+            char *knob = warning_text(c->profile.knob_label, md);
             char *value = text_code(c->values.v[r->setting_index]);
-            char *failure = text_markdown(r->failure ? r->failure : "");
+            char *failure = warning_text(r->failure ? r->failure : "", md);
             fprintf(out, "%s%s %s #%ld (%s%s%s)", sep, knob, value, r->repeat,
                     run_status_name(r->status), r->failure ? ": " : "", failure);
             free(knob);
@@ -511,14 +520,14 @@ static void warnings(const struct campaign *c, const char *before, const char *a
         }
         fputs(after, out);
     }
-    log_cuts(c, before, after, out);
+    log_cuts(c, before, after, md, out);
     /* the host's noise: load, steal, other processes, outliers */
     struct noise noise;
     noise_assess(c, &noise);
     for (size_t j = 0; j < noise.warnings.n; j++) { /* they name settings and variants */
-        fputs(before, out);
-        text_put_markdown(out, noise.warnings.v[j]);
-        fputs(after, out);
+        char *w = warning_text(noise.warnings.v[j], md);
+        fprintf(out, "%s%s%s", before, w, after);
+        free(w);
     }
     noise_release(&noise);
     if (strcmp(campaign_state_name(c), "finished") != 0)
@@ -564,7 +573,7 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
         for (size_t f = 0; f < ARRAY_SIZE(fact); f++)
             free(fact[f]);
         cpu_clock_note(ci, out);
-        warnings(ci, " Warning: ", ".", out);
+        warnings(ci, " Warning: ", ".", true, out);
         fputc('\n', out);
         /* Round trips and endpoint metrics are health keys too, with a figure of their own. */
         own_figures |= ci->has_rtt || ci->endpoint.url;
@@ -633,7 +642,7 @@ void report_terminal(const struct campaign *c, FILE *out)
           "health keys: each run's mean over its health lines, median (min-max) over runs; "
           "the ratio's interval and the tests as in `loopbench report`.\n",
           out);
-    warnings(c, "warning: ", "\n", out);
+    warnings(c, "warning: ", "\n", false, out);
     fprintf(out, "results: %s/results.json\n", c->out_dir);
     summaries_free(c, 1, st);
 }

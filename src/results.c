@@ -784,11 +784,16 @@ static int names_check(const struct campaign *c, const char *where, struct lb_er
 {
     const struct campaign_profile *p = &c->profile;
     const char *fixed[][2] = {
-        {p->name, "profile.name"},          {p->knob_name, "profile.knob.name"},
-        {p->knob_label, "profile.knob.label"}, {c->host.hostname, "host.hostname"},
-        {c->host.cpu_model, "host.cpu_model"}, {c->host.os, "host.os"},
-        {c->host.kernel, "host.kernel"},       {c->self.version, "loopbench.version"},
-        {c->cpus, "campaign.cpus.targets"},    {c->loopbench_cpus, "campaign.cpus.loopbench"},
+        {p->name, "profile.name"},
+        {p->knob_name, "profile.knob.name"},
+        {p->knob_label, "profile.knob.label"},
+        {c->host.hostname, "host.hostname"},
+        {c->host.cpu_model, "host.cpu_model"},
+        {c->host.os, "host.os"},
+        {c->host.kernel, "host.kernel"},
+        {c->self.version, "loopbench.version"},
+        {c->cpus, "campaign.cpus.targets"},
+        {c->loopbench_cpus, "campaign.cpus.loopbench"},
     };
     for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
         if (name_check(fixed[i][0], where, fixed[i][1], err) < 0)

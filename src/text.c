@@ -14,8 +14,11 @@ static long utf8_next(const unsigned char *s, int *len)
 {
     static const long least[] = {0, 0, 0x80, 0x800, 0x10000};
     unsigned c = s[0];
-    int n = c < 0x80 ? 1 : c >= 0xC2 && c < 0xE0 ? 2 : c >= 0xE0 && c < 0xF0 ? 3
-                                                       : c >= 0xF0 && c < 0xF5 ? 4 : 0;
+    int n = c < 0x80                ? 1
+            : c >= 0xC2 && c < 0xE0 ? 2
+            : c >= 0xE0 && c < 0xF0 ? 3
+            : c >= 0xF0 && c < 0xF5 ? 4
+                                    : 0;
     if (n == 0)
         return -1;
     long cp = n == 1 ? (long)c : (long)(c & (0x3Fu >> (n - 1)));

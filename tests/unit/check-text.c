@@ -35,7 +35,7 @@ START_TEST(control_characters_are_found)
         {"a\nb", 1},
         {"\x1b[31m", 0},
         {"ab\x7f", 2},
-        {"a\xC2\x9B" "31m", 1},      /* U+009B, the C1 CSI */
+        {"a\xC2\23331m", 1},         /* U+009B, the C1 CSI (octal: \x9B3 would be one) */
         {"x\xE2\x80\xAEtxt.exe", 1}, /* U+202E RIGHT-TO-LEFT OVERRIDE */
         {"x\xE2\x81\xA6y", 1},       /* U+2066 LEFT-TO-RIGHT ISOLATE */
         {"a\xff", 1},                /* not UTF-8 */
@@ -55,7 +55,7 @@ END_TEST
 
 START_TEST(refused_text_is_shown_on_one_line)
 {
-    char *s = text_shown("a\nb\tc\x1b[31m\xC2\x9B" "d \xC3\xA9\xE2\x80\xAE\xff");
+    char *s = text_shown("a\nb\tc\x1b[31m\xC2\233d \xC3\xA9\xE2\x80\xAE\xff");
     ck_assert_str_eq(s, "a\\nb\\tc\\x1b[31m\\xc2\\x9bd \xC3\xA9\\xe2\\x80\\xae\\xff");
     free(s);
 }
