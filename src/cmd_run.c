@@ -11,6 +11,7 @@
 #include "run.h"
 #include "sequential.h"
 #include "summary.h"
+#include "text.h"
 
 const char cmd_run_usage[] =
     "usage: loopbench run [PROFILE] [options]\n"
@@ -178,6 +179,14 @@ int cmd_run(int argc, char **argv)
             shaping = option_name(longopts, c);
         switch (c) {
         case 's':
+            if (text_control(optarg)) {
+                char *shown = text_shown(optarg);
+                msg_usage_error("run", "run: --settings '%s': a control character at byte %zu: "
+                                       "expected printable values", shown,
+                                (size_t)(text_control(optarg) - optarg));
+                free(shown);
+                goto out;
+            }
             if (split_settings(optarg, &o.settings) < 0) {
                 msg_usage_error("run", "run: --settings '%s': expected values separated by "
                                        "commas, none empty", optarg);
@@ -221,8 +230,10 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_VARIANT:
             if (parse_variant(optarg, &o) < 0) {
+                char *shown = text_shown(optarg);
                 msg_usage_error("run", "run: --variant '%s': expected NAME=DIR, the name of "
-                                       "letters, digits, '.', '_' or '-'", optarg);
+                                       "letters, digits, '.', '_' or '-'", shown);
+                free(shown);
                 goto out;
             }
             break;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mermaid.h"
+#include "text.h"
 #include "util.h"
 
 /* True when every value that is a number is > 0: a log scale applies. */
@@ -565,7 +566,9 @@ static void gated_keys(const struct compare_result *r, FILE *out)
         for (size_t j = 0; j < i; j++)
             first = first && strcmp(r->rows[j].metric, row->metric) != 0;
         if (first && row->gated) {
-            fprintf(out, "%s`%s`", sep, row->metric);
+            char *metric = text_code(row->metric);
+            fprintf(out, "%s%s", sep, metric);
+            free(metric);
             sep = ", ";
         }
     }
@@ -593,20 +596,29 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
     for (size_t i = 0; i < r->n_rows; i++)
         tested += r->rows[i].gated && r->rows[i].g.tested;
     fprintf(out, "### loopbench compare: %s\n\n", verdict_name(r->worst));
+    char *where = text_code(campaign_where(new_)), *host = text_markdown(campaign_host(new_));
+    char *profile = text_code(new_->profile.name);
     if (r->base_campaigns == 0) {
-        fprintf(out, "Campaign `%s` (%s), profile `%s`: each variant against `%s` at the same "
+        char *variant = text_code(new_->variants[0].name);
+        fprintf(out, "Campaign %s (%s), profile %s: each variant against %s at the same "
                      "setting, paired round by round (the rounds ran every build under the "
                      "same host state). Gated: ",
-                campaign_where(new_), campaign_host(new_), new_->profile.name,
-                new_->variants[0].name);
+                where, host, profile, variant);
+        free(variant);
     } else {
         fputs("Base ", out);
-        for (size_t c = 0; c < r->base_campaigns; c++)
-            fprintf(out, "%s`%s` (%s)", c ? ", " : "", campaign_where(base[c]),
-                    campaign_host(base[c]));
-        fprintf(out, ", new `%s` (%s); profile `%s`. Gated: ", campaign_where(new_),
-                campaign_host(new_), new_->profile.name);
+        for (size_t c = 0; c < r->base_campaigns; c++) {
+            char *w = text_code(campaign_where(base[c]));
+            char *h = text_markdown(campaign_host(base[c]));
+            fprintf(out, "%s%s (%s)", c ? ", " : "", w, h);
+            free(w);
+            free(h);
+        }
+        fprintf(out, ", new %s (%s); profile %s. Gated: ", where, host, profile);
     }
+    free(where);
+    free(host);
+    free(profile);
     gated_keys(r, out);
     fprintf(out, ". A regression is worse than %s and significant after Holm's correction "
                  "over the %zu gated comparisons: comparing a build with itself fails with a "
@@ -625,17 +637,25 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
                      "verdicts are its sequential gate's, its looks taken again round by round; "
                      "the changes, intervals and p are over every round it ran.\n\n",
                 r->sequential_max, new_->repeat);
+    char *knob = text_markdown(new_->profile.knob_label);
     fprintf(out, "| %s | metric | base | new | change (%.0f%% CI) | p | p worse, Holm | test "
-                 "| verdict | note |\n", new_->profile.knob_label, o->gate.level * 100);
+                 "| verdict | note |\n", knob, o->gate.level * 100);
+    free(knob);
     fputs("|---|---|--:|--:|--:|--:|--:|---|---|---|\n", out);
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct compare_row *row = &r->rows[i];
         fmt_interval(&row->g, ch, sizeof(ch));
-        fprintf(out, "| %s%s%s | %s | %s | %s | %s | %s | %s | %s | **%s** | ", row->setting,
-                row->variant ? " " : "", row->variant ? row->variant : "", row->label, compare_fmt(row->a.median, m1, sizeof(m1)),
+        char *cell = xasprintf("%s%s%s", row->setting, row->variant ? " " : "",
+                               row->variant ? row->variant : "");
+        char *name = text_markdown(cell), *label = text_markdown(row->label);
+        fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | **%s** | ", name, label,
+                compare_fmt(row->a.median, m1, sizeof(m1)),
                 compare_fmt(row->b.median, m2, sizeof(m2)), ch, fmt_p(row->g.p, p, sizeof(p)),
                 fmt_p(row->g.p_adjusted, pa, sizeof(pa)), row->g.test ? row->g.test : "-",
                 verdict_name(row->g.verdict));
+        free(cell);
+        free(name);
+        free(label);
         explain(row, r, o, out);
         fputs(" |\n", out);
     }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
 #include "util.h"
 
 /* The colours lines and series take in order, each with the coloured square that names
@@ -48,18 +49,6 @@ static void put_mermaid_text(FILE *out, const char *s)
             fputs("#37;", out);
         else
             fputc(c < ' ' || c == 0x7f ? ' ' : c, out);
-    }
-}
-
-/* A label in a Markdown line: punctuation that Markdown or HTML would read is
- * backslash-escaped (CommonMark escapes any ASCII punctuation so). */
-static void put_markdown_text(FILE *out, const char *s)
-{
-    for (const char *p = s; *p; p++) {
-        unsigned char c = (unsigned char)*p;
-        if (strchr("\\`*_[]<>|~#&!", c))
-            fputc('\\', out);
-        fputc(c < ' ' || c == 0x7f ? ' ' : c, out);
     }
 }
 
@@ -262,7 +251,7 @@ static void put_bars_legend(FILE *out, const struct mermaid_bars *c, const struc
     if (c->n_series > 1) {
         for (size_t k = 0; k < c->n_series; k++) {
             put_colour_legend(out, k, k ? " \xC2\xB7 " : "");
-            put_markdown_text(out, c->series[k].name ? c->series[k].name : "");
+            text_put_markdown(out, c->series[k].name ? c->series[k].name : "");
         }
         fputs("\n", out);
     }
@@ -399,7 +388,7 @@ static void put_lines_legend(FILE *out, const struct mermaid_lines *c, const dou
         } else {
             put_colour_legend(out, drawn++, i ? " \xC2\xB7 " : "");
         }
-        put_setting(out, &c->axis, i, put_markdown_text);
+        put_setting(out, &c->axis, i, text_put_markdown);
         if (isnan(lines[i * sl->count]))
             fputs(" (no points)", out);
     }

@@ -10,6 +10,7 @@
 #include "platform/platform.h"
 #include "stats.h"
 #include "summary.h"
+#include "text.h"
 #include "util.h"
 
 const char *const plot_images[] = {
@@ -20,21 +21,18 @@ const char *const plot_images[] = {
     NULL, NULL,
 };
 
-/* A label for gnuplot's data files: in double quotes, which it may not contain. */
-static void dat_label(const char *s, FILE *f)
-{
-    fputc('"', f);
-    for (; *s; s++)
-        fputc(*s == '"' || *s == '\\' ? '\'' : *s, f);
-    fputc('"', f);
-}
-
-/* A cell as one word for gnuplot's word(): "2", or "2/head" with variants (new string). */
+/* A cell as one word in double quotes, which it may not hold (new string): "2", or
+ * "2/head" with variants. The same label in the data files and as a word of the
+ * script's `settings`, which gnuplot's word() takes whole (spaces and all) without its
+ * quotes; no control character ends a line. */
 static char *cell_word(const struct campaign *c, struct cell x)
 {
-    if (!c->n_variants)
-        return xstrdup(c->values.v[x.setting]);
-    return xasprintf("%s/%s", c->values.v[x.setting], c->variants[x.variant].name);
+    char *w = c->n_variants
+                  ? xasprintf("\"%s/%s\"", c->values.v[x.setting], c->variants[x.variant].name)
+                  : xasprintf("\"%s\"", c->values.v[x.setting]);
+    for (char *p = w + 1; p[1]; p++)
+        *p = *p == '"' || *p == '\\' ? '\'' : (unsigned char)*p < ' ' || *p == 0x7f ? ' ' : *p;
+    return w;
 }
 
 /* cpu.dat: index, cell, median, min, max. Returns the max/min ratio of the values. */
@@ -50,7 +48,7 @@ static double write_cpu(const struct campaign *c, FILE *f)
             continue;
         char *word = cell_word(c, campaign_cell(c, ci));
         fprintf(f, "%zu ", ci);
-        dat_label(word, f);
+        fputs(word, f);
         free(word);
         fprintf(f, " %.6g %.6g %.6g\n", s.median, s.min, s.max);
         lo = fmin(lo, s.min);
@@ -158,17 +156,23 @@ static void write_script(const struct campaign *c, double spread, long k,
 {
     fputs("# Written by loopbench report. Re-render in this directory: gnuplot plots.gp\n"
           "# SVG and PNG (pngcairo when this gnuplot has it, else png).\n", f);
-    fputs("settings = ", f);
-    fputc('\'', f);
+    /* Every name from the campaign is data inside a quoted string, whatever it holds:
+     * a results.json plotted may come from anywhere, and gnuplot runs system(). */
+    char *words = xstrdup("");
     for (size_t ci = 0; ci < campaign_cells(c); ci++) {
         char *word = cell_word(c, campaign_cell(c, ci));
-        fprintf(f, "%s%s", ci ? " " : "", word);
+        char *longer = xasprintf("%s%s%s", words, ci ? " " : "", word);
+        free(words);
         free(word);
+        words = longer;
     }
-    fputs("'\nknob = ", f);
-    fputs_quoted(c->profile.knob_label, '\'', f); /* a gnuplot string */
+    fputs("settings = ", f);
+    text_put_gnuplot(f, words);
+    free(words);
+    fputs("\nknob = ", f);
+    text_put_gnuplot(f, c->profile.knob_label);
     fputs("\nhealth = ", f);
-    fputs_quoted(k >= 0 ? c->profile.health[k].label : "", '\'', f);
+    text_put_gnuplot(f, k >= 0 ? c->profile.health[k].label : "");
     fprintf(f, "\ndraw_time = %d\ndraw_tradeoff = %d\ndraw_latency = %d", drawn[1], drawn[2],
             drawn[3]);
     fprintf(f, "\nhealth_unit = '%s'\nnsettings = %zu\nlogscale = %d\n",

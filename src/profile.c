@@ -22,6 +22,7 @@
 #include "http.h"
 #include "journal.h"
 #include "platform/platform.h"
+#include "text.h"
 
 #define KP_MAX 256
 #define LOOPBENCH_DIR "{loopbench_dir}"
@@ -34,6 +35,8 @@
 /* Flags of get_string(). */
 #define STR_REQUIRED 1
 #define STR_NONEMPTY 2
+/* A name reports print (a setting value, a label): no control character (text.h). */
+#define STR_NAME 4
 
 struct loader {
     const char *file; /* the profile as given, for messages */
@@ -88,26 +91,9 @@ static int escape_controls(struct lb_error *err)
 {
     if (!err)
         return -1;
-    char raw[LB_ERROR_MAX];
-    strcpy(raw, err->msg);
-    size_t n = 0;
-    for (const unsigned char *c = (const unsigned char *)raw; *c; c++) {
-        char esc[8] = {(char)*c, '\0'};
-        if (*c == '\n')
-            strcpy(esc, "\\n");
-        else if (*c == '\r')
-            strcpy(esc, "\\r");
-        else if (*c == '\t')
-            strcpy(esc, "\\t");
-        else if (*c < 0x20 || *c == 0x7f)
-            snprintf(esc, sizeof(esc), "\\x%02x", *c);
-        size_t len = strlen(esc);
-        if (n + len >= sizeof(err->msg))
-            break;
-        memcpy(err->msg + n, esc, len);
-        n += len;
-    }
-    err->msg[n] = '\0';
+    char *shown = text_shown(err->msg);
+    snprintf(err->msg, sizeof(err->msg), "%s", shown);
+    free(shown);
     return -1;
 }
 
@@ -236,6 +222,16 @@ static int get_object(struct loader *ld, json_t *obj, const char *kp, const char
     return check_object(ld, *out, at, known);
 }
 
+/* A name with STR_NAME in flags holds no control character; -1 when it does. */
+static int check_name(struct loader *ld, const char *at, int flags, const char *s)
+{
+    const char *bad = flags & STR_NAME ? text_control(s) : NULL;
+    if (bad)
+        return fail(ld, at, "'%s': a control character at byte %zu: expected printable text",
+                    s, (size_t)(bad - s));
+    return 0;
+}
+
 /* obj.key as a string borrowed from the document; *out is left alone when the key is
  * absent and optional, so callers preset the default. */
 static int get_string(struct loader *ld, json_t *obj, const char *kp, const char *key, int flags,
@@ -249,6 +245,8 @@ static int get_string(struct loader *ld, json_t *obj, const char *kp, const char
     bool nonempty = flags & STR_NONEMPTY;
     if (!json_is_string(v) || (nonempty && json_string_length(v) == 0))
         return fail(ld, at, "expected a %sstring", nonempty ? "non-empty " : "");
+    if (check_name(ld, at, flags, json_string_value(v)) < 0)
+        return -1;
     *out = json_string_value(v);
     return 0;
 }
@@ -288,10 +286,11 @@ static int get_strings(struct loader *ld, json_t *obj, const char *kp, const cha
     json_t *e;
     bool nonempty = flags & STR_NONEMPTY;
     json_array_foreach(v, i, e) {
-        if (!json_is_string(e) || (nonempty && json_string_length(e) == 0)) {
-            kp_index(el, at, i);
+        kp_index(el, at, i);
+        if (!json_is_string(e) || (nonempty && json_string_length(e) == 0))
             return fail(ld, el, "expected a %sstring", nonempty ? "non-empty " : "");
-        }
+        if (check_name(ld, el, flags, json_string_value(e)) < 0)
+            return -1;
         strv_push(sv, json_string_value(e));
     }
     return 0;
@@ -461,10 +460,10 @@ static int parse_knob(struct loader *ld, json_t *root, struct knob *k)
     json_t *o;
     const char *name = NULL, *label = NULL, *baseline = NULL;
     if (get_object(ld, root, "", "knob", true, knob_keys, &o) < 0 ||
-        get_string(ld, o, "knob", "name", STR_REQUIRED | STR_NONEMPTY, &name) < 0 ||
-        get_string(ld, o, "knob", "label", STR_NONEMPTY, &label) < 0 ||
-        get_strings(ld, o, "knob", "values", STR_NONEMPTY, &k->values) < 0 ||
-        get_string(ld, o, "knob", "baseline", STR_NONEMPTY, &baseline) < 0)
+        get_string(ld, o, "knob", "name", STR_REQUIRED | STR_NONEMPTY | STR_NAME, &name) < 0 ||
+        get_string(ld, o, "knob", "label", STR_NONEMPTY | STR_NAME, &label) < 0 ||
+        get_strings(ld, o, "knob", "values", STR_NONEMPTY | STR_NAME, &k->values) < 0 ||
+        get_string(ld, o, "knob", "baseline", STR_NONEMPTY | STR_NAME, &baseline) < 0)
         return -1;
     k->name = xstrdup(name);
     k->label = xstrdup(label ? label : name);
@@ -716,10 +715,10 @@ static int parse_endpoint_value(struct loader *ld, json_t *o, const char *kp,
     struct lb_error e;
     struct strv path = {0};
     if (check_object(ld, o, kp, endpoint_value_keys) < 0 ||
-        get_string(ld, o, kp, "key", STR_REQUIRED | STR_NONEMPTY, &key) < 0 ||
+        get_string(ld, o, kp, "key", STR_REQUIRED | STR_NONEMPTY | STR_NAME, &key) < 0 ||
         get_string(ld, o, kp, "series", STR_NONEMPTY, &series) < 0 ||
         get_string(ld, o, kp, "kind", STR_NONEMPTY, &kind) < 0 ||
-        get_string(ld, o, kp, "label", STR_NONEMPTY, &label) < 0 ||
+        get_string(ld, o, kp, "label", STR_NONEMPTY | STR_NAME, &label) < 0 ||
         get_better(ld, o, kp, &h->better) < 0 ||
         get_flag(ld, o, kp, "must_be_zero", &h->must_be_zero) < 0)
         return -1;
@@ -878,8 +877,8 @@ static int parse_health(struct loader *ld, json_t *arr, struct profile *p)
         const char *key = NULL, *label = NULL;
         kp_index(at, "metrics.health", i);
         if (check_object(ld, o, at, health_keys) < 0 ||
-            get_string(ld, o, at, "key", STR_REQUIRED | STR_NONEMPTY, &key) < 0 ||
-            get_string(ld, o, at, "label", STR_NONEMPTY, &label) < 0)
+            get_string(ld, o, at, "key", STR_REQUIRED | STR_NONEMPTY | STR_NAME, &key) < 0 ||
+            get_string(ld, o, at, "label", STR_NONEMPTY | STR_NAME, &label) < 0)
             return -1;
         for (size_t j = 0; j < i; j++) {
             if (strcmp(p->health[j].key, key) == 0) {
@@ -1093,7 +1092,7 @@ static int parse_profile(struct loader *ld, json_t *root, struct profile *p)
     if (!json_is_object(root))
         return fail(ld, "", "expected a JSON object");
     if (check_object(ld, root, "", top_keys) < 0 ||
-        get_string(ld, root, "", "name", STR_NONEMPTY, &name) < 0 ||
+        get_string(ld, root, "", "name", STR_NONEMPTY | STR_NAME, &name) < 0 ||
         get_string(ld, root, "", "description", 0, &description) < 0)
         return -1;
     p->name = name ? xstrdup(name) : default_name(p->path);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "text.h"
 #include "util.h"
 
 #define MARKER_PREFIX "loopbench-report"
@@ -262,9 +263,11 @@ static char *cut_note(const char *path, const struct publish_cut *cut)
         free(what);
         what = more;
     }
+    char *file = text_code(path);
     char *note = xasprintf("\n> **Shortened to fit a GitHub comment** (at most %d characters; "
                            "the whole report makes %zu): left out %s. The whole report is "
-                           "`%s`.\n\n", GITHUB_COMMENT_MAX, cut->chars, what, path);
+                           "%s.\n\n", GITHUB_COMMENT_MAX, cut->chars, what, file);
+    free(file);
     free(what);
     return note;
 }

@@ -7,6 +7,7 @@
 #include "mermaid.h"
 #include "noise.h"
 #include "summary.h"
+#include "text.h"
 #include "util.h"
 
 /* ---- cells ------------------------------------------------------------------------- */
@@ -95,11 +96,18 @@ static struct strv *grid_row(struct grid *g)
 }
 
 /* Markdown, the first column left-aligned and the figures right-aligned; with `pad`,
- * each column as wide as its widest cell, for a terminal. Releases g. */
+ * each column as wide as its widest cell, for a terminal. Every cell is text: names in
+ * it are escaped here, once for all tables. Releases g. */
 static void grid_print(struct grid *g, bool pad, FILE *out)
 {
     size_t cols = g->n_rows ? g->rows[0].n : 0;
     int *width = xcalloc(cols + 1, sizeof(int));
+    for (size_t r = 0; r < g->n_rows; r++)
+        for (size_t col = 0; col < cols; col++) {
+            char *cell = text_markdown(g->rows[r].v[col]);
+            free(g->rows[r].v[col]);
+            g->rows[r].v[col] = cell;
+        }
     for (size_t r = 0; pad && r < g->n_rows; r++)
         for (size_t col = 0; col < cols; col++)
             if ((int)strlen(g->rows[r].v[col]) > width[col])
@@ -210,8 +218,9 @@ static void rtt_tables(const struct campaign *c, size_t n, struct setting_summar
         if (!c[i].has_rtt)
             continue;
         host_name(c, n, i, host, sizeof(host));
-        fprintf(out, "\nRound trips%s%s (the rtt probe's, all runs of a setting together; ms):\n\n",
-                n > 1 ? " on " : "", n > 1 ? host : "");
+        fprintf(out, "\nRound trips%s", n > 1 ? " on " : "");
+        text_put_markdown(out, n > 1 ? host : "");
+        fputs(" (the rtt probe's, all runs of a setting together; ms):\n\n", out);
         struct grid g = {0};
         struct strv *head = grid_row(&g);
         strv_push(head, c[i].profile.knob_label);
@@ -244,12 +253,15 @@ static void headline(const struct campaign *c, const struct setting_summary *s, 
     char f[32], lo[32], hi[32], p[32], a[32], b[32];
     const struct metric_diff *d = &s->cpu;
     struct stats_ratio r = shown_ratio(d);
-    const char *base = reference_name(c);
-    if (c->n_variants)
-        fprintf(out, "%s at %s %s ", c->variants[s->cell.variant].name, c->profile.knob_label,
-                c->values.v[s->cell.setting]);
-    else
-        fprintf(out, "%s %s ", c->profile.knob_label, c->values.v[s->cell.setting]);
+    char *base = text_markdown(reference_name(c)), *knob = text_markdown(c->profile.knob_label);
+    char *value = text_markdown(c->values.v[s->cell.setting]);
+    if (c->n_variants) {
+        text_put_markdown(out, c->variants[s->cell.variant].name);
+        fprintf(out, " at %s %s ", knob, value);
+    } else
+        fprintf(out, "%s %s ", knob, value);
+    free(knob);
+    free(value);
     bool less = r.ratio < 1;
     double x = less ? 1.0 / r.ratio : r.ratio;
     if (!isfinite(r.ratio) || r.ratio <= 0)
@@ -271,20 +283,21 @@ static void headline(const struct campaign *c, const struct setting_summary *s, 
                 compare_fmt(x, f, sizeof(f)), less ? "less" : "more", base, SUMMARY_LEVEL * 100,
                 compare_fmt(l, lo, sizeof(lo)), compare_fmt(h, hi, sizeof(hi)), p);
     }
+    free(base);
     for (size_t k = 0; k < c->profile.n_health; k++) {
         const struct metric_diff *hd = &s->health[k];
-        const char *label = c->profile.health[k].label, *unit = campaign_health_unit(c, k);
+        const char *unit = campaign_health_unit(c, k);
         fputs("; ", out);
+        text_put_markdown(out, c->profile.health[k].label);
         if (isnan(hd->p)) {
-            fprintf(out, "%s not tested (too few runs)", label);
+            fputs(" not tested (too few runs)", out);
             continue;
         }
         fmt_p(hd->p, p, sizeof(p));
         if (hd->p >= SUMMARY_ALPHA || hd->a.median == hd->b.median)
-            fprintf(out, "%s unchanged (%s)", label, p);
+            fprintf(out, " unchanged (%s)", p);
         else
-            fprintf(out, "%s %s from %s%s to %s%s (%s)", label,
-                    hd->b.median > hd->a.median ? "up" : "down",
+            fprintf(out, " %s from %s%s to %s%s (%s)", hd->b.median > hd->a.median ? "up" : "down",
                     compare_fmt(hd->a.median, a, sizeof(a)), unit,
                     compare_fmt(hd->b.median, b, sizeof(b)), unit, p);
     }
@@ -303,7 +316,9 @@ static void headlines(const struct campaign *c, size_t n, struct setting_summary
             fputs("- ", out);
             if (n > 1) {
                 host_name(c, n, i, host, sizeof(host));
-                fprintf(out, "**%s**: ", host);
+                fputs("**", out);
+                text_put_markdown(out, host);
+                fputs("**: ", out);
             }
             headline(&c[i], s, out);
         }
@@ -377,7 +392,9 @@ static int charts(const struct campaign *c, const struct setting_summary *st, co
                                    c->n_variants ? 0 : c->baseline},
                                   "CPU over the sample window, median of runs",
                                   "CPU % of one core", curves};
-    fprintf(out, "\n### Charts%s%s\n\n", host ? ": " : "", host ? host : "");
+    fprintf(out, "\n### Charts%s", host ? ": " : "");
+    text_put_markdown(out, host ? host : "");
+    fputs("\n\n", out);
     int rc = mermaid_bars_write(out, &bars, err);
     if (rc == 0) {
         fputc('\n', out);
@@ -424,7 +441,15 @@ static void cpu_clock_note(const struct campaign *c, FILE *out)
 
 /* Runs whose log went past the limit: the kept files miss the middle (the health lines
  * were all scraped as they arrived; the other lines are gone). */
-static void log_cuts(const struct campaign *c, const char *before, const char *after, FILE *out)
+/* s as a warning prints it (new string): Markdown text in a report, as it is on a terminal
+ * (where "#3" would read "\#3"; a name there holds no control character, text.h). */
+static char *warning_text(const char *s, bool md)
+{
+    return md ? text_markdown(s) : xstrdup(s);
+}
+
+static void log_cuts(const struct campaign *c, const char *before, const char *after, bool md,
+                     FILE *out)
 {
     static const char *const streams[CAPTURE_STREAMS] = {"stdout", "stderr"};
     size_t cut = 0;
@@ -443,12 +468,14 @@ static void log_cuts(const struct campaign *c, const char *before, const char *a
             const struct capture_log *l = &r->logs[i];
             if (!l->dropped)
                 continue;
-            char *cell = campaign_cell_name(c, (struct cell){r->setting_index, r->variant_index});
-            fprintf(out, "%s%s `%s` #%ld %s: %.1f of %.1f MiB dropped (limit %.1f MiB)", sep,
-                    c->profile.knob_label, cell, r->repeat, streams[i],
-                    (double)l->dropped / 1048576.0, (double)l->bytes / 1048576.0,
-                    (double)r->log_limit / 1048576.0);
+            char *name = campaign_cell_name(c, (struct cell){r->setting_index, r->variant_index});
+            char *knob = warning_text(c->profile.knob_label, md), *cell = text_code(name);
+            fprintf(out, "%s%s %s #%ld %s: %.1f of %.1f MiB dropped (limit %.1f MiB)", sep, knob,
+                    cell, r->repeat, streams[i], (double)l->dropped / 1048576.0,
+                    (double)l->bytes / 1048576.0, (double)r->log_limit / 1048576.0);
+            free(knob);
             free(cell);
+            free(name);
             sep = "; ";
         }
     }
@@ -457,8 +484,9 @@ static void log_cuts(const struct campaign *c, const char *before, const char *a
 
 /* Each warning a campaign's figures carry, as `before` + sentence + `after`: the
  * clock's quantisation, runs that did not complete, runs whose log was cut, the host's
- * noise, a campaign not finished. */
-static void warnings(const struct campaign *c, const char *before, const char *after, FILE *out)
+ * noise, a campaign not finished; in Markdown with `md`, else as a terminal shows them. */
+static void warnings(const struct campaign *c, const char *before, const char *after, bool md,
+                     FILE *out)
 {
     if (c->host.virtualization && strcmp(c->host.virtualization, "wine") == 0)
         fprintf(out, "%smeasured under wine, which does not account CPU time as Windows does: "
@@ -480,19 +508,27 @@ static void warnings(const struct campaign *c, const char *before, const char *a
             const struct run_record *r = &c->runs[j];
             if (r->status != RUN_FAILED && r->status != RUN_INTERRUPTED)
                 continue;
-            fprintf(out, "%s%s `%s` #%ld (%s%s%s)", sep, c->profile.knob_label,
-                    c->values.v[r->setting_index], r->repeat, run_status_name(r->status),
-                    r->failure ? ": " : "", r->failure ? r->failure : "");
+            char *knob = warning_text(c->profile.knob_label, md);
+            char *value = text_code(c->values.v[r->setting_index]);
+            char *failure = warning_text(r->failure ? r->failure : "", md);
+            fprintf(out, "%s%s %s #%ld (%s%s%s)", sep, knob, value, r->repeat,
+                    run_status_name(r->status), r->failure ? ": " : "", failure);
+            free(knob);
+            free(value);
+            free(failure);
             sep = "; ";
         }
         fputs(after, out);
     }
-    log_cuts(c, before, after, out);
+    log_cuts(c, before, after, md, out);
     /* the host's noise: load, steal, other processes, outliers */
     struct noise noise;
     noise_assess(c, &noise);
-    for (size_t j = 0; j < noise.warnings.n; j++)
-        fprintf(out, "%s%s%s", before, noise.warnings.v[j], after);
+    for (size_t j = 0; j < noise.warnings.n; j++) { /* they name settings and variants */
+        char *w = warning_text(noise.warnings.v[j], md);
+        fprintf(out, "%s%s%s", before, w, after);
+        free(w);
+    }
     noise_release(&noise);
     if (strcmp(campaign_state_name(c), "finished") != 0)
         fprintf(out, "%sthe campaign is %s%s", before, campaign_state_name(c), after);
@@ -508,13 +544,17 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
         host_name(c, n, i, host, sizeof(host));
         char warmup[64];
         campaign_warmup_text(ci, warmup, sizeof(warmup));
+        /* what the host said of itself, read back from a results.json like the names */
+        const char *said[] = {host, ci->host.cpu_model, ci->host.os, ci->host.kernel,
+                              ci->self.version, ci->cpus, ci->loopbench_cpus};
+        char *fact[ARRAY_SIZE(said)];
+        for (size_t f = 0; f < ARRAY_SIZE(said); f++)
+            fact[f] = text_markdown(said[f] ? said[f] : f < 5 ? "unknown" : "");
         fprintf(out, "%s**%s**: %s, %d logical CPUs, %s %s; warm-up %s, sample %g s, "
                      "%ld runs per setting, order %s (seed %llu); loopbench %s.",
-                n > 1 ? "- " : "", host, ci->host.cpu_model ? ci->host.cpu_model : "unknown",
-                ci->host.logical_cpus, ci->host.os ? ci->host.os : "unknown",
-                ci->host.kernel ? ci->host.kernel : "unknown", warmup, ci->sample_s,
-                ci->repeat, run_order_name(ci->order), (unsigned long long)ci->seed,
-                ci->self.version ? ci->self.version : "unknown");
+                n > 1 ? "- " : "", fact[0], fact[1], ci->host.logical_cpus, fact[2], fact[3],
+                warmup, ci->sample_s, ci->repeat, run_order_name(ci->order),
+                (unsigned long long)ci->seed, fact[4]);
         if (ci->sequential_max && ci->sequential_stop)
             fprintf(out, " Runs until decided (`--repeat auto=%ld`): %s after %ld rounds.",
                     ci->sequential_max,
@@ -528,11 +568,12 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
             fprintf(out, " %s CPUs %s%s, loopbench %s%s.",
                     ci->order == ORDER_DUET ? "Duet: targets at once, each on its own slice of"
                                             : "Targets pinned to",
-                    ci->cpus, ci->order == ORDER_DUET ? " (turned every round)" : "",
-                    ci->loopbench_cpus ? "to " : "unpinned",
-                    ci->loopbench_cpus ? ci->loopbench_cpus : "");
+                    fact[5], ci->order == ORDER_DUET ? " (turned every round)" : "",
+                    ci->loopbench_cpus ? "to " : "unpinned", fact[6]);
+        for (size_t f = 0; f < ARRAY_SIZE(fact); f++)
+            free(fact[f]);
         cpu_clock_note(ci, out);
-        warnings(ci, " Warning: ", ".", out);
+        warnings(ci, " Warning: ", ".", true, out);
         fputc('\n', out);
         /* Round trips and endpoint metrics are health keys too, with a figure of their own. */
         own_figures |= ci->has_rtt || ci->endpoint.url;
@@ -555,10 +596,13 @@ int report_markdown(const struct campaign *c, size_t n, const struct report_opts
                     struct lb_error *err)
 {
     struct setting_summary **st = summaries(c, n);
-    if (o->title)
-        fprintf(out, "## %s\n\n", o->title);
-    else
-        fprintf(out, "## %s: %s\n\n", c[0].profile.name, c[0].profile.knob_label);
+    fputs("## ", out);
+    text_put_markdown(out, o->title ? o->title : c[0].profile.name);
+    if (!o->title) {
+        fputs(": ", out);
+        text_put_markdown(out, c[0].profile.knob_label);
+    }
+    fputs("\n\n", out);
     headlines(c, n, st, out);
     fputc('\n', out);
     settings_table(c, n, st, false, out);
@@ -598,21 +642,12 @@ void report_terminal(const struct campaign *c, FILE *out)
           "health keys: each run's mean over its health lines, median (min-max) over runs; "
           "the ratio's interval and the tests as in `loopbench report`.\n",
           out);
-    warnings(c, "warning: ", "\n", out);
+    warnings(c, "warning: ", "\n", false, out);
     fprintf(out, "results: %s/results.json\n", c->out_dir);
     summaries_free(c, 1, st);
 }
 
 /* ---- CSV --------------------------------------------------------------------------- */
-
-/* A CSV field: quoted when it holds a comma, quote or newline. */
-static void csv_str(const char *s, FILE *out)
-{
-    if (strpbrk(s, ",\"\n") == NULL)
-        fputs(s, out);
-    else
-        fputs_quoted(s, '"', out);
-}
 
 /* ",<variant>" when the table has a variant column. */
 static void csv_variant(const struct campaign *c, bool column, size_t v, FILE *out)
@@ -620,7 +655,7 @@ static void csv_variant(const struct campaign *c, bool column, size_t v, FILE *o
     if (!column)
         return;
     fputc(',', out);
-    csv_str(v < c->n_variants ? c->variants[v].name : "", out);
+    text_put_csv(out, v < c->n_variants ? c->variants[v].name : "");
 }
 
 static void csv_num(double v, FILE *out)
@@ -641,7 +676,7 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
           out);
     for (size_t k = 0; k < p0->n_health; k++) {
         fputc(',', out);
-        csv_str(p0->health[k].key, out);
+        text_put_csv(out, p0->health[k].key);
     }
     fputc('\n', out);
     long *col = xcalloc(p0->n_health + 1, sizeof(long));
@@ -653,9 +688,9 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
             const struct run_record *run = &c[i].runs[x];
             if (run->status != RUN_OK)
                 continue;
-            csv_str(host, out);
+            text_put_csv(out, host);
             fputs(",run,", out);
-            csv_str(c[i].values.v[run->setting_index], out);
+            text_put_csv(out, c[i].values.v[run->setting_index]);
             csv_variant(&c[i], variants, run->variant_index, out);
             fprintf(out, ",%s,%ld,1", run->setting_index == c[i].baseline ? "true" : "false",
                     run->repeat);
@@ -668,9 +703,9 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
         struct setting_summary *st = summary_compute(&c[i]);
         for (size_t ci = 0; ci < campaign_cells(&c[i]); ci++) {
             const struct setting_summary *s = &st[ci];
-            csv_str(host, out);
+            text_put_csv(out, host);
             fputs(",setting,", out);
-            csv_str(c[i].values.v[s->cell.setting], out);
+            text_put_csv(out, c[i].values.v[s->cell.setting]);
             csv_variant(&c[i], variants, s->cell.variant, out);
             fprintf(out, ",%s,,%zu", s->cell.setting == c[i].baseline ? "true" : "false",
                     s->runs_ok);

@@ -9,6 +9,7 @@
 #include "noise.h"
 #include "sequential.h"
 #include "summary.h"
+#include "text.h"
 #include "util.h"
 
 /* Numbers keep ten significant digits: enough for any figure loopbench measures, and
@@ -764,6 +765,63 @@ static int runs_from_json(json_t *plan, json_t *runs, struct campaign *c, const 
     return 0;
 }
 
+/* A name that reports print, read back: a control character in it is bad input (a
+ * campaign loopbench ran holds none), at `key` of the document. */
+static int name_check(const char *s, const char *where, const char *key, struct lb_error *err)
+{
+    const char *bad = s ? text_control(s) : NULL;
+    if (!bad)
+        return 0;
+    char *shown = text_shown(s);
+    lb_fail(err, "%s: %s '%s': a control character at byte %zu: expected printable text", where,
+            key, shown, (size_t)(bad - s));
+    free(shown);
+    return -1;
+}
+
+/* Every name of c that a report, a plot or a table prints. */
+static int names_check(const struct campaign *c, const char *where, struct lb_error *err)
+{
+    const struct campaign_profile *p = &c->profile;
+    const char *fixed[][2] = {
+        {p->name, "profile.name"},
+        {p->knob_name, "profile.knob.name"},
+        {p->knob_label, "profile.knob.label"},
+        {c->host.hostname, "host.hostname"},
+        {c->host.cpu_model, "host.cpu_model"},
+        {c->host.os, "host.os"},
+        {c->host.kernel, "host.kernel"},
+        {c->self.version, "loopbench.version"},
+        {c->cpus, "campaign.cpus.targets"},
+        {c->loopbench_cpus, "campaign.cpus.loopbench"},
+    };
+    for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
+        if (name_check(fixed[i][0], where, fixed[i][1], err) < 0)
+            return -1;
+    char key[64];
+    int rc = 0;
+    for (size_t k = 0; rc == 0 && k < p->n_health; k++) {
+        snprintf(key, sizeof(key), "profile.health[%zu].key", k);
+        rc = name_check(p->health[k].key, where, key, err);
+        snprintf(key, sizeof(key), "profile.health[%zu].label", k);
+        rc = rc < 0 ? rc : name_check(p->health[k].label, where, key, err);
+    }
+    for (size_t i = 0; rc == 0 && i < c->values.n; i++) {
+        snprintf(key, sizeof(key), "campaign.settings[%zu]", i);
+        rc = name_check(c->values.v[i], where, key, err);
+    }
+    for (size_t i = 0; rc == 0 && i < c->n_variants; i++) {
+        snprintf(key, sizeof(key), "campaign.variants[%zu].name", i);
+        rc = name_check(c->variants[i].name, where, key, err);
+    }
+    /* not a name, but a sentence a report prints the same way */
+    for (size_t i = 0; rc == 0 && i < c->n_runs; i++) {
+        snprintf(key, sizeof(key), "the failure of run %zu", i + 1);
+        rc = name_check(c->runs[i].failure, where, key, err);
+    }
+    return rc;
+}
+
 int results_from_json(json_t *doc, const char *out_dir, const char *where, struct campaign *c,
                       struct lb_error *err)
 {
@@ -790,6 +848,11 @@ int results_from_json(json_t *doc, const char *out_dir, const char *where, struc
     c->command_line = xstrdup(get_str(doc, "command_line") ? get_str(doc, "command_line") : "");
     self_from_json(json_object_get(doc, "loopbench"), &c->self);
     host_from_json(json_object_get(doc, "host"), &c->host);
+    at = xasprintf("'%s'", where);
+    rc = names_check(c, at, err);
+    free(at);
+    if (rc < 0)
+        return -1;
     c->has_rtt = json_object_get(profile, "rtt") != NULL;
     for (size_t i = 0; i < c->n_runs; i++)
         c->has_rtt |= c->runs[i].has_rtt;

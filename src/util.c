@@ -425,14 +425,3 @@ void lock_drop(const char *path, int fd)
         return;
     plat_lock_release(path, fd);
 }
-
-void fputs_quoted(const char *s, char quote, FILE *f)
-{
-    fputc(quote, f);
-    for (; *s; s++) {
-        if (*s == quote)
-            fputc(quote, f);
-        fputc(*s, f);
-    }
-    fputc(quote, f);
-}

@@ -92,8 +92,6 @@ void hash_fnv1a64_hex(const void *data, size_t len, char out[17]);
  * so each enum's words are written once. */
 const char *name_of(const char *const *names, size_t n, size_t i);
 int name_index(const char *const *names, size_t n, const char *name);
-/* s in `quote` characters, each one inside doubled (CSV fields, gnuplot strings). */
-void fputs_quoted(const char *s, char quote, FILE *f);
 
 /* Defines the two functions of an enum whose words are the table `names`:
  * `const char *name_fn(type)` (name_of) and `int parse_fn(const char *, type *)` (0, or

@@ -1,0 +1,37 @@
+/* Names from profiles, command lines and results.json files made elsewhere (setting
+ * values, variant names, labels, hosts), made safe for where loopbench writes them.
+ *
+ * A name is refused where it enters (run, and reading a results.json) when it holds a
+ * control character (text_control); where it is written, it is quoted by the rules of
+ * the output: Markdown text and table cells, Markdown code spans, gnuplot strings, CSV
+ * fields. Each writer also replaces control characters, so a caller that skipped the
+ * check still cannot end a line or a string early. */
+#ifndef LOOPBENCH_TEXT_H
+#define LOOPBENCH_TEXT_H
+
+#include <stdio.h>
+
+/* The first character of s that a name may not hold: C0 controls (tab and newline
+ * included), DEL, C1 controls (U+0080-U+009F), the bidirectional overrides and
+ * isolates (U+202A-U+202E, U+2066-U+2069, which reorder what a reviewer reads), or a
+ * byte that is not part of valid UTF-8. NULL when there is none. */
+const char *text_control(const char *s);
+/* s for a one-line message (new string): what text_control finds is shown as \n, \r,
+ * \t or its bytes as \xNN, the rest as it is. */
+char *text_shown(const char *s);
+
+/* s as Markdown text, in a line or a table cell (new string): read as the characters
+ * themselves, never as emphasis, a link, HTML, a code span or a cell's end, and an
+ * @mention that notifies no one. text_put_markdown writes the same to out. */
+char *text_markdown(const char *s);
+void text_put_markdown(FILE *out, const char *s);
+/* s as a Markdown code span, whatever backticks it holds (new string). */
+char *text_code(const char *s);
+
+/* s as a gnuplot single-quoted string, its quotes included. */
+void text_put_gnuplot(FILE *out, const char *s);
+/* s as a CSV field (RFC 4180), a text that a spreadsheet would read as a formula
+ * prefixed with a single quote (OWASP's rule); a plain number stays a number. */
+void text_put_csv(FILE *out, const char *s);
+
+#endif
