@@ -531,6 +531,12 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
                     ci->cpus, ci->order == ORDER_DUET ? " (turned every round)" : "",
                     ci->loopbench_cpus ? "to " : "unpinned",
                     ci->loopbench_cpus ? ci->loopbench_cpus : "");
+        if (ci->rotate_s > 0)
+            fprintf(out, " The targets swapped CPU sets every %g s inside each window.",
+                    ci->rotate_s);
+        if (ci->hold_idle)
+            fputs(" CPUs held out of idle states: absolute CPU figures are those of a host kept "
+                  "awake; compare them with campaigns held the same way.", out);
         cpu_clock_note(ci, out);
         warnings(ci, " Warning: ", ".", out);
         fputc('\n', out);
