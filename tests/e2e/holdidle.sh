@@ -78,6 +78,10 @@ rc=0
 check "without --hold-idle the request stays free through the window" \
   bash -c "[ $rc -eq 0 ] && ! grep -qx 'now 0' '$TMP'/free/runs/*/stdout.log && \
     jq -e '(.campaign | has(\"hold_idle\") | not) and (.runs[0] | has(\"idle_held\") | not)' '$TMP/free/results.json' >/dev/null"
+"$LOOPBENCH" compare "$TMP/free" "$TMP/normal" >/dev/null 2>"$TMP/mixed.err" || true
+check "compare warns when one campaign was held and the other not" grep -q \
+  "with its CPUs not held out of idle states and '.*' held: their absolute CPU figures" \
+  "$TMP/mixed.err"
 profile held '["a"]' '{ "hold_idle": true }'
 rc=0
 "$LOOPBENCH" run "$TMP/held.json" -n 1 -w 0.2 -t 0.5 -o "$TMP/held" -q >/dev/null 2>&1 || rc=$?
