@@ -560,7 +560,9 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
             .abandon_ctx = &watch,
         };
         if (c->rotate_s > 0 && x->cpus) {
-            so[k].rotate_ns = (uint64_t)(c->rotate_s * 1e9);
+            /* the interval rounded so that each CPU set gets an equal share of the window */
+            double turns = fmax(1, round(c->sample_s / ((double)duet_width(c) * c->rotate_s)));
+            so[k].rotate_ns = (uint64_t)(c->sample_s * 1e9 / ((double)duet_width(c) * turns));
             so[k].slices = rn->slices;
             so[k].n_slices = duet_width(c);
             so[k].slice = (size_t)(x->cpus - rn->slices);

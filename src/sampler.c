@@ -151,6 +151,10 @@ int sampler_run_many(struct plat_target *const *t, size_t n, const struct sample
                            SAMPLER_MAX_TARGETS);
         memset(&r[i], 0, sizeof(r[i]));
         r[i].resolution_ns = plat_target_cpu_resolution_ns(t[i]);
+        /* back where it starts: a window given up may have left it elsewhere */
+        if (o[i].rotate_ns && o[i].n_slices > 1 &&
+            plat_target_set_cpus(t[i], &o[i].slices[o[i].slice], err) < 0)
+            return -1;
         r[i].start_wall_ns = wall_ns();
         if (read_now(t[i], &start[i], err) < 0)
             return -1;

@@ -78,8 +78,8 @@ struct sampler_opts {
     void *abandon_ctx;
     /* Rotation inside the window (run --rotate): every rotate_ns (opts[0]'s; 0: never)
      * the target's whole tree moves to the next of the n_slices CPU sets of slices
-     * (at most SAMPLER_MAX_TARGETS), from slices[slice], where it starts. A swap wakes
-     * the loop but takes no point. */
+     * (at most SAMPLER_MAX_TARGETS), from slices[slice], where it is put as the window
+     * opens. A swap wakes the loop but takes no point. */
     uint64_t rotate_ns;
     const struct cpuset *slices;
     size_t n_slices, slice;
