@@ -296,9 +296,21 @@ void campaign_warmup_text(const struct campaign *c, char *buf, size_t size)
         snprintf(buf, size, "auto, %.1f-%.1f s (at most %g s)", lo, hi, c->warmup_s);
 }
 
+void run_host_cpus_release(struct run_host_cpus *h)
+{
+    for (size_t i = 0; i < h->n_idle; i++)
+        free(h->idle[i].name);
+    free(h->idle);
+    free(h->cpus);
+    memset(h, 0, sizeof(*h));
+}
+
 void run_record_release(struct run_record *r)
 {
     free(r->dir);
+    strv_release(&r->rotation.cpus);
+    free(r->rotation.seconds);
+    run_host_cpus_release(&r->host_cpus);
     scrape_run_release(&r->scrape);
     free(r->failure);
     free(r->log_tail);
@@ -320,6 +332,7 @@ void campaign_release(struct campaign *c)
     free(c->primary);
     free(c->cpus);
     free(c->loopbench_cpus);
+    free(c->cpuidle_driver);
     free(c->self.version);
     free(c->self.platform);
     campaign_profile_release(&c->profile);

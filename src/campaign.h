@@ -68,6 +68,33 @@ struct campaign_variant {
     char *dir;                  /* as given */
 };
 
+/* An idle state of one CPU over a window: the cpuidle counters' deltas. */
+struct run_idle_state {
+    int cpu;
+    char *name;
+    uint64_t usage, time_us, above, below;
+};
+
+/* What the host's CPUs did over a run's window (hostcpus.h): those its target ran on
+ * (pinned; rotating: every CPU set it turned through), else every CPU loopbench could
+ * use. cpus NULL: not recorded. */
+struct run_host_cpus {
+    char *cpus;                 /* "0-1" */
+    double steal_percent;       /* of their time */
+    /* Their busy time less the targets' on them (and loopbench's, when it shared them),
+     * % of their time: what other processes took from the target's CPUs. */
+    double others_percent;
+    struct run_idle_state *idle; /* per CPU and state; none without a cpuidle driver */
+    size_t n_idle;
+};
+
+/* run --rotate: the swaps inside the window and the time on each CPU set. */
+struct run_rotation {
+    long swaps;
+    struct strv cpus;           /* the sets, in the order turned through */
+    double *seconds;            /* per set */
+};
+
 struct run_record {
     size_t setting_index;       /* into campaign.values */
     size_t variant_index;       /* into campaign.variants; 0 in a knob-only campaign */
@@ -91,6 +118,9 @@ struct run_record {
     int wstatus;
     bool killed;                /* stop needed SIGKILL */
     char *cpus;                 /* the CPUs its tree was pinned to, "1"; NULL: any */
+    bool idle_held;             /* run --hold-idle: through its warm-up and window */
+    struct run_rotation rotation; /* swaps 0 and no sets: it did not rotate */
+    struct run_host_cpus host_cpus;
     /* What became of its stdout and stderr (capture.h), under the limit it ran with;
      * log_limit 0: not recorded (a run that never started, or an older results.json). */
     uint64_t log_limit;
@@ -144,6 +174,10 @@ struct campaign {
     const char *sequential_stop;
     double warmup_s, sample_s;  /* with warmup_auto, warmup_s is the most a run waits */
     bool warmup_auto;           /* --warmup auto: each run until its target has settled */
+    /* --hold-idle: the CPUs held out of idle states through every warm-up and window */
+    bool hold_idle;
+    double rotate_s;            /* --rotate: a duet's swaps inside the window; 0: none */
+    char *cpuidle_driver;       /* the host's, NULL: none (or not known) */
     unsigned interval_ms;
     uint64_t log_limit;         /* bytes of each stream's log kept per run */
     enum run_order order;
@@ -230,6 +264,7 @@ const char *campaign_health_unit(const struct campaign *c, size_t k);
 size_t run_series_read(const struct campaign *c, const struct run_record *r, double **t,
                        double **cpu);
 
+void run_host_cpus_release(struct run_host_cpus *h);
 void run_record_release(struct run_record *r);
 void campaign_release(struct campaign *c);
 

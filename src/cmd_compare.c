@@ -155,8 +155,16 @@ int cmd_compare(int argc, char **argv)
             loaded++; /* the reader leaves what it read to release */
             goto out;
         }
-    for (size_t i = 0; i < n_base; i++)
+    for (size_t i = 0; i < n_base; i++) {
         base[i] = &all[i];
+        /* held CPUs poll instead of idling: wake-ups cost less, and the ratio moves */
+        if (all[i].hold_idle != all[n_base].hold_idle)
+            msg_warn("'%s' was run with its CPUs %s out of idle states and '%s' %s: their "
+                     "absolute CPU figures, and the ratio, are not comparable (run both with "
+                     "--hold-idle or both without)",
+                     campaign_where(&all[i]), all[i].hold_idle ? "held" : "not held",
+                     campaign_where(&all[n_base]), all[n_base].hold_idle ? "held" : "not held");
+    }
     /* the keys NEW's campaign was run to decide, unless told otherwise */
     if (!o.primary)
         o.primary = all[n_base].primary;

@@ -48,6 +48,12 @@ const char cmd_run_usage[] =
     "      --cpus LIST            run the targets' whole trees on these CPUs (e.g. 1 or\n"
     "                             0-3,6), loopbench on the others it may use; recorded\n"
     "                             per run (default: unpinned)\n"
+    "      --rotate SECONDS       duet: the targets' whole trees swap CPU sets this often\n"
+    "                             inside the window, so each build spends as long on each\n"
+    "                             CPU in every window (default 0.5; 0: no swaps)\n"
+    "      --hold-idle            hold the CPUs out of idle states (/dev/cpu_dma_latency\n"
+    "                             at 0, root only) through each warm-up and window: the\n"
+    "                             absolute CPU figures become a kept-awake host's\n"
     "      --seed N               seed for --order random (default: from the clock)\n"
     "      --interval MS          time-series interval (default 1000)\n"
     "      --log-limit BYTES      bytes of each log (stdout, stderr) kept per run, e.g.\n"
@@ -144,6 +150,8 @@ int cmd_run(int argc, char **argv)
         OPT_LOG_LIMIT,
         OPT_PRIMARY,
         OPT_CPUS,
+        OPT_ROTATE,
+        OPT_HOLD_IDLE,
     };
     static const struct option longopts[] = {
         {"settings", required_argument, NULL, 's'},
@@ -154,6 +162,8 @@ int cmd_run(int argc, char **argv)
         {"primary", required_argument, NULL, OPT_PRIMARY},
         {"cpus", required_argument, NULL, OPT_CPUS},
         {"order", required_argument, NULL, OPT_ORDER},
+        {"rotate", required_argument, NULL, OPT_ROTATE},
+        {"hold-idle", no_argument, NULL, OPT_HOLD_IDLE},
         {"seed", required_argument, NULL, OPT_SEED},
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"log-limit", required_argument, NULL, OPT_LOG_LIMIT},
@@ -165,7 +175,8 @@ int cmd_run(int argc, char **argv)
         {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
-    struct run_opts o = {.repeat = 0, .warmup_s = -1, .sample_s = 0, .interval_ms = 1000};
+    struct run_opts o = {.repeat = 0, .warmup_s = -1, .sample_s = 0, .interval_ms = 1000,
+                         .rotate_s = -1};
     bool json = false, order_given = false;
     int status = LB_EXIT_USAGE;
     /* The first option that shapes a campaign: --resume takes the campaign's own. */
@@ -250,6 +261,17 @@ int cmd_run(int argc, char **argv)
                                        "grouped or duet", optarg);
                 goto out;
             }
+            break;
+        case OPT_ROTATE:
+            if (parse_double(optarg, &d) < 0 || d < 0 || (d > 0 && d < 0.01) || d > 3600) {
+                msg_usage_error("run", "run: --rotate '%s': expected seconds from 0.01 to 3600, "
+                                       "or 0 for no swaps", optarg);
+                goto out;
+            }
+            o.rotate_s = d;
+            break;
+        case OPT_HOLD_IDLE:
+            o.hold_idle = true;
             break;
         case OPT_SEED:
             if (parse_int64(optarg, 0, (INT64_C(1) << 53) - 1, &seed) < 0) {

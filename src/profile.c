@@ -82,7 +82,8 @@ static const char *const rtt_keys[] = {"tcp",     "send",        "expect",      
 static const char *const metrics_keys[] = {"marker", "health", "primary", NULL};
 static const char *const health_keys[] = {"key", "label", "better", "must_be_zero", NULL};
 static const char *const stop_keys[] = {"signal", "grace", NULL};
-static const char *const defaults_keys[] = {"warmup", "sample", "repeat", "log_limit", NULL};
+static const char *const defaults_keys[] = {"warmup", "sample", "repeat", "log_limit",
+                                             "hold_idle", NULL};
 
 /* A profile's strings may hold control characters ("a\nb" is valid JSON), but an error
  * is one line: they are shown escaped, as \n or \x01, cut where the buffer ends.
@@ -1008,7 +1009,11 @@ static int parse_defaults(struct loader *ld, json_t *root, struct profile *p)
         get_number(ld, o, "defaults", "sample", 0, true, &p->sample_s) < 0 ||
         get_log_limit(ld, o, &p->log_limit) < 0)
         return -1;
-    json_t *v = json_object_get(o, "repeat");
+    json_t *v = json_object_get(o, "hold_idle");
+    if (v && !json_is_boolean(v))
+        return fail(ld, "defaults.hold_idle", "expected true or false");
+    p->hold_idle = json_is_true(v);
+    v = json_object_get(o, "repeat");
     if (!v)
         return 0;
     if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > LONG_MAX)
@@ -1431,6 +1436,8 @@ json_t *profile_to_json(const struct profile *p)
                         json_pack("{s:o, s:o, s:I, s:I}", "warmup", seconds_json(p->warmup_s),
                                   "sample", seconds_json(p->sample_s), "repeat",
                                   (json_int_t)p->repeat, "log_limit", (json_int_t)p->log_limit));
+    if (p->hold_idle) /* absent: the CPUs idle freely */
+        json_object_set_new(json_object_get(o, "defaults"), "hold_idle", json_true());
     return o;
 }
 

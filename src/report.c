@@ -572,6 +572,12 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
                     ci->loopbench_cpus ? "to " : "unpinned", fact[6]);
         for (size_t f = 0; f < ARRAY_SIZE(fact); f++)
             free(fact[f]);
+        if (ci->rotate_s > 0)
+            fprintf(out, " The targets swapped CPU sets every %g s inside each window.",
+                    ci->rotate_s);
+        if (ci->hold_idle)
+            fputs(" CPUs held out of idle states: absolute CPU figures are those of a host kept "
+                  "awake; compare them with campaigns held the same way.", out);
         cpu_clock_note(ci, out);
         warnings(ci, " Warning: ", ".", true, out);
         fputc('\n', out);

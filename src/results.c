@@ -361,6 +361,66 @@ static void logs_from_json(json_t *o, struct run_record *r)
     }
 }
 
+/* runs[].rotation: the swaps of run --rotate and the time on each CPU set. */
+static json_t *rotation_json(const struct run_rotation *rot)
+{
+    json_t *sets = json_array();
+    for (size_t k = 0; k < rot->cpus.n; k++)
+        json_array_append_new(sets, json_pack("{s:s, s:f}", "cpus", rot->cpus.v[k], "seconds",
+                                              rot->seconds[k]));
+    return json_pack("{s:I, s:o}", "swaps", (json_int_t)rot->swaps, "cpu_sets", sets);
+}
+
+static void rotation_from_json(json_t *o, struct run_rotation *rot)
+{
+    json_t *sets = json_object_get(o, "cpu_sets");
+    rot->swaps = (long)get_int(o, "swaps");
+    rot->seconds = xcalloc(json_array_size(sets) + 1, sizeof(double));
+    size_t i;
+    json_t *v;
+    json_array_foreach(sets, i, v) {
+        double sec = get_num(v, "seconds");
+        rot->seconds[rot->cpus.n] = isfinite(sec) ? sec : 0;
+        strv_push(&rot->cpus, get_str(v, "cpus") ? get_str(v, "cpus") : "");
+    }
+}
+
+/* runs[].host_cpus: what the CPUs the target ran on did over the window. */
+static json_t *host_cpus_json(const struct run_host_cpus *h)
+{
+    json_t *states = json_array();
+    for (size_t i = 0; i < h->n_idle; i++) {
+        const struct run_idle_state *st = &h->idle[i];
+        json_array_append_new(states, json_pack("{s:i, s:s, s:I, s:I, s:I, s:I}", "cpu", st->cpu,
+                                                "state", st->name, "usage", (json_int_t)st->usage,
+                                                "time_us", (json_int_t)st->time_us, "above",
+                                                (json_int_t)st->above, "below",
+                                                (json_int_t)st->below));
+    }
+    return json_pack("{s:s, s:f, s:f, s:o}", "cpus", h->cpus, "steal_percent", h->steal_percent,
+                     "others_percent", h->others_percent, "idle_states", states);
+}
+
+static void host_cpus_from_json(json_t *o, struct run_host_cpus *h)
+{
+    json_t *states = json_object_get(o, "idle_states");
+    h->cpus = xstrdup(get_str(o, "cpus") ? get_str(o, "cpus") : "");
+    h->steal_percent = isfinite(get_num(o, "steal_percent")) ? get_num(o, "steal_percent") : 0;
+    h->others_percent = isfinite(get_num(o, "others_percent")) ? get_num(o, "others_percent") : 0;
+    h->idle = xcalloc(json_array_size(states) + 1, sizeof(*h->idle));
+    size_t i;
+    json_t *v;
+    json_array_foreach(states, i, v)
+        h->idle[h->n_idle++] = (struct run_idle_state){
+            .cpu = (int)get_int(v, "cpu"),
+            .name = xstrdup(get_str(v, "state") ? get_str(v, "state") : ""),
+            .usage = get_u64(v, "usage"),
+            .time_us = get_u64(v, "time_us"),
+            .above = get_u64(v, "above"),
+            .below = get_u64(v, "below"),
+        };
+}
+
 static json_t *run_json(const struct campaign *c, const struct run_record *r,
                         const struct noise_run *nr)
 {
@@ -380,6 +440,8 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
     free(stderr_log);
     if (r->cpus) /* absent: not pinned */
         json_object_set_new(o, "cpus", json_string(r->cpus));
+    if (r->idle_held) /* absent: the CPUs idled freely */
+        json_object_set_new(o, "idle_held", json_true());
     if (r->sampled) {
         const struct sample_result *s = &r->sample;
         double wall = (double)s->wall_ns / 1e9;
@@ -410,6 +472,10 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
                          (json_int_t)r->window_restarts, "warmup_capped", r->warmup_capped, "steady",
                          r->steady_tested ? json_boolean(r->steady) : json_null(), "unsteady",
                          json_str_or_null(r->unsteady)));
+        if (r->rotation.cpus.n) /* absent: no swaps inside the window */
+            json_object_set_new(o, "rotation", rotation_json(&r->rotation));
+        if (r->host_cpus.cpus) /* absent: not recorded */
+            json_object_set_new(o, "host_cpus", host_cpus_json(&r->host_cpus));
         if (r->has_rtt)
             json_object_set_new(o, "rtt", rtt_json(&r->rtt));
         if (r->has_endpoint)
@@ -445,6 +511,7 @@ static int run_from_json(struct campaign *c, json_t *o, const char *where, struc
     r->ready_s = isfinite(ready) ? ready : 0;
     if (get_str(o, "cpus"))
         r->cpus = xstrdup(get_str(o, "cpus"));
+    r->idle_held = json_is_true(json_object_get(o, "idle_held"));
     r->warmup_s = get_num(o, "warmup_seconds"); /* NaN: before it was recorded */
     r->window_restarts = (long)get_int(o, "window_restarts");
     r->warmup_capped = json_is_true(json_object_get(o, "warmup_capped"));
@@ -476,6 +543,10 @@ static int run_from_json(struct campaign *c, json_t *o, const char *where, struc
         double others = get_num(o, "others_cpu_percent");
         s->others_cpu_percent = isfinite(others) ? others : 0;
         s->self_cpu_ns = get_ns(o, "loopbench_cpu_seconds");
+        if (json_is_object(json_object_get(o, "rotation")))
+            rotation_from_json(json_object_get(o, "rotation"), &r->rotation);
+        if (json_is_object(json_object_get(o, "host_cpus")))
+            host_cpus_from_json(json_object_get(o, "host_cpus"), &r->host_cpus);
         json_t *rtt = json_object_get(o, "rtt");
         if (rtt) {
             r->has_rtt = true; /* from here on, run_record_release frees the histograms */
@@ -555,6 +626,11 @@ static json_t *campaign_json(const struct campaign *c)
     }
     if (c->warmup_auto) /* absent: a fixed warm-up */
         json_object_set_new(o, "warmup_auto", json_true());
+    if (c->hold_idle) /* absent: the CPUs idled freely */
+        json_object_set_new(o, "hold_idle", json_true());
+    if (c->rotate_s > 0) /* absent: no swaps inside the window */
+        json_object_set_new(o, "rotate_seconds", json_real(c->rotate_s));
+    json_object_set_new(o, "cpuidle_driver", json_str_or_null(c->cpuidle_driver));
     if (c->cpus) /* absent: not pinned */
         json_object_set_new(o, "cpus", json_pack("{s:s, s:o}", "targets", c->cpus, "loopbench",
                                                  json_str_or_null(c->loopbench_cpus)));
@@ -673,6 +749,9 @@ static int campaign_from_json(json_t *camp, struct campaign *c, const char *wher
     c->interval_ms = (unsigned)get_u64(camp, "interval_ms");
     c->log_limit = get_u64(camp, "log_limit");
     c->warmup_auto = json_is_true(json_object_get(camp, "warmup_auto"));
+    c->hold_idle = json_is_true(json_object_get(camp, "hold_idle"));
+    c->rotate_s = isfinite(get_num(camp, "rotate_seconds")) ? get_num(camp, "rotate_seconds") : 0;
+    c->cpuidle_driver = dup_str(camp, "cpuidle_driver");
     json_t *cpus = json_object_get(camp, "cpus");
     if (cpus && !get_str(cpus, "targets"))
         return lb_fail(err, "%s: campaign.cpus: expected the CPUs of the targets", where);

@@ -47,6 +47,8 @@ static void recorded_opts(const struct campaign *rec, const struct run_opts *o,
     again->cpus = rec->order == ORDER_DUET ? NULL : rec->cpus;
     again->warmup_s = rec->warmup_s;
     again->warmup_auto = rec->warmup_auto;
+    again->hold_idle = rec->hold_idle;
+    again->rotate_s = rec->rotate_s;
     again->sample_s = rec->sample_s;
     again->interval_ms = rec->interval_ms;
     again->log_limit = rec->log_limit; /* 0 (not recorded): the profile's */

@@ -13,6 +13,7 @@
 #include "config.h"
 #include "confedit.h"
 #include "endpoint.h"
+#include "hostcpus.h"
 #include "http.h"
 #include "progress.h"
 #include "results.h"
@@ -495,6 +496,39 @@ static bool window_changed(void *ctx, const struct sample_result *so_far, size_t
     return false;
 }
 
+/* --rotate: the swaps of the run's window and its time on each CPU set. */
+static void record_rotation(struct run_record *r, const struct sampler_opts *so)
+{
+    char list[256];
+    strv_release(&r->rotation.cpus);
+    free(r->rotation.seconds);
+    r->rotation.swaps = (long)r->sample.rotations;
+    r->rotation.seconds = xcalloc(so->n_slices, sizeof(double));
+    for (size_t k = 0; k < so->n_slices; k++) {
+        cpuset_format(&so->slices[k], list, sizeof(list));
+        strv_push(&r->rotation.cpus, list);
+        r->rotation.seconds[k] = (double)r->sample.slice_ns[k] / 1e9;
+    }
+}
+
+/* What the CPUs of in[j]'s target did over the window: those it ran on (rotating: all
+ * the duet's; unpinned: all watched), less what the targets on them and loopbench, when
+ * it shared them, used. */
+static void record_host_cpus(const struct runner *rn, struct slot *const *in,
+                             const struct sample_result *res, size_t k, size_t j,
+                             const struct hostcpus *before, const struct hostcpus *after)
+{
+    const struct cpuset *on = in[j]->cpus && !(rn->c.rotate_s > 0 && rn->c.order == ORDER_DUET)
+                                  ? in[j]->cpus
+                                  : &rn->watch_cpus;
+    uint64_t ours = rn->pin_self ? 0 : res[j].self_cpu_ns;
+    for (size_t m = 0; m < k; m++)
+        if (!in[m]->cpus || cpuset_within(in[m]->cpus, on))
+            ours += res[m].cpu_ns;
+    run_host_cpus_release(&in[j]->r->host_cpus);
+    hostcpus_record(before, after, on, ours, res[j].wall_ns, &in[j]->r->host_cpus);
+}
+
 /* One window over the targets still going, together; each target's round-trip probe
  * and metrics endpoint run through it. STEP_ERROR (err set) when the CPU source cannot
  * be read; how each run's window ended is in its slot. Before abandon_until (monotonic),
@@ -525,6 +559,14 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
             .abandon = abandon_until > mono_ns() ? window_changed : NULL,
             .abandon_ctx = &watch,
         };
+        if (c->rotate_s > 0 && x->cpus) {
+            /* the interval rounded so that each CPU set gets an equal share of the window */
+            double turns = fmax(1, round(c->sample_s / ((double)duet_width(c) * c->rotate_s)));
+            so[k].rotate_ns = (uint64_t)(c->sample_s * 1e9 / ((double)duet_width(c) * turns));
+            so[k].slices = rn->slices;
+            so[k].n_slices = duet_width(c);
+            so[k].slice = (size_t)(x->cpus - rn->slices);
+        }
         so[k].points_cap = sampler_points_needed(so[k].window_ns, so[k].interval_ns);
         free(x->points);
         x->points = xcalloc(so[k].points_cap, sizeof(*x->points));
@@ -551,7 +593,11 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
     progress_phase(p, in[0]->index, in[0]->label, "sample", c->sample_s);
     for (size_t j = 0; j < k; j++)
         capture_window_open(in[j]->cap);
+    struct hostcpus before = {0}, after = {0};
+    struct lb_error watch_err;
+    bool watched = rn->watch && hostcpus_take(&rn->watch_cpus, &before, &watch_err) == 0;
     int sampled = sampler_run_many(t, k, so, res, err);
+    watched = watched && sampled == 0 && hostcpus_take(&rn->watch_cpus, &after, &watch_err) == 0;
     for (size_t j = 0; j < k; j++)
         *abandoned |= sampled == 0 && res[j].end == SAMPLE_ABANDONED;
     /* in a duet the other targets are not "other processes" of the host */
@@ -577,6 +623,10 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
         }
         r->sample = res[j];
         capture_window_close(x->cap, r->sample.start_wall_ns, r->sample.end_wall_ns);
+        if (so[j].rotate_ns)
+            record_rotation(r, &so[j]);
+        if (watched)
+            record_host_cpus(rn, in, res, k, j, &before, &after);
         if (probe[j]) {
             rtt_stop(probe[j], &r->rtt);
             r->has_rtt = true;
@@ -602,6 +652,8 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
             x->step = STEP_INTERRUPTED;
         }
     }
+    hostcpus_release(&before);
+    hostcpus_release(&after);
     return sampled < 0 ? STEP_ERROR : STEP_OK;
 }
 
@@ -818,8 +870,15 @@ static enum step run_group(struct runner *rn, size_t from, size_t to, struct pro
     for (size_t i = 0; i < n; i++)
         if (s[i].step == STEP_OK && confedit_note_target(s[i].ce, err) < 0)
             s[i].step = STEP_ERROR;
+    /* --hold-idle: through the warm-up and the window, let go before the targets stop */
+    int held = -1;
+    if (group == STEP_OK && c->hold_idle && (held = plat_idle_hold(err)) < 0)
+        group = STEP_ERROR;
+    for (size_t i = 0; i < n && held >= 0; i++)
+        s[i].r->idle_held = true;
     if (group == STEP_OK)
         group = warm_and_sample(rn, s, n, p, err);
+    plat_idle_release(held);
     enum step worst = STEP_OK;
     for (size_t i = 0; i < n; i++) {
         if (s[i].step == STEP_OK && group != STEP_OK)
@@ -1011,6 +1070,20 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
     c->self.platform = xstrdup(plat_name());
     if ((o->cpus || c->order == ORDER_DUET) && setup_cpus(o, rn, err) < 0)
         return -1;
+    if (o->rotate_s > 0 && c->order != ORDER_DUET)
+        return lb_fail(err, "--rotate %g: swaps the CPU sets of a duet's targets inside the "
+                            "window: expected --order duet", o->rotate_s);
+    c->rotate_s = c->order != ORDER_DUET ? 0 : o->rotate_s >= 0 ? o->rotate_s : RUN_ROTATE_DEFAULT_S;
+    /* Refused before anything runs, rather than at the first warm-up. */
+    c->hold_idle = o->hold_idle || prof->hold_idle;
+    int held = c->hold_idle ? plat_idle_hold(err) : 0;
+    if (held < 0)
+        return -1;
+    plat_idle_release(c->hold_idle ? held : -1);
+    struct lb_error e;
+    rn->watch_cpus = rn->target_cpus;
+    rn->watch = rn->pinned || plat_cpus_available(&rn->watch_cpus, &e) == 0;
+    c->cpuidle_driver = plat_cpuidle_driver();
     if (o->primary)
         c->primary = xstrdup(o->primary);
     else if (prof->primary.n)
@@ -1038,6 +1111,10 @@ int runner_begin(const struct run_opts *o, struct runner *rn, struct strv *notes
         memset(&c->host, 0, sizeof(c->host));
     if (plat_events_init(err) < 0 || (rn->pin_self && plat_pin_self(&rn->self_cpus, err) < 0))
         return -1;
+    if (rn->watch && !c->cpuidle_driver && (c->hold_idle || rn->pinned))
+        msg_info("the host has no cpuidle driver: no idle-state counters are recorded%s",
+                 c->hold_idle ? ", and holding its CPUs out of idle states should change nothing"
+                              : "");
     for (size_t i = 0; i < rn->n_profiles; i++)
         if (confedit_begin(&rn->edits[i], &rn->profiles[i], notes, err) < 0)
             return -1;

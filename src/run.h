@@ -15,6 +15,10 @@
 #include "profile.h"
 #include "util.h"
 
+/* --order duet without --rotate: the targets swap CPU sets this often inside the window
+ * (seconds), as the issue's hand measurement on a 2-CPU VM ran it (docs/ci.md). */
+#define RUN_ROTATE_DEFAULT_S 0.5
+
 /* --warmup auto without a MAX: the most a run waits for its target to settle, seconds. */
 #define RUN_WARMUP_AUTO_MAX 60.0
 /* --warmup auto: the target's CPU is read this often (ns), and has settled when the last
@@ -37,6 +41,8 @@ struct run_opts {
     double warmup_s;           /* < 0: the profile's default; with warmup_auto, the most */
     bool warmup_auto;          /* --warmup auto: until the target has settled (steady.h) */
     double sample_s;           /* <= 0: the profile's default */
+    bool hold_idle;            /* --hold-idle (else the profile's defaults.hold_idle) */
+    double rotate_s;           /* --rotate; < 0: RUN_ROTATE_DEFAULT_S in a duet */
     enum run_order order;
     bool seed_set;
     uint64_t seed;
@@ -68,6 +74,10 @@ struct runner {
     struct cpuset *slices;      /* duet: one per cell */
     bool pin_self;
     struct cpuset self_cpus;
+    /* The CPUs whose counters each window records (hostcpus.h): the targets' when
+     * pinned, else all loopbench may use; watch false where they cannot be read. */
+    bool watch;
+    struct cpuset watch_cpus;
 };
 
 /* Load the profile and plan the runs (release with runner_release, also on failure).

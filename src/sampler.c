@@ -97,12 +97,43 @@ static void result_fill(struct sample_result *r, const struct reading *start,
         r->wall_ns ? (double)delta(busy, ours) * 100.0 / (double)r->wall_ns : 0;
 }
 
+/* Where a rotating target is: on slices[at] since the monotonic instant `since`. */
+struct turn {
+    size_t at;
+    uint64_t since;
+};
+
+/* The time on the current CPU set, up to now, into its slice's total. */
+static void turn_account(struct sample_result *r, struct turn *tn, uint64_t now)
+{
+    r->slice_ns[tn->at] += now > tn->since ? now - tn->since : 0;
+    tn->since = now;
+}
+
 /* Target i's window ends at reading cur, the way `how` says. */
-static void window_end(struct sample_result *r, const struct reading *start,
+static void window_end(struct sample_result *r, struct turn *tn, const struct reading *start,
                        const struct reading *cur, enum sample_end how)
 {
     result_fill(r, start, cur);
+    turn_account(r, tn, cur->mono_ns);
     r->end = how;
+}
+
+/* Every open target one CPU set on. */
+static int rotate(struct plat_target *const *t, size_t n, const struct sampler_opts *o,
+                  struct sample_result *r, struct turn *tn, const bool *open,
+                  struct lb_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!open[i] || o[i].n_slices < 2)
+            continue;
+        turn_account(&r[i], &tn[i], mono_ns());
+        tn[i].at = (tn[i].at + 1) % o[i].n_slices;
+        if (plat_target_set_cpus(t[i], &o[i].slices[tn[i].at], err) < 0)
+            return -1;
+        r[i].rotations++;
+    }
+    return 0;
 }
 
 int sampler_run_many(struct plat_target *const *t, size_t n, const struct sampler_opts *o,
@@ -113,22 +144,43 @@ int sampler_run_many(struct plat_target *const *t, size_t n, const struct sample
                        SAMPLER_MAX_TARGETS);
     struct reading start[SAMPLER_MAX_TARGETS], prev[SAMPLER_MAX_TARGETS], cur;
     bool open[SAMPLER_MAX_TARGETS];
+    struct turn tn[SAMPLER_MAX_TARGETS];
     for (size_t i = 0; i < n; i++) {
+        if (o[i].n_slices > SAMPLER_MAX_TARGETS)
+            return lb_fail(err, "cannot rotate over %zu CPU sets (at most %d)", o[i].n_slices,
+                           SAMPLER_MAX_TARGETS);
         memset(&r[i], 0, sizeof(r[i]));
         r[i].resolution_ns = plat_target_cpu_resolution_ns(t[i]);
+        /* back where it starts: a window given up may have left it elsewhere */
+        if (o[i].rotate_ns && o[i].n_slices > 1 &&
+            plat_target_set_cpus(t[i], &o[i].slices[o[i].slice], err) < 0)
+            return -1;
         r[i].start_wall_ns = wall_ns();
         if (read_now(t[i], &start[i], err) < 0)
             return -1;
         r[i].rss_peak_bytes = start[i].tree.rss_bytes;
         prev[i] = start[i];
         open[i] = true;
+        tn[i] = (struct turn){o[i].slice, start[i].mono_ns};
     }
     size_t left = n;
     uint64_t end = start[0].mono_ns + o->window_ns;
     uint64_t step = o->interval_ns ? o->interval_ns : o->window_ns;
     uint64_t next = start[0].mono_ns + step < end ? start[0].mono_ns + step : end;
+    /* the next swap; none at or past the window's end */
+    uint64_t swap = o->rotate_ns && start[0].mono_ns + o->rotate_ns < end
+                        ? start[0].mono_ns + o->rotate_ns
+                        : UINT64_MAX;
     while (left > 0) {
-        enum plat_event ev = plat_wait_until(next);
+        uint64_t wake = swap < next ? swap : next;
+        enum plat_event ev = plat_wait_until(wake);
+        if (ev == PLAT_EVENT_TIMEOUT && swap <= wake) {
+            if (rotate(t, n, o, r, tn, open, err) < 0)
+                return -1;
+            swap = swap + o->rotate_ns < end ? swap + o->rotate_ns : UINT64_MAX;
+            if (wake < next)
+                continue;
+        }
         bool point = ev == PLAT_EVENT_TIMEOUT;
         for (size_t i = 0; i < n; i++) {
             if (!open[i])
@@ -147,7 +199,7 @@ int sampler_run_many(struct plat_target *const *t, size_t n, const struct sample
             if (how == SAMPLE_DONE && plat_target_exited(t[i], &r[i].wstatus) == 1)
                 how = SAMPLE_TARGET_EXITED;
             if (how != SAMPLE_DONE || next >= end) {
-                window_end(&r[i], &start[i], &cur, how);
+                window_end(&r[i], &tn[i], &start[i], &cur, how);
                 open[i] = false;
                 left--;
             }
@@ -155,7 +207,7 @@ int sampler_run_many(struct plat_target *const *t, size_t n, const struct sample
         if (point && left > 0 && o[0].abandon && o[0].abandon(o[0].abandon_ctx, r, n)) {
             for (size_t i = 0; i < n; i++)
                 if (open[i]) {
-                    window_end(&r[i], &start[i], &prev[i], SAMPLE_ABANDONED);
+                    window_end(&r[i], &tn[i], &start[i], &prev[i], SAMPLE_ABANDONED);
                     open[i] = false;
                 }
             left = 0;

@@ -18,6 +18,9 @@
  * flagged unreliable: the figure is mostly quantisation. */
 #define SAMPLER_RESOLUTION_GUARD 5
 
+/* The most targets one window samples at once (loopbench run --order duet). */
+#define SAMPLER_MAX_TARGETS 8
+
 struct series_point {
     double t_s;              /* seconds since the window started */
     double cpu_percent;      /* of one core, over the preceding interval */
@@ -52,6 +55,10 @@ struct sample_result {
     double others_cpu_percent;
     uint64_t self_cpu_ns;        /* loopbench's own CPU over the window */
     size_t n_points;             /* series points written */
+    /* sampler_opts.rotate_ns: the swaps made, and the time spent on each CPU set of
+     * sampler_opts.slices (slice_ns[k] on slices[k]). */
+    size_t rotations;
+    uint64_t slice_ns[SAMPLER_MAX_TARGETS];
 };
 
 /* Called once per interval from the sampling loop (e.g. to redraw a progress line);
@@ -69,6 +76,13 @@ struct sampler_opts {
      * so far); true ends every window as SAMPLE_ABANDONED. Must not allocate. NULL: never. */
     bool (*abandon)(void *ctx, const struct sample_result *so_far, size_t n);
     void *abandon_ctx;
+    /* Rotation inside the window (run --rotate): every rotate_ns (opts[0]'s; 0: never)
+     * the target's whole tree moves to the next of the n_slices CPU sets of slices
+     * (at most SAMPLER_MAX_TARGETS), from slices[slice], where it is put as the window
+     * opens. A swap wakes the loop but takes no point. */
+    uint64_t rotate_ns;
+    const struct cpuset *slices;
+    size_t n_slices, slice;
 };
 
 size_t sampler_points_needed(uint64_t window_ns, uint64_t interval_ns);
@@ -82,8 +96,6 @@ int sampler_run(struct plat_target *t, const struct sampler_opts *opts,
 /* The most points of a window that its steadiness check reads (the first ones). */
 #define SAMPLER_MAX_POINTS_CHECKED 4096
 
-/* The most targets one window samples at once (loopbench run --order duet). */
-#define SAMPLER_MAX_TARGETS 8
 
 /* One window over n targets at once (n <= SAMPLER_MAX_TARGETS), opts[i] and r[i] target
  * i's, the window's length and interval opts[0]'s: each is read at the same edges and

@@ -1126,3 +1126,140 @@ void plat_self_usage(struct plat_self_usage *out)
     out->cpu_ns = posix_rusage_ns(&ru);
     out->max_rss_bytes = (uint64_t)ru.ru_maxrss * 1024; /* Linux counts KiB */
 }
+
+/* ---- Rotation, idle states and per-CPU counters ------------------------------------ */
+
+/* Each task the walk found onto set; a task gone meanwhile is no failure. */
+static int tasks_move(struct plat_target *t, const cpu_set_t *set, struct lb_error *err)
+{
+    if (tree_walk(t, NULL, err) < 0)
+        return -1;
+    for (size_t i = 0; i < t->n_tids; i++)
+        if (sched_setaffinity(t->tids[i], sizeof(*set), set) < 0 && errno != ESRCH)
+            return lb_fail_errno(err, errno, "cannot move thread %d of the target (pid %d) to "
+                                 "its CPUs", (int)t->tids[i], (int)t->base.pid);
+    return 0;
+}
+
+int plat_target_set_cpus(struct plat_target *t, const struct cpuset *s, struct lb_error *err)
+{
+    cpu_set_t set;
+    to_cpu_set(s, &set);
+    return tasks_move(t, &set, err) < 0 || tasks_move(t, &set, err) < 0 ? -1 : 0;
+}
+
+#define CPU_DMA_LATENCY "/dev/cpu_dma_latency"
+
+int plat_idle_hold(struct lb_error *err)
+{
+    /* Close-on-exec: a target that inherited the request would hold it past its run. */
+    int fd = open(CPU_DMA_LATENCY, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return lb_fail_errno(err, errno, "--hold-idle: cannot open '%s'%s", CPU_DMA_LATENCY,
+                             errno == EACCES || errno == EPERM ? " (it takes root)" : "");
+    int32_t zero = 0;
+    if (write(fd, &zero, sizeof(zero)) != (ssize_t)sizeof(zero)) {
+        int e = errno;
+        close(fd);
+        return lb_fail_errno(err, e, "--hold-idle: cannot write 0 to '%s'", CPU_DMA_LATENCY);
+    }
+    return fd;
+}
+
+void plat_idle_release(int handle)
+{
+    if (handle >= 0)
+        close(handle);
+}
+
+static const char *sysfs_root(void)
+{
+    const char *root = getenv("LOOPBENCH_TEST_SYSFS");
+    return root && *root ? root : "/sys";
+}
+
+char *plat_cpuidle_driver(void)
+{
+    char path[PATH_MAX];
+    snprintf(path, sizeof(path), "%s/devices/system/cpu/cpuidle/current_driver", sysfs_root());
+    char *driver = first_line(path);
+    if (driver && strcmp(driver, "none") == 0) {
+        free(driver);
+        return NULL;
+    }
+    return driver;
+}
+
+/* A counter file of a cpuidle state: its number, or false when it is missing. */
+static bool idle_counter(const char *dir, const char *name, uint64_t *out)
+{
+    char path[PATH_MAX], buf[64];
+    if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+        return false;
+    *out = 0;
+    if (proc_read(path, buf, sizeof(buf)) <= 0)
+        return false;
+    *out = strtoull(buf, NULL, 10);
+    return true;
+}
+
+static void cpu_idle_states(int cpu, struct plat_cpu_counters *c)
+{
+    c->n_idle = 0;
+    for (size_t k = 0; k < PLAT_IDLE_STATES_MAX; k++) {
+        char dir[PATH_MAX - 16], path[PATH_MAX];
+        snprintf(dir, sizeof(dir), "%s/devices/system/cpu/cpu%d/cpuidle/state%zu", sysfs_root(),
+                 cpu, k);
+        snprintf(path, sizeof(path), "%s/name", dir);
+        struct plat_idle_state *st = &c->idle[c->n_idle];
+        if (proc_read(path, st->name, sizeof(st->name)) <= 0)
+            return;
+        st->name[strcspn(st->name, "\n")] = '\0';
+        if (!idle_counter(dir, "usage", &st->usage))
+            return;
+        idle_counter(dir, "time", &st->time_us);
+        idle_counter(dir, "above", &st->above); /* kernels before 5.5 have neither */
+        idle_counter(dir, "below", &st->below);
+        c->n_idle++;
+    }
+}
+
+/* /proc/stat's line of one CPU into c: busy, steal and total as plat_host_cpu's. */
+static bool cpu_stat_line(const char *text, int cpu, struct plat_cpu_counters *c)
+{
+    char key[32];
+    int len = snprintf(key, sizeof(key), "\ncpu%d ", cpu);
+    const char *p = strstr(text, key);
+    unsigned long long v[8];
+    if (!p || sscanf(p + len, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
+                     &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
+        return false;
+    unsigned long long total = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+        total += v[i];
+    c->steal_ns = posix_clock_ticks_ns(v[7]);
+    c->busy_ns = posix_clock_ticks_ns(total - v[3] - v[4] - v[7]);
+    c->total_ns = posix_clock_ticks_ns(total);
+    return true;
+}
+
+int plat_cpu_counters(const struct cpuset *s, struct plat_cpu_counters *out,
+                      struct lb_error *err)
+{
+    /* The CPU lines come first, before the long interrupt lines. */
+    enum { STAT_MAX = 256 * 1024 };
+    char *text = xmalloc(STAT_MAX);
+    ssize_t n = proc_read("/proc/stat", text, STAT_MAX);
+    int rc = n > 0 ? 0 : lb_fail_errno(err, errno, "cannot read '/proc/stat'");
+    size_t k = 0;
+    for (int cpu = 0; rc == 0 && cpu < CPUSET_MAX; cpu++) {
+        if (!cpuset_has(s, cpu))
+            continue;
+        memset(&out[k], 0, sizeof(out[k]));
+        if (!cpu_stat_line(text, cpu, &out[k]))
+            rc = lb_fail(err, "no line for CPU %d in '/proc/stat'", cpu);
+        cpu_idle_states(cpu, &out[k++]);
+    }
+    free(text);
+    return rc;
+}

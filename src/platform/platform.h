@@ -183,6 +183,45 @@ int plat_cpus_available(struct cpuset *out, struct lb_error *err);
 /* Run loopbench's calling thread, and the threads it starts later, on s only. */
 int plat_pin_self(const struct cpuset *s, struct lb_error *err);
 
+/* Move every task of t's tree (its threads and descendants, found afresh) onto s; tasks
+ * started later inherit it from their parent. Two passes, so that a task born of a
+ * parent the first pass had not moved yet is moved by the second. Allocation-free: the
+ * sampler swaps the targets' CPU sets inside the window (run --rotate). */
+int plat_target_set_cpus(struct plat_target *t, const struct cpuset *s, struct lb_error *err);
+
+/* ---- Idle states (loopbench run --hold-idle) and what the CPUs did ----------------- */
+
+/* Keep every CPU out of its idle states: Linux holds a PM QoS request of 0 us through
+ * /dev/cpu_dma_latency, which lasts while the returned handle is open, so the kernel
+ * lets go of it however loopbench ends. A handle (>= 0), or -1 with err where the
+ * request cannot be made (no such file, not root, a port without one). */
+int plat_idle_hold(struct lb_error *err);
+/* Let the CPUs idle again. */
+void plat_idle_release(int handle);
+
+#define PLAT_IDLE_STATES_MAX 16
+/* One idle state of a CPU, cumulative since boot (Linux: cpuidle's stateN). */
+struct plat_idle_state {
+    char name[32];
+    uint64_t usage;          /* times entered */
+    uint64_t time_us;        /* time spent in it */
+    uint64_t above, below;   /* entered when a deeper, resp. shallower, one fitted better */
+};
+/* One CPU's counters, cumulative: its /proc/stat line and its idle states. */
+struct plat_cpu_counters {
+    uint64_t busy_ns, steal_ns, total_ns; /* as plat_host_cpu's, of this CPU alone */
+    size_t n_idle;                        /* 0: no cpuidle driver */
+    struct plat_idle_state idle[PLAT_IDLE_STATES_MAX];
+};
+/* The cpuidle driver the host runs (new string; "haltpoll", "intel_idle"), NULL when it
+ * has none or the port cannot tell. The sysfs root is $LOOPBENCH_TEST_SYSFS when set,
+ * for the tests' fake trees only. */
+char *plat_cpuidle_driver(void);
+/* The counters of each CPU of s, in the set's order, into out (room for
+ * cpuset_count(s)). -1 with err where they cannot be read. */
+int plat_cpu_counters(const struct cpuset *s, struct plat_cpu_counters *out,
+                      struct lb_error *err);
+
 /* POSIX extended regular expressions, for matching only (no submatches). Systems
  * without them (Windows) refuse every pattern, saying so. */
 struct plat_regex;

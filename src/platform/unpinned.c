@@ -15,3 +15,10 @@ int plat_pin_self(const struct cpuset *s, struct lb_error *err)
     (void)s;
     return lb_fail(err, "pinning to CPUs is not supported on this platform (%s)", plat_name());
 }
+
+int plat_target_set_cpus(struct plat_target *t, const struct cpuset *s, struct lb_error *err)
+{
+    (void)t;
+    (void)s;
+    return lb_fail(err, "pinning to CPUs is not supported on this platform (%s)", plat_name());
+}

@@ -470,6 +470,95 @@ START_TEST(test_double_fork)
 }
 END_TEST
 
+/* ---- Rotation inside the window ---------------------------------------------------- */
+
+/* Whether every thread of process pid may run on the CPUs `want` only ("1"). */
+static bool threads_on(pid_t pid, const char *want)
+{
+    char path[PATH_MAX], line[256];
+    snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    ck_assert_ptr_nonnull(d);
+    bool all = true;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%d/task/%s/status", (int)pid, e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        while (fgets(line, sizeof(line), f))
+            if (strncmp(line, "Cpus_allowed_list:", 18) == 0) {
+                char *v = line + 18 + strspn(line + 18, " \t");
+                v[strcspn(v, "\n")] = '\0';
+                all &= strcmp(v, want) == 0;
+                n++;
+            }
+        fclose(f);
+    }
+    closedir(d);
+    return all && n > 0;
+}
+
+/* --rotate: over a 1 s window at 250 ms, the tree (3 threads, 2 child processes) swaps
+ * CPUs 3 times, half the window on each, and ends on the second CPU, every thread and
+ * child with it. */
+START_TEST(test_rotation)
+{
+    struct cpuset avail, slices[2];
+    struct lb_error err;
+    ck_assert_msg(plat_cpus_available(&avail, &err) == 0, "%s", err.msg);
+    if (cpuset_count(&avail) < 2)
+        return; /* one CPU: nothing to rotate over */
+    cpuset_slice(&avail, 2, 0, &slices[0]);
+    cpuset_slice(&avail, 2, 1, &slices[1]);
+    char *argv[] = {burner, "--children", "2", "--share", "0.05", "--forever", NULL};
+    struct plat_spawn_opts so = {
+        .argv = argv, .envp = target_env, .stdout_path = "out.log", .stderr_path = "err.log",
+        .cpus = &slices[0],
+    };
+    struct plat_target *t = NULL;
+    ck_assert_msg(plat_spawn(&so, &t, &err) == 0, "%s", err.msg);
+    wait_started();
+    pause_ms(200); /* the children started */
+    struct sampler_opts o = {
+        .window_ns = 1000 * MS, .interval_ns = 1000 * MS, .rotate_ns = 250 * MS,
+        .slices = slices, .n_slices = 2, .slice = 0,
+    };
+    struct series_point pts[2];
+    o.points = pts;
+    o.points_cap = ARRAY_SIZE(pts);
+    struct sample_result r;
+    ck_assert_msg(sampler_run(t, &o, &r, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(r.rotations, 3);
+    for (size_t k = 0; k < 2; k++)
+        ck_assert_msg(r.slice_ns[k] > 300 * MS && r.slice_ns[k] < 700 * MS,
+                      "%.3f s on CPU set %zu of a 1 s window", (double)r.slice_ns[k] / 1e9, k);
+    char want[64];
+    cpuset_format(&slices[1], want, sizeof(want));
+    ck_assert_msg(threads_on(plat_target_pid(t), want), "the burner is not all on CPUs %s", want);
+    pid_t kids[8];
+    size_t n_kids = 0;
+    char path[64], buf[256];
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)plat_target_pid(t),
+             (int)plat_target_pid(t));
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    for (int pid; n_kids < ARRAY_SIZE(kids) && fscanf(f, "%d", &pid) == 1;)
+        kids[n_kids++] = pid;
+    fclose(f);
+    ck_assert_uint_eq(n_kids, 2);
+    for (size_t i = 0; i < n_kids; i++) {
+        snprintf(buf, sizeof(buf), "child %d is not on CPUs %s", (int)kids[i], want);
+        ck_assert_msg(threads_on(kids[i], want), "%s", buf);
+    }
+    ck_assert(!stop(t, SIGTERM, 2000));
+    plat_target_free(t);
+}
+END_TEST
+
 /* ---- Stopping --------------------------------------------------------------------- */
 
 /* A tree that ignores SIGTERM is killed when the grace period ends, and nothing of it
@@ -728,6 +817,7 @@ static Suite *sampler_suite(void)
     tcase_add_test(life, test_target_exits_in_window);
     tcase_add_test(life, test_interrupt_ends_window);
     tcase_add_test(life, test_host);
+    tcase_add_test(life, test_rotation);
     suite_add_tcase(s, life);
     return s;
 }

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# What the host's CPUs did in each window (results.json runs[].host_cpus): the cpuidle
+# counters of the target's CPUs, read on a fake sysfs tree ($LOOPBENCH_TEST_SYSFS, for
+# tests only) whose counters the target itself moves through its run; a host without a
+# cpuidle driver said so once; other processes' share of the target's CPU.
+source "$(dirname "$0")/lib.sh"
+
+if [ "$(nproc)" -lt 2 ]; then
+  ok "skipped: pinning needs 2 CPUs, this host has $(nproc)"
+  exit 0
+fi
+SYS=$TMP/sys
+mkdir -p "$SYS/devices/system/cpu/cpuidle"
+echo haltpoll >"$SYS/devices/system/cpu/cpuidle/current_driver"
+state() { # state CPU K NAME USAGE TIME
+  local d=$SYS/devices/system/cpu/cpu$1/cpuidle/state$2
+  mkdir -p "$d"
+  echo "$3" >"$d/name"
+  echo "$4" >"$d/usage"
+  echo "$5" >"$d/time"
+  echo 7 >"$d/above"
+  echo 0 >"$d/below"
+}
+state 1 0 POLL 100 5000
+state 1 1 haltpoll 2000 900000
+# The target enters "haltpoll" 10 times and spends 1000 us in it every 0.1 s.
+cat >"$TMP/idler.sh" <<SH
+#!/bin/sh
+d=$SYS/devices/system/cpu/cpu1/cpuidle/state1
+echo ready
+while :; do
+  echo \$((\$(cat \$d/time) + 1000)) >\$d/time.new && mv \$d/time.new \$d/time
+  echo \$((\$(cat \$d/usage) + 10)) >\$d/usage.new && mv \$d/usage.new \$d/usage
+  sleep 0.1
+done
+SH
+chmod +x "$TMP/idler.sh"
+cat >"$TMP/idler.json" <<JSON
+{ "name": "idler", "command": ["$TMP/idler.sh", "{value}"],
+  "knob": { "name": "x", "values": ["a"], "argv": {} },
+  "ready": { "log": "^ready$", "timeout": 10 }, "stop": { "grace": 2 } }
+JSON
+
+rc=0
+LOOPBENCH_TEST_SYSFS=$SYS "$LOOPBENCH" run "$TMP/idler.json" --cpus 1 -n 1 -w 0.2 -t 1.5 \
+  -o "$TMP/fake" >/dev/null 2>"$TMP/fake.err" || rc=$?
+res=$TMP/fake/results.json
+check "a fake cpuidle tree: the campaign exits 0 and records its driver" \
+  bash -c "[ $rc -eq 0 ] && jq -e '.campaign.cpuidle_driver == \"haltpoll\"' '$res' >/dev/null"
+check "  ... the window's counters of the target's CPU, per state, as deltas" jq -e '
+  .runs[0].host_cpus as $h | $h.cpus == "1" and ($h.idle_states | length) == 2
+  and ($h.idle_states[0] | .cpu == 1 and .state == "POLL" and .usage == 0 and .time_us == 0
+       and .above == 0 and .below == 0)
+  and ($h.idle_states[1] | .cpu == 1 and .state == "haltpoll" and .usage >= 80 and .usage <= 200
+       and (.time_us - .usage * 100 | fabs) <= 1000)' "$res"
+check "  ... and no word of a missing driver" bash -c "! grep -q 'no cpuidle driver' '$TMP/fake.err'"
+
+# --- the host as it is, with a competitor on the target's CPU -----------------------------
+if [ "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)" = none ]; then
+  taskset -c 1 "$BURNER" --share 0.5 --forever >/dev/null &
+  PIDS+=("$!")
+  rc=0
+  "$LOOPBENCH" run "$TMP/idler.json" --cpus 1 -n 1 -w 0.2 -t 1.5 -o "$TMP/host" \
+    >/dev/null 2>"$TMP/host.err" || rc=$?
+  kill -9 "${PIDS[-1]}" 2>/dev/null || true
+  check "no cpuidle driver: said once, recorded as null, no idle states" bash -c "
+    [ $rc -eq 0 ] && [ \$(grep -c 'the host has no cpuidle driver' '$TMP/host.err') -eq 1 ] &&
+    jq -e '.campaign.cpuidle_driver == null and .runs[0].host_cpus.idle_states == []' '$TMP/host/results.json' >/dev/null"
+  check "  ... a competitor at half a core on the target's CPU is counted, the target's own CPU is not" \
+    jq -e '.runs[0] | .host_cpus.others_percent >= 30
+      and .host_cpus.others_percent + .cpu_percent <= 105' "$TMP/host/results.json"
+fi
+check "no target left" no_process_from "$TMP"
