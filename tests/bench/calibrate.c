@@ -153,7 +153,7 @@ static int trial(enum path p, const struct noise *nz, size_t n, double effect,
         struct gate_paired_input in[SETTINGS * METRICS];
         for (size_t i = 0; i < SETTINGS * METRICS; i++)
             in[i] = (struct gate_paired_input){what[i], both[0].v[i / METRICS][i % METRICS],
-                                               both[1].v[i / METRICS][i % METRICS], n};
+                                               both[1].v[i / METRICS][i % METRICS], n, NULL};
         return gate_paired(in, SETTINGS * METRICS, o, r, &err);
     }
     size_t k = p == HISTORY_OF_5 ? HISTORY : 1;
@@ -172,7 +172,7 @@ static int trial(enum path p, const struct noise *nz, size_t n, double effect,
         for (size_t c = 0; c < k; c++)
             runs[i][c] = base[c].v[i / METRICS][i % METRICS];
         in[i] = (struct gate_across_input){
-            what[i], runs[i], counts, k, both[1].v[i / METRICS][i % METRICS], n};
+            what[i], runs[i], counts, k, both[1].v[i / METRICS][i % METRICS], n, NULL};
     }
     return gate_across(in, SETTINGS * METRICS, o, r, &err);
 }
@@ -276,7 +276,7 @@ static void seq_trials(const struct noise *nz, double factor, bool cpu_only, lon
             for (size_t k = 0; k < n; k++)
                 in[k] = (struct gate_paired_input){
                     what[k], both[0].v[cell[k] / METRICS][cell[k] % METRICS],
-                    both[1].v[cell[k] / METRICS][cell[k] % METRICS], (size_t)round};
+                    both[1].v[cell[k] / METRICS][cell[k] % METRICS], (size_t)round, NULL};
             if (gate_paired(in, n, &o, now, &err) < 0) {
                 fprintf(stderr, "calibrate: %s\n", err.msg);
                 exit(1);
