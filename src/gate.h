@@ -36,13 +36,15 @@ const char *verdict_name(enum verdict v);
 
 /* The share of a paired gate's rounds trimmed from each end (Yuen's trimmed t): floor(0.2
  * n) of the n rounds of each CPU assignment, so from 5 rounds one disturbed round (a
- * neighbour's burst, a host that woke) no longer sets the spread. Chosen by the
- * calibration (tests/bench/calibrate.c robust); docs/report.md has the figures. */
+ * neighbour's burst, a host that woke) no longer sets the spread. Its gain with a
+ * disturbed round and its price on a quiet host are measured by tests/bench/calibrate.c
+ * (bench-crossover, bench-calibrate); docs/report.md has the figures. */
 #define GATE_TRIM 0.2
 
 /* The CPU set is a factor of the paired gate only when every assignment of CPU sets
- * (head on these, base on those) ran at least this many rounds: fewer, and its effect
- * cannot be told from noise. Chosen by the calibration. */
+ * (head on these, base on those) ran at least this many rounds: with one round, an
+ * assignment's mean is that round, its effect cannot be told from the noise, and it adds
+ * nothing to the spread. A duet reaches it at 4 rounds; bench-crossover calibrates it. */
 #define GATE_CROSSOVER_MIN_ROUNDS 2
 
 struct gate_opts {
