@@ -201,8 +201,10 @@ size_t campaign_values(const struct campaign *c, size_t si, int metric, double *
     return campaign_cell_values(c, (struct cell){si, 0}, metric, out);
 }
 
-size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell xb, int metric,
-                           double *a, double *b)
+/* campaign_cell_pairs, with the CPUs each run of a pair was pinned to into cpus_a[] and
+ * cpus_b[] when they are not NULL. */
+static size_t cell_pairs(const struct campaign *c, struct cell xa, struct cell xb, int metric,
+                         double *a, double *b, const char **cpus_a, const char **cpus_b)
 {
     size_t n = 0;
     if (c->order == ORDER_GROUPED)
@@ -214,6 +216,10 @@ size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell
         for (size_t j = 0; j < c->n_runs; j++) {
             const struct run_record *y = &c->runs[j];
             if (run_in_cell(y, xb) && y->status == RUN_OK && y->repeat == x->repeat) {
+                if (cpus_a && cpus_b) {
+                    cpus_a[n] = x->cpus;
+                    cpus_b[n] = y->cpus;
+                }
                 a[n] = run_metric(c, x, metric);
                 b[n++] = run_metric(c, y, metric);
                 break;
@@ -221,6 +227,19 @@ size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell
         }
     }
     return n;
+}
+
+size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell xb, int metric,
+                           double *a, double *b)
+{
+    return cell_pairs(c, xa, xb, metric, a, b, NULL, NULL);
+}
+
+size_t campaign_cell_pairs_cpus(const struct campaign *c, struct cell xa, struct cell xb,
+                                int metric, double *a, double *b, const char **cpus_a,
+                                const char **cpus_b)
+{
+    return cell_pairs(c, xa, xb, metric, a, b, cpus_a, cpus_b);
 }
 
 size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, int metric, double *a,

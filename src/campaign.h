@@ -249,6 +249,11 @@ size_t campaign_values(const struct campaign *c, size_t si, int metric, double *
  * each). Returns the pairs; 0 for grouped campaigns, where rounds do not exist. */
 size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell xb, int metric,
                            double *a, double *b);
+/* The same, with the CPUs each run of a pair was pinned to (run_record.cpus, borrowed,
+ * NULL when not pinned) into cpus_a[] and cpus_b[]. */
+size_t campaign_cell_pairs_cpus(const struct campaign *c, struct cell xa, struct cell xb,
+                                int metric, double *a, double *b, const char **cpus_a,
+                                const char **cpus_b);
 /* The same of settings sa and sb (of the first variant, when there are some). */
 size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, int metric, double *a,
                       double *b);

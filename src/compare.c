@@ -300,6 +300,27 @@ int compare_variants(const struct campaign *c, const struct compare_opts *o,
     return c->sequential_max ? compare_sequential(c, o, out, err) : compare_within(c, o, out, err);
 }
 
+/* The rounds' assignments of CPU sets (gate_paired_input.cpu_set) from the CPUs each
+ * run of a pair was pinned to: the same number for the same pair of sets, -1 for a round
+ * with a run not pinned; NULL when none was (a new array, caller frees). */
+static int *cpu_assignments(const char *const *cpus_a, const char *const *cpus_b, size_t n)
+{
+    bool pinned = false;
+    for (size_t i = 0; i < n; i++)
+        pinned = pinned || cpus_a[i] || cpus_b[i];
+    if (!pinned)
+        return NULL;
+    int *label = xcalloc(n + 1, sizeof(int));
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && !(cpus_a[j] && cpus_b[j] && cpus_a[i] && cpus_b[i] &&
+                          strcmp(cpus_a[j], cpus_a[i]) == 0 && strcmp(cpus_b[j], cpus_b[i]) == 0))
+            j++;
+        label[i] = !cpus_a[i] || !cpus_b[i] ? -1 : j < i ? label[j] : (int)i;
+    }
+    return label;
+}
+
 int compare_within(const struct campaign *c, const struct compare_opts *o,
                    struct compare_result *out, struct lb_error *err)
 {
@@ -311,6 +332,9 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
     out->rows = xcalloc(cap + 1, sizeof(*out->rows));
     struct gate_paired_input *in = xcalloc(cap + 1, sizeof(*in));
     double **values = xcalloc(2 * cap + 1, sizeof(*values));
+    int **labels = xcalloc(cap + 1, sizeof(*labels));
+    const char **cpus_a = xcalloc(c->n_runs + 1, sizeof(*cpus_a));
+    const char **cpus_b = xcalloc(c->n_runs + 1, sizeof(*cpus_b));
     for (size_t ci = 0; ci < campaign_cells(c); ci++) {
         struct cell x = campaign_cell(c, ci), base = campaign_reference(c, x);
         if (base.setting == x.setting && base.variant == x.variant)
@@ -334,11 +358,12 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
             stats_summarize(a, campaign_cell_values(c, base, k, a), &row->a);
             stats_summarize(b, campaign_cell_values(c, x, k, b), &row->b);
             /* the summaries above; then each round's pair, base and variant */
-            size_t rounds = campaign_cell_pairs(c, base, x, k, a, b);
+            size_t rounds = campaign_cell_pairs_cpus(c, base, x, k, a, b, cpus_a, cpus_b);
+            labels[i] = cpu_assignments(cpus_a, cpus_b, rounds);
             in[i] = (struct gate_paired_input){
                 {row->setting, key, row->lower_is_better, guard,
                  guard && guardrail_hit(c, x, (size_t)k)},
-                a, b, rounds};
+                a, b, rounds, labels[i]};
         }
     }
     int rc = gate_paired_family(out, in, true, o, err);
@@ -346,7 +371,12 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
         rc = gate_paired_family(out, in, false, o, err);
     for (size_t i = 0; i < 2 * out->n_rows; i++)
         free(values[i]);
+    for (size_t i = 0; i < out->n_rows; i++)
+        free(labels[i]);
     free(values);
+    free(labels);
+    free(cpus_a);
+    free(cpus_b);
     free(in);
     out->worst = worst_gated(out);
     return rc;
@@ -517,6 +547,15 @@ static void explain(const struct compare_row *row, const struct compare_result *
         else if (r->base_campaigns == 0 && g->rounds_needed)
             fprintf(out, "; %ld rounds would decide a change of %s", g->rounds_needed, b);
     }
+    if (g->cpu_modelled)
+        fprintf(out, "; %zu assignments of CPU sets, their effect +-%s%s removed", g->cpu_sets,
+                compare_fmt(g->log_scale ? expm1(g->cpu_effect) * 100 : g->cpu_effect, a,
+                            sizeof(a)),
+                g->log_scale ? "%" : "");
+    else if (g->cpu_note)
+        fprintf(out, "; %s", g->cpu_note);
+    if (g->trimmed)
+        fprintf(out, "; %zu rounds trimmed", g->trimmed);
 }
 
 /* CPU per setting, base beside new, as a chart GitHub draws in the step summary. */
@@ -702,6 +741,16 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
                       "verdict", verdict_name(g->verdict), "smallest_detectable_change",
                       json_num_or_null(g->detectable), "runs_needed",
                       (json_int_t)g->rounds_needed));
+    }
+    for (size_t i = 0; r->base_campaigns == 0 && i < r->n_rows; i++) {
+        const struct gate_result *g = &r->rows[i].g;
+        json_object_update_new(
+            json_array_get(rows, i),
+            json_pack("{s:I, s:b, s:o, s:o, s:I}", "cpu_sets", (json_int_t)g->cpu_sets,
+                      "cpu_modelled", g->cpu_modelled, "cpu_effect",
+                      json_num_or_null(g->cpu_modelled ? g->cpu_effect : NAN), "cpu_note",
+                      g->cpu_note ? json_string(g->cpu_note) : json_null(), "trimmed_rounds",
+                      (json_int_t)g->trimmed));
     }
     if (r->sequential_max)
         for (size_t i = 0; i < r->n_rows; i++)

@@ -24,7 +24,7 @@ struct gate_opts gate_opts_default(void)
 {
     return (struct gate_opts){.alpha = 0.05, .threshold = 0.10, .level = 0.95,
                               .drift = GATE_DRIFT_ALLOWANCE, .prior_df = GATE_PRIOR_DF,
-                              .equivalence_alpha = 0.05};
+                              .equivalence_alpha = 0.05, .trim = GATE_TRIM};
 }
 
 enum method { PAIRED, HISTORY, SINGLE };
@@ -43,6 +43,12 @@ struct estimate {
     double prior_df;  /* degrees of freedom lent by the other settings */
     double se, df;    /* after moderation */
     size_t n;
+    /* paired: the assignments of CPU sets (0: not pinned), modelled as a factor or not
+     * (why in cpu_note), half the range of their means; rounds trimmed */
+    size_t cpu_sets, trimmed;
+    bool crossover;
+    double cpu_effect;
+    const char *cpu_note;
 };
 
 static bool positive(double x)
@@ -106,29 +112,138 @@ static bool all_positive(const double *x, size_t n)
 
 /* ---- the within-campaign estimate ------------------------------------------------- */
 
-static void estimate_paired(const struct gate_paired_input *in, struct estimate *e)
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* One assignment's rounds x[0..n) trimmed by Yuen's rule (Yuen 1974): g = floor(trim n)
+ * from each end; the mean of the h = n - 2g left, and the sum of squares of the
+ * winsorized rounds (each beyond the g-th from an end set to it), which Yuen's standard
+ * error takes over h (h - 1). With g = 0 these are the mean and sum of squares. Returns g;
+ * x is reordered. */
+static size_t trimmed(double *x, size_t n, double trim, double *mean, double *ss)
+{
+    size_t g = (size_t)floor(trim * (double)n);
+    if (g == 0) {
+        moments(x, n, false, mean, ss);
+        return 0;
+    }
+    qsort(x, n, sizeof(double), cmp_double);
+    *mean = mean_of(x + g, n - 2 * g);
+    for (size_t i = 0; i < g; i++) {
+        x[i] = x[g];
+        x[n - 1 - i] = x[n - 1 - g];
+    }
+    double winsorized_mean;
+    moments(x, n, false, &winsorized_mean, ss);
+    return g;
+}
+
+/* Which assignments of CPU sets the rounds' codes label[0..k) stand for: their number
+ * into *sets, and the groups the test models (1 when the CPU set is not a factor, with
+ * the reason into *note, NULL when nothing varied). Labels are renumbered 0..groups. */
+static size_t cpu_groups(int *label, size_t k, size_t *sets, const char **note)
+{
+    size_t distinct = 0, fewest = k;
+    bool unknown = false;
+    for (size_t i = 0; i < k; i++) {
+        unknown = unknown || label[i] < 0;
+        size_t first = i, count = 0;
+        for (size_t j = 0; j < k; j++)
+            if (label[j] == label[i]) {
+                first = j < first ? j : first;
+                count++;
+            }
+        if (first == i) {
+            distinct++;
+            fewest = count < fewest ? count : fewest;
+        }
+    }
+    *sets = distinct;
+    *note = NULL;
+    if (unknown)
+        *note = "CPU set not modelled: a round did not record its CPUs";
+    else if (distinct > 1 && fewest < GATE_CROSSOVER_MIN_ROUNDS)
+        *note = "CPU set not modelled: an assignment of CPU sets ran too few rounds to tell its "
+                "effect from noise";
+    if (*note || distinct == 1) {
+        memset(label, 0, k * sizeof(int));
+        return 1;
+    }
+    /* number the assignments in order of appearance */
+    int *renamed = xcalloc(k, sizeof(int));
+    size_t groups = 0;
+    for (size_t i = 0; i < k; i++) {
+        size_t j = 0;
+        while (j < i && label[j] != label[i])
+            j++;
+        renamed[i] = j < i ? renamed[j] : (int)groups++;
+    }
+    memcpy(label, renamed, k * sizeof(int));
+    free(renamed);
+    return groups;
+}
+
+/* The per-round changes d (log ratios, or differences) modelled as change + the effect
+ * of the round's assignment of CPU sets + noise (a crossover analysis): the change is
+ * the mean of the assignments' (trimmed) means, so an effect of the CPUs cancels
+ * whatever the balance, var = s^2 sum(1 / h_g) / G^2 over the G assignments, s^2 pooled
+ * within them on sum(h_g - 1) degrees of freedom. With one assignment and nothing
+ * trimmed this is the paired t. */
+static void estimate_paired(const struct gate_paired_input *in, const struct gate_opts *o,
+                            struct estimate *e)
 {
     memset(e, 0, sizeof(*e));
     e->what = &in->what;
     e->method = PAIRED;
+    e->cpu_effect = NAN;
     size_t r = in->rounds;
     double *d = xmalloc((r ? r : 1) * sizeof(double)), *b = xmalloc((r ? r : 1) * sizeof(double));
+    double *x = xmalloc((r ? r : 1) * sizeof(double));
+    int *label = xcalloc(r ? r : 1, sizeof(int));
     size_t k = 0;
     e->log_scale = all_positive(in->base, r) && all_positive(in->head, r);
     for (size_t i = 0; i < r; i++) {
         if (isnan(in->base[i]) || isnan(in->head[i]))
             continue;
         d[k] = e->log_scale ? log(in->head[i] / in->base[i]) : in->head[i] - in->base[i];
+        label[k] = in->cpu_set ? in->cpu_set[i] : 0;
         b[k++] = in->base[i];
     }
     e->n = k;
     e->scale = e->log_scale ? 1.0 : fabs(mean_of(b, k));
-    moments(d, k, false, &e->delta, &e->ss);
-    e->dof = k > 1 ? (double)(k - 1) : 0;
-    e->factor = k ? 1.0 / (double)k : 0;
-    e->ok = k >= 2;
+    size_t groups = cpu_groups(label, k, &e->cpu_sets, &e->cpu_note);
+    if (!in->cpu_set)
+        e->cpu_sets = 0;
+    e->crossover = groups > 1;
+    double sum = 0, inverse_h = 0, lowest = INFINITY, highest = -INFINITY;
+    for (size_t g = 0; g < groups; g++) {
+        size_t m = 0;
+        for (size_t i = 0; i < k; i++)
+            if (label[i] == (int)g)
+                x[m++] = d[i];
+        double mean, ss;
+        size_t cut = trimmed(x, m, o->trim, &mean, &ss);
+        size_t h = m - 2 * cut;
+        e->trimmed += 2 * cut;
+        sum += mean;
+        e->ss += ss;
+        e->dof += h > 1 ? (double)(h - 1) : 0;
+        inverse_h += h ? 1.0 / (double)h : 0;
+        lowest = fmin(lowest, mean);
+        highest = fmax(highest, mean);
+    }
+    e->delta = k ? sum / (double)groups : NAN;
+    e->factor = k ? inverse_h / (double)(groups * groups) : 0;
+    if (e->crossover)
+        e->cpu_effect = (highest - lowest) / 2.0;
+    e->ok = k >= 2 && e->dof > 0;
     free(d);
     free(b);
+    free(x);
+    free(label);
 }
 
 /* ---- the across-campaign estimates ------------------------------------------------- */
@@ -165,6 +280,7 @@ static void estimate_across(const struct gate_across_input *in, const struct gat
 {
     memset(e, 0, sizeof(*e));
     e->what = &in->what;
+    e->cpu_effect = NAN;
     e->log_scale = across_positive(in);
     e->scale = e->log_scale ? 1.0 : base_scale(in);
     double head_mean, head_ss, sum = 0, sq = 0, within = 0;
@@ -357,8 +473,17 @@ static void holm(const double *p, const bool *use, size_t n, double *adj)
 
 static const char *test_name(const struct estimate *e)
 {
+    /* [trimmed][CPU set a factor][log scale] */
+    static const char *const paired[2][2][2] = {
+        {{"paired t on differences", "paired t on log ratios"},
+         {"paired t on differences, CPU set a factor", "paired t on log ratios, CPU set a factor"}},
+        {{"trimmed paired t on differences (Yuen)", "trimmed paired t on log ratios (Yuen)"},
+         {"trimmed paired t on differences (Yuen), CPU set a factor",
+          "trimmed paired t on log ratios (Yuen), CPU set a factor"}},
+    };
+    if (e->method == PAIRED)
+        return paired[e->trimmed > 0][e->crossover][e->log_scale];
     static const char *const names[][2] = {
-        [PAIRED] = {"paired t on differences", "paired t on log ratios"},
         [HISTORY] = {"prediction from the history", "prediction from the history, logs"},
         [SINGLE] = {"t + drift allowance", "t on logs + drift allowance"},
     };
@@ -403,6 +528,10 @@ static void untested(const struct gate_comparison *w, const struct estimate *e,
         out->p_better = out->p_equivalent = out->detectable = out->delta = out->se = out->edge =
         NAN;
     out->test = w->must_be_zero ? "must stay 0" : NULL;
+    out->cpu_sets = e->cpu_sets;
+    out->cpu_effect = e->cpu_effect;
+    out->cpu_note = e->cpu_note;
+    out->trimmed = e->trimmed;
     out->verdict = w->must_be_zero ? (w->guardrail_hit ? VERDICT_REGRESSED : VERDICT_NO_CHANGE)
                                    : VERDICT_INCONCLUSIVE;
 }
@@ -449,6 +578,7 @@ static void decide(struct estimate *e, size_t n, const struct gate_opts *o,
         if (degenerate)
             q = q90 = 2.0 * floor_p(x) < 1.0 - o->level ? 0 : INFINITY;
         r->tested = true;
+        r->cpu_modelled = x->crossover;
         r->prior_df = x->prior_df;
         r->test = test_name(x);
         r->df = x->df;
@@ -495,6 +625,8 @@ static int check_opts(const struct gate_opts *o, struct lb_error *err)
         return lb_fail(err, "gate: alpha %g, level %g and equivalence alpha %g must lie between "
                             "0 and 1 (the last below 0.5)",
                        o->alpha, o->level, o->equivalence_alpha);
+    if (!(o->trim >= 0 && o->trim < 0.5))
+        return lb_fail(err, "gate: trim %g must lie in [0, 0.5)", o->trim);
     if (!(o->threshold >= 0) || !(o->drift >= 0))
         return lb_fail(err, "gate: threshold %g and drift %g must be 0 or more", o->threshold,
                        o->drift);
@@ -513,7 +645,7 @@ static int gate(const void *in, bool across, size_t n, const struct gate_opts *o
         if (across)
             estimate_across(&((const struct gate_across_input *)in)[i], o, &e[i]);
         else
-            estimate_paired(&((const struct gate_paired_input *)in)[i], &e[i]);
+            estimate_paired(&((const struct gate_paired_input *)in)[i], o, &e[i]);
     }
     spread(e, n, o);
     decide(e, n, o, out);

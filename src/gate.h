@@ -34,6 +34,19 @@ const char *verdict_name(enum verdict v);
  * VM; docs/report.md has the figures. */
 #define GATE_PRIOR_DF 2.0
 
+/* The share of a paired gate's rounds trimmed from each end (Yuen's trimmed t): floor(0.2
+ * n) of the n rounds of each CPU assignment, so from 5 rounds one disturbed round (a
+ * neighbour's burst, a host that woke) no longer sets the spread. Its gain with a
+ * disturbed round and its price on a quiet host are measured by tests/bench/calibrate.c
+ * (bench-crossover, bench-calibrate); docs/report.md has the figures. */
+#define GATE_TRIM 0.2
+
+/* The CPU set is a factor of the paired gate only when every assignment of CPU sets
+ * (head on these, base on those) ran at least this many rounds: with one round, an
+ * assignment's mean is that round, its effect cannot be told from the noise, and it adds
+ * nothing to the spread. A duet reaches it at 4 rounds; bench-crossover calibrates it. */
+#define GATE_CROSSOVER_MIN_ROUNDS 2
+
 struct gate_opts {
     double alpha;      /* the chance an A/A gate fails, over every tested comparison: 0.05 */
     double threshold;  /* practical threshold, a fraction: 0.10 (on logs: a ratio of 1.10) */
@@ -42,6 +55,7 @@ struct gate_opts {
     double prior_df;   /* GATE_PRIOR_DF; 0: each setting's own spread; INFINITY: pooled */
     double equivalence_alpha; /* of each of the two one-sided tests that prove "no change"
                                * (Schuirmann 1987): 0.05, the 90% interval */
+    double trim;       /* GATE_TRIM; 0: the paired t on every round */
 };
 /* The defaults above. */
 struct gate_opts gate_opts_default(void);
@@ -55,11 +69,14 @@ struct gate_comparison {
 };
 
 /* Within one campaign: base[i] and head[i] ran in round i (NaN: that run failed, the
- * round is skipped). Arrays borrowed. */
+ * round is skipped). cpu_set[i], when the runs were pinned: which assignment of CPU sets
+ * (head's, base's) round i ran, the same number for the same assignment, negative when
+ * that round's was not recorded; NULL: not pinned. Arrays borrowed. */
 struct gate_paired_input {
     struct gate_comparison what;
     const double *base, *head;
     size_t rounds;
+    const int *cpu_set;
 };
 
 /* Across campaigns: base[c][0..base_runs[c]) are the runs of base campaign c (a history
@@ -100,11 +117,22 @@ struct gate_result {
                          * toward harm (negative when higher is better); NaN untested */
     long rounds_needed; /* paired: rounds that would call a change of the threshold's size
                          * regressed at this spread; 0 when unknown or more than 100 */
+    /* Paired, with cpu_set: the assignments of CPU sets its rounds ran (0: not pinned),
+     * whether they were a factor of the test, and if so half the range of their means
+     * on the scale tested (the CPU set's effect; NaN otherwise); when not, why (static,
+     * NULL when there was nothing to model). */
+    size_t cpu_sets;
+    bool cpu_modelled;
+    double cpu_effect;
+    const char *cpu_note;
+    size_t trimmed;     /* paired: rounds trimmed, both ends of every assignment together */
 };
 
 /* The gate within one campaign, in[0..n) to out[0..n): paired t on per-round log ratios
- * (differences relative to base's mean for metrics that can be 0). -1 with err on
- * options out of range. */
+ * (differences relative to base's mean for metrics that can be 0), each assignment of CPU
+ * sets a factor where the design is balanced enough (a crossover analysis: the change is
+ * the mean of the assignments' means), and trimmed (Yuen) from 5 rounds an assignment.
+ * -1 with err on options out of range. */
 int gate_paired(const struct gate_paired_input *in, size_t n, const struct gate_opts *o,
                 struct gate_result *out, struct lb_error *err);
 

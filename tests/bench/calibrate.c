@@ -7,7 +7,10 @@
  *   - the share of 3x, 1.3x and 1.1x CPU changes at one setting called regressed.
  * Figures, not assertions: `meson test --suite bench bench-calibrate -v`. With the
  * argument `sequential` (bench-sequential) it prints instead the time to a verdict of
- * `--repeat auto` (src/sequential.c) beside fixed round counts, on the same model.
+ * `--repeat auto` (src/sequential.c) beside fixed round counts, on the same model; with
+ * `crossover` (bench-crossover) the same figures for a duet whose CPUs differ or whose
+ * host disturbs a round, judged by today's paired t, the CPU set as a factor, and that
+ * trimmed (Yuen).
  *
  * The gate simulated: 3 settings (refshard's idle wait 0, 2 and 8) x 3 metrics: CPU, a
  * peak lag (log-normal, like CPU) and a count that is often 0 (missed16ms: compared on
@@ -110,9 +113,11 @@ static double run_value(const struct noise *nz, size_t s, size_t m, double shift
     return mm->level[s] * exp(shift + nz->run_sd[s] * draw_normal(rng));
 }
 
-/* The runs of every variant of one campaign: variants share the campaign and its rounds. */
+/* The runs of every variant of one campaign: variants share the campaign and its rounds.
+ * offset[x][r] (NULL: none) moves every run of variant x in round r, in the log: the CPU
+ * it ran on, a disturbance. */
 static void draw_campaign(const struct noise *nz, size_t n, size_t variants, const double *effect,
-                          uint64_t *rng, struct campaign_draw *out)
+                          const double (*offset)[MAX_N], uint64_t *rng, struct campaign_draw *out)
 {
     double campaign = nz->campaign_sd * draw_normal(rng);
     for (size_t r = 0; r < n; r++) {
@@ -120,7 +125,8 @@ static void draw_campaign(const struct noise *nz, size_t n, size_t variants, con
         for (size_t x = 0; x < variants; x++)
             for (size_t s = 0; s < SETTINGS; s++)
                 for (size_t m = 0; m < METRICS; m++) {
-                    double e = m == 0 && s == CHANGED_SETTING ? effect[x] : 0;
+                    double e = (m == 0 && s == CHANGED_SETTING ? effect[x] : 0) +
+                               (offset ? offset[x][r] : 0);
                     out[x].v[s][m][r] = run_value(nz, s, m, campaign + round + e, rng);
                 }
     }
@@ -149,19 +155,19 @@ static int trial(enum path p, const struct noise *nz, size_t n, double effect,
                 (struct gate_comparison){settings[s], metrics[m].key, true, false, false};
     if (p == ONE_CAMPAIGN) {
         const double effects[2] = {0, effect};
-        draw_campaign(nz, n, 2, effects, rng, both);
+        draw_campaign(nz, n, 2, effects, NULL, rng, both);
         struct gate_paired_input in[SETTINGS * METRICS];
         for (size_t i = 0; i < SETTINGS * METRICS; i++)
             in[i] = (struct gate_paired_input){what[i], both[0].v[i / METRICS][i % METRICS],
-                                               both[1].v[i / METRICS][i % METRICS], n};
+                                               both[1].v[i / METRICS][i % METRICS], n, NULL};
         return gate_paired(in, SETTINGS * METRICS, o, r, &err);
     }
     size_t k = p == HISTORY_OF_5 ? HISTORY : 1;
     static struct campaign_draw base[HISTORY];
     const double none = 0;
     for (size_t c = 0; c < k; c++)
-        draw_campaign(nz, n, 1, &none, rng, &base[c]);
-    draw_campaign(nz, n, 1, &effect, rng, &both[1]);
+        draw_campaign(nz, n, 1, &none, NULL, rng, &base[c]);
+    draw_campaign(nz, n, 1, &effect, NULL, rng, &both[1]);
     both[0] = base[0];
     const double *runs[SETTINGS * METRICS][HISTORY];
     size_t counts[HISTORY];
@@ -231,6 +237,110 @@ static void header(const char *first)
     putchar('\n');
 }
 
+/* ---- the duet: the CPU set as a factor, and disturbed rounds (issue 24) -------------- */
+
+/* A duet runs base and head at once on two CPUs and swaps their sides every round (the
+ * first round's sides drawn). On the VM of issue 24 a build read about twice the CPU on
+ * one CPU as on the other in a whole campaign (half the difference of the log ratio's
+ * means by CPU 0.67): here a run on CPU 0 reads e^CPU_EFFECT times what it reads on CPU
+ * 1, so the per-round log ratio swings +-CPU_EFFECT with the CPU head had. A disturbed
+ * round (a neighbour's burst, the other extreme of the issue's rounds) moves head's runs
+ * of every setting by +-DISTURBANCE in the log, the sign drawn; one round of the
+ * campaign, drawn, whatever its length. */
+#define CPU_EFFECT 0.5
+#define DISTURBANCE 1.0
+
+struct host {
+    const char *name;
+    bool cpu_effect, disturbed;
+};
+static const struct host hosts[] = {
+    {"no CPU effect", false, false},
+    {"CPU effect +-0.5", true, false},
+    {"a round disturbed by +-1.0", false, true},
+    {"CPU effect and a disturbed round", true, true},
+};
+#define HOSTS (sizeof(hosts) / sizeof(hosts[0]))
+
+/* The gate the duet is judged by: today's (the paired t on every round, the CPUs not
+ * told), the CPUs as a factor, or both and trimming (what loopbench does now). */
+struct design {
+    const char *name;
+    double trim;
+    bool cpu_set; /* the gate is told each round's CPUs */
+};
+static const struct design designs[] = {
+    {"today's paired t", 0, false},
+    {"CPU set a factor", 0, true},
+    {"CPU set a factor, trimmed 20% (now)", GATE_TRIM, true},
+};
+#define DESIGNS (sizeof(designs) / sizeof(designs[0]))
+
+/* A duet's offsets for draw_campaign (offset[0] base, offset[1] head) and each round's
+ * assignment of CPUs, as compare gives the gate: head's CPU. */
+static void draw_duet(const struct host *h, size_t n, uint64_t *rng, double (*offset)[MAX_N],
+                      int *cpu_set)
+{
+    size_t first = (size_t)(stats_random(rng) & 1), disturbed = (size_t)(draw_uniform(rng) * n);
+    double sign = draw_uniform(rng) < 0.5 ? -1.0 : 1.0;
+    for (size_t r = 0; r < n; r++) {
+        cpu_set[r] = (int)((first + r) % 2);
+        double on_cpu = h->cpu_effect ? (cpu_set[r] == 0 ? 0.5 : -0.5) * CPU_EFFECT : 0;
+        offset[0][r] = -on_cpu;
+        offset[1][r] = on_cpu + (h->disturbed && r == disturbed ? sign * DISTURBANCE : 0);
+    }
+}
+
+/* The gate on a duet's first n rounds: every setting x metric, or CPU alone. Returns how
+ * many comparisons into r; *changed is CPU at CHANGED_SETTING's index. */
+static size_t duet_gate(const struct design *d, const struct campaign_draw *both,
+                        const int *cpu_set, size_t n, bool cpu_only, struct gate_result *r,
+                        size_t *changed)
+{
+    struct gate_opts o = gate_opts_default();
+    o.trim = d->trim;
+    struct gate_paired_input in[SETTINGS * METRICS];
+    size_t k = 0;
+    for (size_t i = 0; i < SETTINGS * METRICS; i++) {
+        if (cpu_only && i % METRICS != 0)
+            continue;
+        if (i == CHANGED_SETTING * METRICS)
+            *changed = k;
+        in[k++] = (struct gate_paired_input){
+            {settings[i / METRICS], metrics[i % METRICS].key, true, false, false},
+            both[0].v[i / METRICS][i % METRICS], both[1].v[i / METRICS][i % METRICS], n,
+            d->cpu_set ? cpu_set : NULL};
+    }
+    struct lb_error err;
+    if (gate_paired(in, k, &o, r, &err) < 0) {
+        fprintf(stderr, "calibrate: %s\n", err.msg);
+        exit(1);
+    }
+    return k;
+}
+
+static void duet_trials(const struct design *d, const struct host *h, size_t n, double factor,
+                        long trials, uint64_t *rng, struct tally *t)
+{
+    struct campaign_draw both[2];
+    struct gate_result r[SETTINGS * METRICS];
+    double offset[2][MAX_N];
+    int cpu_set[MAX_N];
+    const double effects[2] = {0, log(factor)};
+    memset(t, 0, sizeof(*t));
+    for (long i = 0; i < trials; i++) {
+        draw_duet(h, n, rng, offset, cpu_set);
+        draw_campaign(&(struct noise){{RUN_SD, RUN_SD, RUN_SD}, CAMPAIGN_SD, ROUND_SD}, n, 2,
+                      effects, (const double(*)[MAX_N])offset, rng, both);
+        size_t changed = 0, k = duet_gate(d, both, cpu_set, n, false, r, &changed);
+        t->trials++;
+        t->failed += gate_worst(r, k) == VERDICT_REGRESSED;
+        t->regressed += r[changed].verdict == VERDICT_REGRESSED;
+        double truth = factor - 1.0;
+        t->covered += r[changed].lo <= truth + 1e-12 && truth - 1e-12 <= r[changed].hi;
+    }
+}
+
 /* ---- runs until decided (--repeat auto) --------------------------------------------- */
 
 #define SEQ_CAP 10
@@ -241,23 +351,19 @@ struct seq_tally {
 
 /* One campaign of base and head drawn for SEQ_CAP rounds and looked at after each
  * round from SEQ_MIN_ROUNDS, as `run --repeat auto=10` would; the gate holds every
- * comparison, or CPU alone as with --primary cpu. */
-static void seq_trials(const struct noise *nz, double factor, bool cpu_only, long trials,
-                       uint64_t *rng, struct seq_tally *t)
+ * comparison, or CPU alone as with --primary cpu. In turn at noise nz (h NULL), or a
+ * duet on host h judged by design d. */
+static void seq_trials(const struct noise *nz, const struct host *h, const struct design *d,
+                       double factor, bool cpu_only, long trials, uint64_t *rng,
+                       struct seq_tally *t)
 {
     struct gate_opts o = gate_opts_default();
+    const struct design now_design = {"now", o.trim, true};
+    d = d ? d : &now_design;
     struct campaign_draw both[2];
-    struct gate_comparison what[SETTINGS * METRICS];
-    size_t cell[SETTINGS * METRICS], n = 0, changed = 0;
-    for (size_t i = 0; i < SETTINGS * METRICS; i++) {
-        if (cpu_only && i % METRICS != 0)
-            continue;
-        if (i == CHANGED_SETTING * METRICS)
-            changed = n;
-        what[n] = (struct gate_comparison){settings[i / METRICS], metrics[i % METRICS].key, true,
-                                           false, false};
-        cell[n++] = i;
-    }
+    double offset[2][MAX_N];
+    int cpu_set[MAX_N];
+    size_t n = cpu_only ? SETTINGS : SETTINGS * METRICS, changed = 0;
     struct seq s;
     struct lb_error err;
     if (seq_init(&s, n, SEQ_CAP, &o, &err) < 0) {
@@ -267,20 +373,15 @@ static void seq_trials(const struct noise *nz, double factor, bool cpu_only, lon
     memset(t, 0, sizeof(*t));
     for (long trial_i = 0; trial_i < trials; trial_i++) {
         const double effects[2] = {0, log(factor)};
-        draw_campaign(nz, SEQ_CAP, 2, effects, rng, both);
+        if (h)
+            draw_duet(h, SEQ_CAP, rng, offset, cpu_set);
+        draw_campaign(nz, SEQ_CAP, 2, effects, h ? (const double(*)[MAX_N])offset : NULL, rng,
+                      both);
         seq_reset(&s);
         long round = SEQ_MIN_ROUNDS;
         for (;; round++) {
-            struct gate_paired_input in[SETTINGS * METRICS];
             struct gate_result now[SETTINGS * METRICS];
-            for (size_t k = 0; k < n; k++)
-                in[k] = (struct gate_paired_input){
-                    what[k], both[0].v[cell[k] / METRICS][cell[k] % METRICS],
-                    both[1].v[cell[k] / METRICS][cell[k] % METRICS], (size_t)round};
-            if (gate_paired(in, n, &o, now, &err) < 0) {
-                fprintf(stderr, "calibrate: %s\n", err.msg);
-                exit(1);
-            }
+            duet_gate(d, both, h ? cpu_set : NULL, (size_t)round, cpu_only, now, &changed);
             if (seq_look(&s, round, now, NULL) == 0 || round == SEQ_CAP)
                 break;
         }
@@ -326,11 +427,11 @@ static int time_to_verdict(void)
     }
     for (int cpu_only = 0; cpu_only < 2; cpu_only++) {
         struct seq_tally s;
-        seq_trials(&central, 1.0, cpu_only, AA_TRIALS, &rng, &s);
+        seq_trials(&central, NULL, NULL, 1.0, cpu_only, AA_TRIALS, &rng, &s);
         double aa = pct(s.failed, s.trials), aa_rounds = (double)s.rounds / (double)s.trials;
         double called[N_CHANGES], rounds[N_CHANGES], at_min = 0;
         for (size_t c = 0; c < N_CHANGES; c++) {
-            seq_trials(&central, changes[c], cpu_only, TRIALS, &rng, &s);
+            seq_trials(&central, NULL, NULL, changes[c], cpu_only, TRIALS, &rng, &s);
             called[c] = pct(s.regressed, s.trials);
             rounds[c] = (double)s.rounds / (double)s.trials;
             if (c == 0)
@@ -344,8 +445,74 @@ static int time_to_verdict(void)
     return 0;
 }
 
+/* The duet's gates side by side on each host: fixed rounds, then --repeat auto. */
+static int crossover(void)
+{
+    struct noise central = {{RUN_SD, RUN_SD, RUN_SD}, CAMPAIGN_SD, ROUND_SD};
+    uint64_t rng = 20261204u;
+    printf("A duet of base and head (one campaign, the gate of bench-calibrate: %d settings x "
+           "%d metrics, its central noise), their sides swapped every round; a run on CPU 0 "
+           "reads e^%.1f what it reads on CPU 1 (the per-round log ratio swings +-%.1f with "
+           "head's CPU) and/or one round, drawn, moves head by +-%.1f in the log. %d trials "
+           "per figure (A/A: %d).\n\n",
+           SETTINGS, METRICS, CPU_EFFECT, CPU_EFFECT, DISTURBANCE, TRIALS, AA_TRIALS);
+    static const char *const what[] = {
+        "A/A false alarms of the whole gate (% of trials failing)",
+        "Coverage of the 95% interval of CPU's change at idle wait 2, truth 1.3x (% of trials)",
+        "1.3x changes of CPU at idle wait 2 called regressed (% of trials)",
+        "1.1x changes of CPU at idle wait 2 called regressed (% of trials)",
+    };
+    double figure[4][HOSTS][DESIGNS][N_SIZES];
+    for (size_t h = 0; h < HOSTS; h++)
+        for (size_t d = 0; d < DESIGNS; d++)
+            for (size_t j = 0; j < N_SIZES; j++) {
+                struct tally t;
+                duet_trials(&designs[d], &hosts[h], sizes[j], 1.0, AA_TRIALS, &rng, &t);
+                figure[0][h][d][j] = pct(t.failed, t.trials);
+                duet_trials(&designs[d], &hosts[h], sizes[j], 1.3, TRIALS, &rng, &t);
+                figure[1][h][d][j] = pct(t.covered, t.trials);
+                figure[2][h][d][j] = pct(t.regressed, t.trials);
+                duet_trials(&designs[d], &hosts[h], sizes[j], 1.1, TRIALS, &rng, &t);
+                figure[3][h][d][j] = pct(t.regressed, t.trials);
+            }
+    for (size_t f = 0; f < 4; f++) {
+        printf("%s:\n\n", what[f]);
+        header("host, gate");
+        for (size_t h = 0; h < HOSTS; h++)
+            for (size_t d = 0; d < DESIGNS; d++) {
+                printf("| %s, %s |", hosts[h].name, designs[d].name);
+                for (size_t j = 0; j < N_SIZES; j++)
+                    printf(" %.1f |", figure[f][h][d][j]);
+                putchar('\n');
+            }
+        putchar('\n');
+    }
+    printf("`--repeat auto=%d --primary cpu` on the duet (looks after every round from %d):\n\n"
+           "| host, gate | A/A false alarms | 1.3x called | 1.1x called | mean rounds (A/A / "
+           "1.3x / 1.1x) |\n|---|--:|--:|--:|--:|\n",
+           SEQ_CAP, SEQ_MIN_ROUNDS);
+    for (size_t h = 0; h < HOSTS; h++)
+        for (size_t d = 0; d < DESIGNS; d += DESIGNS - 1) {
+            struct seq_tally s;
+            double called[2], rounds[3];
+            seq_trials(&central, &hosts[h], &designs[d], 1.0, true, AA_TRIALS, &rng, &s);
+            double aa = pct(s.failed, s.trials);
+            rounds[0] = (double)s.rounds / (double)s.trials;
+            for (size_t c = 1; c < N_CHANGES; c++) {
+                seq_trials(&central, &hosts[h], &designs[d], changes[c], true, TRIALS, &rng, &s);
+                called[c - 1] = pct(s.regressed, s.trials);
+                rounds[c] = (double)s.rounds / (double)s.trials;
+            }
+            printf("| %s, %s | %.1f | %.1f | %.1f | %.1f / %.1f / %.1f |\n", hosts[h].name,
+                   designs[d].name, aa, called[0], called[1], rounds[0], rounds[1], rounds[2]);
+        }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "crossover") == 0)
+        return crossover();
     if (argc > 1 && strcmp(argv[1], "sequential") == 0)
         return time_to_verdict();
     struct noise central = {{RUN_SD, RUN_SD, RUN_SD}, CAMPAIGN_SD, ROUND_SD};

@@ -100,6 +100,28 @@ check "  ... base and head of a setting on different CPUs, their windows overlap
 check "  ... each build on the other CPU in the next round" jq -e '
   [.runs | group_by([.variant, .setting])[] | map(.cpus) | unique | length] == [2, 2, 2, 2]' "$res"
 
+# --- the gate of a duet: the CPU set a factor once each assignment ran twice -----------
+# 2 rounds: base on CPU 0 and head on 1, then swapped, once each: too few to tell the CPU's
+# effect from noise, so the paired t of today, and a note saying why
+rc=0
+"$LOOPBENCH" compare "$TMP/builds" --metric cpu -f json >"$TMP/crossover2.json" || rc=$?
+check "compare of the 2-round duet: the CPU set not modelled, and why" jq -e '
+  [.rows[] | .cpu_sets == 2 and .cpu_modelled == false and .test == "paired t on log ratios"
+     and (.cpu_note | test("too few rounds"))] | length == 2 and all' "$TMP/crossover2.json"
+# the same rounds twice more (head's CPU 2% higher in the copies, so that each assignment
+# has a spread): each assignment of CPUs ran 2 rounds, and the gate models it
+jq '(.campaign.plan, .runs) |= . + [.[] | .repeat += 2 | .dir = "runs/\(.variant)/\(.setting)-\(.repeat)"
+      | if .variant == "head" and .cpu_percent then .cpu_percent *= 1.02 else . end]
+    | .campaign.repeat = 4' "$TMP/builds/results.json" >"$TMP/builds4.json"
+"$LOOPBENCH" compare "$TMP/builds4.json" --metric cpu -f json >"$TMP/crossover4.json" || rc=$?
+check "compare of 4 rounds, each assignment twice: the CPU set a factor" jq -e '
+  [.rows[] | .cpu_sets == 2 and .cpu_modelled and .cpu_note == null
+     and .test == "paired t on log ratios, CPU set a factor" and (.cpu_effect | type) == "number"]
+  | length == 2 and all' "$TMP/crossover4.json"
+"$LOOPBENCH" compare "$TMP/builds4.json" --metric cpu >"$TMP/crossover4.md" 2>&1 || true
+check "  ... and its note says the CPU's effect was removed" \
+  grep -q "2 assignments of CPU sets, their effect +-.*% removed" "$TMP/crossover4.md"
+
 # --- refusals ---------------------------------------------------------------------------
 refused() { # refused DESCRIPTION PATTERN ARGS...: exit 2 and a message matching PATTERN
   local what=$1 pattern=$2 rc=0

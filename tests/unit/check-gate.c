@@ -13,7 +13,7 @@
 
 /* Base at 100 every round, head at 100 e^d[i]: the log ratios are d. */
 struct pair_data {
-    double base[8], head[8];
+    double base[10], head[10];
 };
 
 static struct gate_paired_input paired(const char *setting, const char *metric,
@@ -24,7 +24,7 @@ static struct gate_paired_input paired(const char *setting, const char *metric,
         buf->head[i] = 100 * exp(d[i]);
     }
     return (struct gate_paired_input){{setting, metric, true, false, false}, buf->base,
-                                      buf->head, n};
+                                      buf->head, n, NULL};
 }
 
 static const double rising[3] = {0.1, 0.2, 0.3}, flat[3] = {0, 0.1, -0.1};
@@ -220,7 +220,7 @@ START_TEST(counts_without_spread)
     /* missed ticks 0 in base and 1 in head every round: no spread, so t would be
      * infinite; the sign test's smallest p at 3 rounds is 1/8 */
     double base[6] = {0, 0, 0, 0, 0, 0}, head[6] = {1, 1, 1, 1, 1, 1};
-    struct gate_paired_input in = {{"2", "missed", true, false, false}, base, head, 3};
+    struct gate_paired_input in = {{"2", "missed", true, false, false}, base, head, 3, NULL};
     struct gate_opts o = gate_opts_default();
     struct gate_result r;
     struct lb_error err;
@@ -277,6 +277,117 @@ START_TEST(across_campaigns)
 }
 END_TEST
 
+/* A duet: head on CPU 0 in rounds 1, 3, 5 (where it reads e^0.5 more: the CPU's effect,
+ * +-0.5 in the log), on CPU 1 in rounds 2, 4, 6; the change 0.2 throughout, and +-0.01
+ * of noise that sums to 0 in each assignment. The crossover recovers both exactly: the
+ * change is the mean of the assignments' means, 0.2; their half range, 0.5; the spread
+ * within them, ss 0.0004 on 6 - 2 df, var = s^2 (1/3 + 1/3) / 4. */
+static const double crossed[6] = {0.71, -0.29, 0.69, -0.31, 0.7, -0.3};
+static const int duet[6] = {0, 1, 0, 1, 0, 1};
+
+START_TEST(cpu_set_a_factor)
+{
+    struct pair_data b;
+    struct gate_paired_input in = paired("2", "cpu", crossed, 6, &b);
+    in.cpu_set = duet;
+    struct gate_opts o = gate_opts_default();
+    struct gate_result r;
+    struct lb_error err;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    ck_assert_str_eq(r.test, "paired t on log ratios, CPU set a factor");
+    ck_assert(r.cpu_modelled);
+    ck_assert_ptr_null(r.cpu_note);
+    ck_assert_uint_eq(r.cpu_sets, 2);
+    ck_assert_double_eq_tol(r.change, expm1(0.2), 1e-12);
+    ck_assert_double_eq_tol(r.cpu_effect, 0.5, 1e-12);
+    ck_assert_double_eq_tol(r.df, 4, 1e-12);
+    ck_assert_double_eq_tol(r.se, sqrt(0.0004 / 4 / 6), 1e-12);
+    ck_assert_int_eq(r.verdict, VERDICT_REGRESSED);
+    /* without the factor the CPU's +-0.5 is noise: sd 0.55, nothing can be called (and
+     * the 6 rounds of one assignment would be trimmed: not here) */
+    in.cpu_set = NULL;
+    o.trim = 0;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    ck_assert_str_eq(r.test, "paired t on log ratios");
+    ck_assert(!r.cpu_modelled);
+    ck_assert_uint_eq(r.cpu_sets, 0);
+    ck_assert_double_eq_tol(r.df, 5, 1e-12);
+    ck_assert_int_eq(r.verdict, VERDICT_INCONCLUSIVE);
+}
+END_TEST
+
+/* Too few rounds of an assignment, or a round without its CPUs: today's paired t, and a
+ * note saying why; the same CPUs in every round: nothing to model, no note. */
+START_TEST(cpu_set_not_modelled)
+{
+    static const int once[6] = {0, 0, 0, 0, 0, 1}, unknown[6] = {0, 1, 0, 1, 0, -1};
+    static const int same[6] = {3, 3, 3, 3, 3, 3};
+    struct pair_data b;
+    struct gate_paired_input in = paired("2", "cpu", crossed, 6, &b);
+    struct gate_opts o = gate_opts_default();
+    o.trim = 0; /* one assignment of 6 rounds would be trimmed */
+    struct gate_result plain, r;
+    struct lb_error err;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &plain, &err), 0);
+    const int *const designs[] = {once, unknown, same};
+    for (size_t i = 0; i < 3; i++) {
+        in.cpu_set = designs[i];
+        ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+        ck_assert(!r.cpu_modelled);
+        ck_assert_str_eq(r.test, "paired t on log ratios");
+        ck_assert_double_eq_tol(r.p_worse, plain.p_worse, 1e-15);
+        ck_assert_double_eq_tol(r.df, 5, 1e-12);
+        ck_assert(isnan(r.cpu_effect));
+    }
+    ck_assert_uint_eq(r.cpu_sets, 1);
+    ck_assert_ptr_null(r.cpu_note);
+    in.cpu_set = once;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    ck_assert_ptr_nonnull(strstr(r.cpu_note, "too few rounds"));
+    in.cpu_set = unknown;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    ck_assert_ptr_nonnull(strstr(r.cpu_note, "did not record its CPUs"));
+}
+END_TEST
+
+/* Ten rounds within +-0.02 and one disturbed by +1.0 in the log. Trimmed by 20% (2 from
+ * each end), the mean of the middle six is 0.02 / 6; winsorized (the two lowest set to
+ * -0.01, the two highest to 0.02) their sum of squares is 0.00164, Yuen's standard error
+ * sqrt(0.00164 / (6 x 5)) on 5 df: no change. The paired t on every round sees a mean of
+ * 0.1 and an sd of 0.32: inconclusive. */
+START_TEST(trimmed_ignores_a_wild_round)
+{
+    static const double disturbed[10] = {0.01, -0.01, 0.02, -0.02, 0,
+                                         0.01, -0.01, 0.02, -0.02, 1.0};
+    struct pair_data b;
+    struct gate_paired_input in = paired("2", "cpu", disturbed, 10, &b);
+    struct gate_opts o = gate_opts_default();
+    struct gate_result r;
+    struct lb_error err;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    ck_assert_str_eq(r.test, "trimmed paired t on log ratios (Yuen)");
+    ck_assert_uint_eq(r.trimmed, 4);
+    ck_assert_double_eq_tol(r.change, expm1(0.02 / 6), 1e-12);
+    ck_assert_double_eq_tol(r.se, sqrt(0.00164 / 30), 1e-12);
+    ck_assert_double_eq_tol(r.df, 5, 1e-12);
+    ck_assert_int_eq(r.verdict, VERDICT_NO_CHANGE);
+    o.trim = 0;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    ck_assert_str_eq(r.test, "paired t on log ratios");
+    ck_assert_uint_eq(r.trimmed, 0);
+    ck_assert_double_eq_tol(r.change, expm1(0.1), 1e-12);
+    ck_assert_int_eq(r.verdict, VERDICT_INCONCLUSIVE);
+    /* under 5 rounds nothing is trimmed: the paired t, as the tests above */
+    o = gate_opts_default();
+    in.rounds = 4;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    ck_assert_uint_eq(r.trimmed, 0);
+    o.trim = 0.5;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.msg, "trim"));
+}
+END_TEST
+
 START_TEST(bad_options)
 {
     struct gate_opts o = gate_opts_default();
@@ -302,6 +413,9 @@ int main(void)
     tcase_add_test(tc, inconclusive_says_what_would_decide);
     tcase_add_test(tc, counts_without_spread);
     tcase_add_test(tc, across_campaigns);
+    tcase_add_test(tc, cpu_set_a_factor);
+    tcase_add_test(tc, cpu_set_not_modelled);
+    tcase_add_test(tc, trimmed_ignores_a_wild_round);
     tcase_add_test(tc, bad_options);
     suite_add_tcase(s, tc);
     return testlib_run(s);
