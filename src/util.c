@@ -68,6 +68,49 @@ char *xstrndup(const char *s, size_t n)
     return p;
 }
 
+/* The length of the valid UTF-8 sequence at s (1 to 4), 0 when there is none: no
+ * overlong form, surrogate or code point past U+10FFFF. *cp is its code point. */
+static size_t utf8_seq(const unsigned char *s, uint32_t *cp)
+{
+    static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+    size_t n = s[0] >= 0xf0 && s[0] < 0xf5 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+    if (n == 0 || s[0] >= 0xf5)
+        return 0;
+    uint32_t c = s[0] & (0x7f >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        c = c << 6 | (s[i] & 0x3f);
+    }
+    if (c < min[n] || c > 0x10ffff || (c >= 0xd800 && c < 0xe000))
+        return 0;
+    *cp = c;
+    return n;
+}
+
+char *text_printable(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t len = strlen(s);
+    char *out = xmalloc(len * 4 + 1), *o = out;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp = u[i];
+        size_t n = u[i] < 0x80 ? 1 : utf8_seq(u + i, &cp);
+        bool control = n == 0 || (cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7f ||
+                       (cp >= 0x80 && cp < 0xa0);
+        if (n == 0)
+            n = 1;
+        for (size_t k = 0; k < n; k++)
+            if (control)
+                o += sprintf(o, "\\x%02x", u[i + k]);
+            else
+                *o++ = (char)u[i + k];
+        i += n;
+    }
+    *o = '\0';
+    return out;
+}
+
 char *xasprintf(const char *fmt, ...)
 {
     va_list ap;

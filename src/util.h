@@ -92,6 +92,11 @@ void hash_fnv1a64_hex(const void *data, size_t len, char out[17]);
  * so each enum's words are written once. */
 const char *name_of(const char *const *names, size_t n, size_t i);
 int name_index(const char *const *names, size_t n, const char *name);
+/* Text a target wrote, made safe for a terminal (new string): what a terminal acts on
+ * is shown as \x1b instead, that is every control character but newline and tab (ESC
+ * starts CSI and OSC sequences), DEL, the C1 controls U+0080-U+009F (each byte of
+ * them) and every byte that is not part of valid UTF-8 (0x9b alone is a CSI). */
+char *text_printable(const char *s);
 /* s in `quote` characters, each one inside doubled (CSV fields, gnuplot strings). */
 void fputs_quoted(const char *s, char quote, FILE *f);
 
