@@ -131,6 +131,23 @@ rc=0
 check "run --resume refuses a --pass-env (exit 2): the campaign keeps its own" \
   bash -c "[ $rc -eq 2 ] && grep -q -e \"'--pass-env' cannot be combined\" '$TMP/resume.err'"
 
+# A campaign whose first run fails (the target exits when FLAG is there, removing it), resumed:
+# the resumed run gets what the campaign passed, and still no token.
+cat >"$TMP/once.json" <<JSON
+{ "name": "once", "command": ["sh", "-c",
+    "echo PASS_ME=\${PASS_ME:-} GITHUB_TOKEN=\${GITHUB_TOKEN:-}; [ -e \"\$FLAG\" ] && rm \"\$FLAG\" && exit 4; echo ready; exec sleep 60"],
+  "env": { "FLAG": "$TMP/flag" }, "knob": { "name": "x", "values": ["1"], "env": "KNOB" },
+  "ready": { "log": "^ready$", "timeout": 10 }, "stop": { "grace": 1 } }
+JSON
+touch "$TMP/flag"
+rc=0
+env "${job_env[@]}" "$LOOPBENCH" run "$TMP/once.json" --pass-env PASS_ME -n 1 -w 0 -t 0.3 \
+  -o "$TMP/once" -q >/dev/null 2>&1 || rc=$?
+env "${job_env[@]}" "$LOOPBENCH" run --resume "$TMP/once" -q >/dev/null 2>"$TMP/once.err" || rc=$rc$?
+check "a campaign failed, then resumed (exit 1, then 0: got $rc)" [ "$rc" = 1 ]
+check "  ... the resumed run got the campaign's --pass-env, and no token" \
+  grep -q -x -e 'PASS_ME=passed-on-purpose GITHUB_TOKEN=' "$TMP/once/runs/1-1/stdout.log"
+
 # --- 4. harness/ci/regress.sh: the build and the campaign get no token -----------------------
 # Both builds are a script that records its environment and installs a refshard that records
 # its own, then says it is ready; the job runs one setting, one short round.
