@@ -63,8 +63,8 @@ static const char *const direction_names[] = {[LOWER_IS_BETTER] = "lower",
                                               [HIGHER_IS_BETTER] = "higher"};
 
 static const char *const top_keys[] = {"name",    "description", "command",  "cwd",
-                                       "env",     "pass_env",    "knob",     "fixed",  "ready",  "rtt",
-                                       "http_metrics",
+                                       "env",     "pass_env",    "knob",     "fixed",
+                                       "ready",   "rtt",         "http_metrics",
                                        "metrics", "stop",        "defaults", NULL};
 static const char *const knob_keys[] = {"name",   "label", "values", "baseline",
                                         "config", "argv",  "env",    NULL};

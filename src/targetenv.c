@@ -7,28 +7,31 @@
 /* What a server may need from the environment it is started in, and why. Names are
  * matched without regard to case (Windows spells them as it likes). */
 static const char *const base_names[] = {
-    "PATH",            /* the command is found through it, and so is every program it runs */
-    "HOME",            /* where a program keeps its per-user files (dotnet, a shell's rc) */
-    "USER", "LOGNAME", /* who it runs as, for programs that ask the environment */
-    "SHELL",           /* the shell a program runs commands with */
-    "LANG", "LANGUAGE", /* the locale: how it reads and writes text (and LC_*, below) */
-    "TZ",              /* the time zone of its log's timestamps */
-    "TMPDIR",          /* where it makes temporary files */
-    "TERM",            /* some programs refuse to start without one, even on a pipe */
+    /* the command is found through it, and so is every program it runs */
+    "PATH",
+    /* where a program keeps its per-user files (dotnet, a shell's rc) */
+    "HOME",
+    /* who it runs as, for programs that ask the environment, and its shell */
+    "USER", "LOGNAME", "SHELL",
+    /* the locale: how it reads and writes text (and LC_*, below) */
+    "LANG", "LANGUAGE",
+    /* the time zone of its log's timestamps; where it makes temporary files */
+    "TZ", "TMPDIR",
+    /* some programs refuse to start without one, even on a pipe */
+    "TERM",
     /* where per-user files and sockets go when not under HOME */
     "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
     /* Windows: without SystemRoot, Winsock and much of Win32 fail; the rest are where
      * programs and per-user files are, and what the runtimes read of the machine */
     "SYSTEMROOT", "WINDIR", "SYSTEMDRIVE", "COMSPEC", "PATHEXT", "TEMP", "TMP", "USERPROFILE",
     "USERNAME", "APPDATA", "LOCALAPPDATA", "PROGRAMDATA", "PROGRAMFILES", "COMPUTERNAME",
-    "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "OS",
-    NULL,
+    "NUMBER_OF_PROCESSORS", "PROCESSOR_ARCHITECTURE", "OS", NULL,
 };
 
 /* Never handed over, whatever is asked: the files a GitHub Actions step writes to steer
  * the job (a target that appends to GITHUB_ENV sets variables for the steps after it). */
-static const char *const control_files[] = {"GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY",
-                                            "GITHUB_PATH", "GITHUB_STATE", NULL};
+static const char *const control_files[] = {"GITHUB_ENV",  "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY",
+                                            "GITHUB_PATH", "GITHUB_STATE",  NULL};
 
 /* ...nor anything under these prefixes, */
 static const struct {
@@ -41,8 +44,8 @@ static const struct {
 };
 
 /* ...nor a name with one of these in it, */
-static const char *const parts[] = {"TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL",
-                                    "ASKPASS", NULL};
+static const char *const parts[] = {"TOKEN",      "SECRET",  "PASSWORD", "PASSWD",
+                                    "CREDENTIAL", "ASKPASS", NULL};
 
 /* ...nor one with one of these as a word between underscores (API_KEY, SSH_AUTH_SOCK). */
 static const char *const words[] = {"KEY", "AUTH", "APIKEY", NULL};
@@ -137,12 +140,16 @@ const char *targetenv_refused(const char *name)
 int targetenv_check(const char *name, const char *what, struct lb_error *err)
 {
     if (!targetenv_name_valid(name))
-        return lb_fail(err, "%s '%s': expected a variable name (a letter or '_', then letters, "
-                            "digits or '_')", what, name);
+        return lb_fail(err,
+                       "%s '%s': expected a variable name (a letter or '_', then letters, "
+                       "digits or '_')",
+                       what, name);
     const char *why = targetenv_refused(name);
     if (why)
-        return lb_fail(err, "%s '%s': never passed to a target: %s (set a value in the "
-                            "profile's env if the target needs one)", what, name, why);
+        return lb_fail(err,
+                       "%s '%s': never passed to a target: %s (set a value in the "
+                       "profile's env if the target needs one)",
+                       what, name, why);
     return 0;
 }
 

@@ -105,8 +105,10 @@ static const struct bad_case {
     {"{" BASE ", 'env': {'OK': 'a', 'NOT OK': 'b'}}",
      "profile 'x.json': env: invalid variable name 'NOT OK'"},
     {"{" BASE ", 'env': {'DEPTH': 3}}", "profile 'x.json': env.DEPTH: expected a string"},
-    {"{" BASE ", 'pass_env': []}", "profile 'x.json': pass_env: expected a non-empty array of strings"},
-    {"{" BASE ", 'pass_env': ['CC', '']}", "profile 'x.json': pass_env[1]: expected a non-empty string"},
+    {"{" BASE ", 'pass_env': []}",
+     "profile 'x.json': pass_env: expected a non-empty array of strings"},
+    {"{" BASE ", 'pass_env': ['CC', '']}",
+     "profile 'x.json': pass_env[1]: expected a non-empty string"},
     {"{" BASE ", 'pass_env': ['A-B']}",
      "profile 'x.json': pass_env[0] 'A-B': expected a variable name (a letter or '_', then letters, "
      "digits or '_')"},

@@ -19,18 +19,41 @@ static bool has(const struct strv *sv, const char *s)
 
 START_TEST(credentials_and_control_files_are_refused)
 {
-    static const char *const refused[] = {
-        "GITHUB_TOKEN", "GH_TOKEN", "gh_token", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL",
-        "actions_cache_url", "GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITHUB_PATH",
-        "GITHUB_STATE", "NPM_TOKEN", "MYTOKENS", "DB_PASSWORD", "MYSQL_PWD_PASSWD", "CLIENT_SECRET",
-        "GOOGLE_APPLICATION_CREDENTIALS", "AWS_REGION", "AWS_SECRET_ACCESS_KEY", "API_KEY", "KEY",
-        "STRIPE_KEY_LIVE", "SSH_AUTH_SOCK", "auth", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_CONFIG_PARAMETERS",
-        "GIT_CONFIG_KEY_0", "SENTRY_APIKEY"};
+    static const char *const refused[] = {"GITHUB_TOKEN",
+                                          "GH_TOKEN",
+                                          "gh_token",
+                                          "ACTIONS_RUNTIME_TOKEN",
+                                          "ACTIONS_ID_TOKEN_REQUEST_URL",
+                                          "actions_cache_url",
+                                          "GITHUB_ENV",
+                                          "GITHUB_OUTPUT",
+                                          "GITHUB_STEP_SUMMARY",
+                                          "GITHUB_PATH",
+                                          "GITHUB_STATE",
+                                          "NPM_TOKEN",
+                                          "MYTOKENS",
+                                          "DB_PASSWORD",
+                                          "MYSQL_PWD_PASSWD",
+                                          "CLIENT_SECRET",
+                                          "GOOGLE_APPLICATION_CREDENTIALS",
+                                          "AWS_REGION",
+                                          "AWS_SECRET_ACCESS_KEY",
+                                          "API_KEY",
+                                          "KEY",
+                                          "STRIPE_KEY_LIVE",
+                                          "SSH_AUTH_SOCK",
+                                          "auth",
+                                          "GIT_ASKPASS",
+                                          "SSH_ASKPASS",
+                                          "GIT_CONFIG_PARAMETERS",
+                                          "GIT_CONFIG_KEY_0",
+                                          "SENTRY_APIKEY"};
     for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
         ck_assert_msg(targetenv_refused(refused[i]), "%s was not refused", refused[i]);
-    static const char *const allowed[] = {"PATH", "HOME", "CC", "CFLAGS", "GITHUB_SHA", "GITHUB_REPOSITORY",
-                                          "KEYBOARD", "MONKEY", "AUTHOR", "GIT_AUTHOR_NAME", "DOTNET_ROOT",
-                                          "LC_ALL", "PASS_ME", "KEYS_DIR"};
+    static const char *const allowed[] = {
+        "PATH",     "HOME",    "CC",     "CFLAGS",          "GITHUB_SHA",  "GITHUB_REPOSITORY",
+        "KEYBOARD", "MONKEY",  "AUTHOR", "GIT_AUTHOR_NAME", "DOTNET_ROOT", "LC_ALL",
+        "PASS_ME",  "KEYS_DIR"};
     for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
         ck_assert_msg(!targetenv_refused(allowed[i]), "%s was refused: %s", allowed[i],
                       targetenv_refused(allowed[i]));
@@ -42,13 +65,15 @@ START_TEST(asking_names_the_variable_and_why)
     struct lb_error err;
     ck_assert_int_eq(targetenv_check("CC", "--pass-env", &err), 0);
     ck_assert_int_eq(targetenv_check("GITHUB_TOKEN", "--pass-env", &err), -1);
-    ck_assert_str_eq(err.msg, "--pass-env 'GITHUB_TOKEN': never passed to a target: a name that holds "
-                              "TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL or ASKPASS looks like a "
-                              "credential (set a value in the profile's env if the target needs one)");
+    ck_assert_str_eq(err.msg,
+                     "--pass-env 'GITHUB_TOKEN': never passed to a target: a name that holds "
+                     "TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL or ASKPASS looks like a "
+                     "credential (set a value in the profile's env if the target needs one)");
     ck_assert_int_eq(targetenv_check("GITHUB_OUTPUT", "pass_env[0]", &err), -1);
-    ck_assert_str_eq(err.msg, "pass_env[0] 'GITHUB_OUTPUT': never passed to a target: a GitHub "
-                              "Actions file that steers the job (set a value in the profile's env if "
-                              "the target needs one)");
+    ck_assert_str_eq(err.msg,
+                     "pass_env[0] 'GITHUB_OUTPUT': never passed to a target: a GitHub "
+                     "Actions file that steers the job (set a value in the profile's env if "
+                     "the target needs one)");
     static const char *const bad[] = {"", "1X", "A-B", "A=B", "A B", "X\n"};
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         ck_assert_int_eq(targetenv_check(bad[i], "--pass-env", &err), -1);
@@ -59,9 +84,17 @@ END_TEST
 
 START_TEST(select_keeps_the_base_and_what_is_asked)
 {
-    char *base[] = {"PATH=/usr/bin", "HOME=/home/u", "LC_TIME=C", "GITHUB_TOKEN=t0ken",
-                    "GITHUB_OUTPUT=/home/runner/work/_temp/out", "CC=gcc", "STRAY=1", "AWS_SECRET_ACCESS_KEY=k",
-                    "=C:=C:\\", "TERM=xterm", NULL};
+    char *base[] = {"PATH=/usr/bin",
+                    "HOME=/home/u",
+                    "LC_TIME=C",
+                    "GITHUB_TOKEN=t0ken",
+                    "GITHUB_OUTPUT=/home/runner/work/_temp/out",
+                    "CC=gcc",
+                    "STRAY=1",
+                    "AWS_SECRET_ACCESS_KEY=k",
+                    "=C:=C:\\",
+                    "TERM=xterm",
+                    NULL};
     struct strv pass = {0}, env, names;
     strv_push(&pass, "CC");
     strv_push(&pass, "GITHUB_TOKEN"); /* refused however it got here */
