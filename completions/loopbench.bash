@@ -46,6 +46,7 @@ _loopbench() {
     -o | --out | --plots | --resume) _loopbench_dirs "$cur"; return ;;
     --order) COMPREPLY=($(compgen -W "interleave random grouped duet" -- "$cur")); return ;;
     --cpu-source) COMPREPLY=($(compgen -W "auto perf tree" -- "$cur")); return ;;
+    --pass-env) COMPREPLY=($(compgen -e -- "$cur")); return ;;
     --fail-on) COMPREPLY=($(compgen -W "inconclusive" -- "$cur")); return ;;
     -f | --format)
       if [ "$cmd" = report ]; then

@@ -367,6 +367,8 @@ void campaign_release(struct campaign *c)
     }
     free(c->variants);
     strv_release(&c->resumed_at);
+    strv_release(&c->pass_env);
+    strv_release(&c->env_passed);
     for (size_t i = 0; i < c->n_runs; i++)
         run_record_release(&c->runs[i]);
     free(c->runs);

@@ -126,7 +126,7 @@ struct run_record {
     uint64_t log_limit;
     struct capture_log logs[CAPTURE_STREAMS];
     char *failure;              /* why it failed, one line */
-    char *log_tail;             /* last lines of its logs when it failed */
+    char *log_tail;             /* last lines of its logs when it failed, printable */
     bool has_rtt;               /* the profile's round-trip probe ran through the window */
     struct rtt_result rtt;
     bool has_endpoint;          /* the profile's HTTP metrics endpoint was scraped */
@@ -169,6 +169,13 @@ struct campaign {
     /* --cpus or --order duet: the CPUs the targets ran on (each run records its own)
      * and those loopbench kept to, "0-3,6"; NULL: not pinned, or nothing spare. */
     char *cpus, *loopbench_cpus;
+    /* The targets' environment (targetenv.h): the names run --pass-env asked for, the
+     * names taken from loopbench's environment (the base and those asked for, the
+     * profile's pass_env included) and how many of its variables were withheld.
+     * env_recorded false: a campaign run before these were. */
+    bool env_recorded;
+    struct strv pass_env, env_passed;
+    size_t env_withheld;
     long *look_undecided;
     size_t n_looks;
     const char *sequential_stop;

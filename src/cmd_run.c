@@ -12,6 +12,7 @@
 #include "sequential.h"
 #include "summary.h"
 #include "text.h"
+#include "targetenv.h"
 
 const char cmd_run_usage[] =
     "usage: loopbench run [PROFILE] [options]\n"
@@ -45,6 +46,10 @@ const char cmd_run_usage[] =
     "                             variants), grouped (A A B B) or duet (a setting's\n"
     "                             variants, else a round's settings, at once, each on\n"
     "                             CPUs of its own, turned round by one every round)\n"
+    "      --pass-env NAME,...    give the targets these variables of loopbench's\n"
+    "                             environment besides the base (PATH, HOME, the locale...;\n"
+    "                             docs/profiles.md), never one that looks like a credential\n"
+    "                             or a CI control file; recorded by name\n"
     "      --cpus LIST            run the targets' whole trees on these CPUs (e.g. 1 or\n"
     "                             0-3,6), loopbench on the others it may use; recorded\n"
     "                             per run (default: unpinned)\n"
@@ -103,6 +108,24 @@ static int parse_variant(const char *arg, struct run_opts *o)
     return 0;
 }
 
+/* --pass-env NAME,... into names; refused (the message printed) when one is no name or
+ * is never passed. */
+static int pass_env_add(const char *arg, struct strv *names)
+{
+    struct strv given = {0};
+    struct lb_error e;
+    int rc = split_settings(arg, &given) < 0 ? lb_fail(&e, "--pass-env '%s': expected names "
+                                                            "separated by commas, none empty", arg)
+                                             : 0;
+    for (size_t i = 0; rc == 0 && i < given.n; i++)
+        if ((rc = targetenv_check(given.v[i], "--pass-env", &e)) == 0)
+            strv_push(names, given.v[i]);
+    if (rc < 0)
+        msg_usage_error("run", "run: %s", e.msg);
+    strv_release(&given);
+    return rc;
+}
+
 /* The command line as typed, for results.json. */
 static char *join_argv(int argc, char **argv)
 {
@@ -152,6 +175,7 @@ int cmd_run(int argc, char **argv)
         OPT_CPUS,
         OPT_ROTATE,
         OPT_HOLD_IDLE,
+        OPT_PASS_ENV,
     };
     static const struct option longopts[] = {
         {"settings", required_argument, NULL, 's'},
@@ -161,6 +185,7 @@ int cmd_run(int argc, char **argv)
         {"variant", required_argument, NULL, OPT_VARIANT},
         {"primary", required_argument, NULL, OPT_PRIMARY},
         {"cpus", required_argument, NULL, OPT_CPUS},
+        {"pass-env", required_argument, NULL, OPT_PASS_ENV},
         {"order", required_argument, NULL, OPT_ORDER},
         {"rotate", required_argument, NULL, OPT_ROTATE},
         {"hold-idle", no_argument, NULL, OPT_HOLD_IDLE},
@@ -253,6 +278,10 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_CPUS:
             o.cpus = optarg;
+            break;
+        case OPT_PASS_ENV:
+            if (pass_env_add(optarg, &o.pass_env) < 0)
+                goto out;
             break;
         case OPT_ORDER:
             order_given = true;
@@ -402,6 +431,7 @@ int cmd_run(int argc, char **argv)
     free(command_line);
 out:
     strv_release(&o.settings);
+    strv_release(&o.pass_env);
     for (size_t i = 0; i < o.n_variants; i++)
         free((char *)o.variants[i].name);
     free(o.variants);

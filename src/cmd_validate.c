@@ -81,6 +81,12 @@ static void print_summary(const struct profile *p)
     printf("\n  cwd          %s\n", p->cwd);
     for (size_t i = 0; i < p->env.n; i++)
         printf("  %s  %s\n", i ? "           " : "env        ", p->env.v[i]);
+    if (p->pass_env.n) {
+        fputs("  pass_env    ", stdout);
+        for (size_t i = 0; i < p->pass_env.n; i++)
+            printf(" %s", p->pass_env.v[i]);
+        putchar('\n');
+    }
 
     const struct knob *k = &p->knob;
     printf("  knob         %s", k->name);

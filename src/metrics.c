@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "http.h"
+#include "text.h"
 #include "util.h"
 
 static const char *const format_names[] = {[METRICS_PROMETHEUS] = "prometheus",
@@ -623,9 +624,13 @@ int metrics_parse_json(const char *text, size_t len, const struct metrics_select
      * or an odd string elsewhere must not fail the whole document. */
     json_t *root =
         json_loadb(text, len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL, &jerr);
-    if (!root)
-        return lb_fail(err, "the body is not JSON: %s (line %d, column %d)", jerr.text, jerr.line,
-                       jerr.column);
+    if (!root) {
+        /* jansson quotes the body near the error: the target's text, kept printable */
+        char *near = text_printable(jerr.text);
+        lb_fail(err, "the body is not JSON: %s (line %d, column %d)", near, jerr.line, jerr.column);
+        free(near);
+        return -1;
+    }
     snapshot_init(out, n);
     for (size_t i = 0; i < n; i++)
         json_select(root, &sel[i], &out->values[i]);

@@ -9,6 +9,7 @@
 
 #include "compat.h"
 #include "stats.h"
+#include "targetenv.h"
 #include "util.h"
 
 extern char **environ;
@@ -224,16 +225,22 @@ static void cost_measure(op_fn op, void *ctx, unsigned chunk, uint64_t budget_ns
 static void cost_sample_read(uint64_t budget_ns, struct probe_cost *c)
 {
     char *argv[] = {"sleep", "3600", NULL};
+    struct strv env, names;
+    size_t withheld;
+    targetenv_select(environ, NULL, &env, &names, &withheld);
+    strv_release(&names);
     struct plat_spawn_opts so = {
         .argv = argv,
-        .envp = environ,
+        .envp = env.v,
         .stdout_path = "/dev/null",
         .stderr_path = "/dev/null",
         .cpu = CPU_SOURCE_AUTO,
     };
     struct sample_ctx s = {0};
     struct lb_error e;
-    if (plat_spawn(&so, &s.t, &e) < 0)
+    int spawned = plat_spawn(&so, &s.t, &e);
+    strv_release(&env);
+    if (spawned < 0)
         return; /* no sleep(1) here: the figure is left unmeasured */
     c->detail = cpu_source_name(plat_target_cpu_source(s.t));
     cost_measure(op_sample_read, &s, 1, budget_ns, c);

@@ -23,6 +23,7 @@
 #include "journal.h"
 #include "platform/platform.h"
 #include "text.h"
+#include "targetenv.h"
 
 #define KP_MAX 256
 #define LOOPBENCH_DIR "{loopbench_dir}"
@@ -65,7 +66,8 @@ static const char *const direction_names[] = {[LOWER_IS_BETTER] = "lower",
                                               [HIGHER_IS_BETTER] = "higher"};
 
 static const char *const top_keys[] = {"name",    "description", "command",  "cwd",
-                                       "env",     "knob",        "fixed",    "ready",  "rtt",  "http_metrics",
+                                       "env",     "pass_env",    "knob",     "fixed",
+                                       "ready",   "rtt",         "http_metrics",
                                        "metrics", "stop",        "defaults", NULL};
 static const char *const knob_keys[] = {"name",   "label", "values", "baseline",
                                         "config", "argv",  "env",    NULL};
@@ -297,17 +299,6 @@ static int get_strings(struct loader *ld, json_t *obj, const char *kp, const cha
     return 0;
 }
 
-static bool env_name_valid(const char *s)
-{
-    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
-        return false;
-    for (s++; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') ||
-              *s == '_'))
-            return false;
-    return true;
-}
-
 /* s with {loopbench_dir} and {variant_dir} expanded (new string, caller frees). */
 static int expand(struct loader *ld, const char *kp, const char *s, char **out)
 {
@@ -440,7 +431,7 @@ static int parse_setter(struct loader *ld, json_t *obj, const char *kp, const ch
     kp_key(at, kp, "env");
     if (!json_is_string(env))
         return fail(ld, at, "expected a variable name");
-    if (!env_name_valid(json_string_value(env)))
+    if (!targetenv_name_valid(json_string_value(env)))
         return fail(ld, at, "invalid variable name '%s'", json_string_value(env));
     s->env_name = xstrdup(json_string_value(env));
     return 0;
@@ -1033,13 +1024,31 @@ static int parse_env(struct loader *ld, json_t *root, struct profile *p)
     const char *key;
     json_t *v;
     json_object_foreach(o, key, v) {
-        if (!env_name_valid(key))
+        if (!targetenv_name_valid(key))
             return fail(ld, "env", "invalid variable name '%s'", key);
         if (!json_is_string(v)) {
             kp_key(at, "env", key);
             return fail(ld, at, "expected a string");
         }
         strv_push_owned(&p->env, xasprintf("%s=%s", key, json_string_value(v)));
+    }
+    return 0;
+}
+
+/* The variables of loopbench's environment the target is given besides the base
+ * (targetenv.h): names, never a credential's. */
+static int parse_pass_env(struct loader *ld, json_t *root, struct profile *p)
+{
+    if (!json_object_get(root, "pass_env"))
+        return 0;
+    if (get_strings(ld, root, "", "pass_env", STR_NONEMPTY, &p->pass_env) < 0)
+        return -1;
+    for (size_t i = 0; i < p->pass_env.n; i++) {
+        char at[KP_MAX];
+        struct lb_error e;
+        kp_index(at, "pass_env", i);
+        if (targetenv_check(p->pass_env.v[i], at, &e) < 0)
+            return fail(ld, "", "%s", e.msg);
     }
     return 0;
 }
@@ -1103,7 +1112,8 @@ static int parse_profile(struct loader *ld, json_t *root, struct profile *p)
     p->name = name ? xstrdup(name) : default_name(p->path);
     p->description = description ? xstrdup(description) : NULL;
     if (parse_command(ld, root, p) < 0 || parse_cwd(ld, root, p) < 0 ||
-        parse_env(ld, root, p) < 0 || parse_knob(ld, root, &p->knob) < 0 ||
+        parse_env(ld, root, p) < 0 || parse_pass_env(ld, root, p) < 0 ||
+        parse_knob(ld, root, &p->knob) < 0 ||
         parse_fixed(ld, root, p) < 0 || parse_ready(ld, root, &p->ready) < 0 ||
         parse_metrics(ld, root, p) < 0 || parse_rtt(ld, root, p) < 0 ||
         parse_http_metrics(ld, root, p) < 0 || parse_stop(ld, root, p) < 0 ||
@@ -1209,6 +1219,7 @@ void profile_release(struct profile *p)
     strv_release(&p->command);
     free(p->cwd);
     strv_release(&p->env);
+    strv_release(&p->pass_env);
     free(p->knob.name);
     free(p->knob.label);
     strv_release(&p->knob.values);
@@ -1415,6 +1426,8 @@ json_t *profile_to_json(const struct profile *p)
     json_object_set_new(o, "command", strings_json(p->command.v, p->command.n));
     json_object_set_new(o, "cwd", json_string(p->cwd));
     json_object_set_new(o, "env", env_json(&p->env));
+    if (p->pass_env.n)
+        json_object_set_new(o, "pass_env", strings_json(p->pass_env.v, p->pass_env.n));
     json_object_set_new(o, "knob", knob_json(&p->knob));
     json_object_set_new(o, "fixed", fixed_json(p));
     json_object_set_new(o, "ready", ready_json(&p->ready));

@@ -93,6 +93,7 @@ struct profile {
     struct strv command;    /* after {loopbench_dir} expansion; argv placeholders kept */
     char *cwd;              /* absolute */
     struct strv env;        /* "KEY=VALUE" additions */
+    struct strv pass_env;   /* names taken from loopbench's environment (targetenv.h) */
     struct knob knob;
     struct fixed_setting *fixed;
     size_t n_fixed;

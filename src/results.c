@@ -10,6 +10,7 @@
 #include "sequential.h"
 #include "summary.h"
 #include "text.h"
+#include "targetenv.h"
 #include "util.h"
 
 /* Numbers keep ten significant digits: enough for any figure loopbench measures, and
@@ -634,6 +635,11 @@ static json_t *campaign_json(const struct campaign *c)
     if (c->cpus) /* absent: not pinned */
         json_object_set_new(o, "cpus", json_pack("{s:s, s:o}", "targets", c->cpus, "loopbench",
                                                  json_str_or_null(c->loopbench_cpus)));
+    if (c->env_recorded) /* absent from campaigns run before it was */
+        json_object_set_new(o, "environment",
+                            json_pack("{s:o, s:o, s:I}", "pass_env", strv_json(&c->pass_env),
+                                      "passed", strv_json(&c->env_passed), "withheld",
+                                      (json_int_t)c->env_withheld));
     if (c->log_limit) /* absent from campaigns run before the limit */
         json_object_set_new(o, "log_limit", json_integer((json_int_t)c->log_limit));
     if (c->sequential_max) {
@@ -702,6 +708,43 @@ static int primary_from_json(json_t *keys, struct campaign *c, const char *where
     return 0;
 }
 
+/* campaign.environment: names only, each a valid variable name (a --resume passes
+ * pass_env again), none a credential's. */
+static int environment_from_json(json_t *env, struct campaign *c, const char *where,
+                                 struct lb_error *err)
+{
+    if (!env)
+        return 0;
+    json_t *pass = json_object_get(env, "pass_env"), *passed = json_object_get(env, "passed");
+    json_t *withheld = json_object_get(env, "withheld");
+    if (!json_is_array(pass) || !json_is_array(passed) || !json_is_integer(withheld) ||
+        json_integer_value(withheld) < 0)
+        return lb_fail(err, "%s: campaign.environment: expected its pass_env and passed names "
+                            "and the count withheld", where);
+    struct {
+        json_t *names;
+        const char *key;
+        struct strv *into;
+    } lists[] = {{pass, "pass_env", &c->pass_env}, {passed, "passed", &c->env_passed}};
+    for (size_t k = 0; k < 2; k++) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(lists[k].names, i, v) {
+            char what[64];
+            snprintf(what, sizeof(what), "campaign.environment.%s[%zu]", lists[k].key, i);
+            struct lb_error e;
+            if (!json_is_string(v))
+                return lb_fail(err, "%s: %s: expected a variable name", where, what);
+            if (targetenv_check(json_string_value(v), what, &e) < 0)
+                return lb_fail(err, "%s: %s", where, e.msg);
+            strv_push(lists[k].into, json_string_value(v));
+        }
+    }
+    c->env_withheld = (size_t)json_integer_value(withheld);
+    c->env_recorded = true;
+    return 0;
+}
+
 /* The settings run are the campaign's when recorded, else the profile's values; the
  * baseline likewise. */
 static int settings_from_json(json_t *camp, struct campaign *c, const char *where,
@@ -761,7 +804,8 @@ static int campaign_from_json(json_t *camp, struct campaign *c, const char *wher
             c->loopbench_cpus = xstrdup(get_str(cpus, "loopbench"));
     }
     if (sequential_from_json(json_object_get(camp, "sequential"), c, where, err) < 0 ||
-        primary_from_json(json_object_get(camp, "primary"), c, where, err) < 0)
+        primary_from_json(json_object_get(camp, "primary"), c, where, err) < 0 ||
+        environment_from_json(json_object_get(camp, "environment"), c, where, err) < 0)
         return -1;
     const char *order = get_str(camp, "order");
     if (order && run_order_parse(order, &c->order) < 0)

@@ -43,6 +43,7 @@ static void recorded_opts(const struct campaign *rec, const struct run_opts *o,
     again->repeat = rec->sequential_max && !rec->sequential_stop ? rec->sequential_max : rec->repeat;
     again->sequential = rec->sequential_max > 0;
     again->primary = rec->primary;
+    again->pass_env = rec->pass_env; /* borrowed */
     /* duet pins without --cpus: its CPUs were all loopbench could use then */
     again->cpus = rec->order == ORDER_DUET ? NULL : rec->cpus;
     again->warmup_s = rec->warmup_s;

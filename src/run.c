@@ -22,6 +22,8 @@
 #include "scrape.h"
 #include "sequential.h"
 #include "steady.h"
+#include "targetenv.h"
+#include "text.h"
 
 extern char **environ;
 
@@ -165,14 +167,18 @@ static char *file_tail(const char *path, int lines)
     return end > start ? xstrdup(buf + start) : NULL;
 }
 
+/* The tail is kept printable (text_printable), not raw: it goes to the terminal, to
+ * results.json (whose strings must be UTF-8: raw bytes lost it whole) and from there
+ * to whatever prints it; the raw bytes stay in the run's logs. */
 static void record_tail(struct run_record *r, const char *stdout_path, const char *stderr_path)
 {
     char *out = file_tail(stdout_path, LOG_TAIL_LINES);
     char *errs = file_tail(stderr_path, LOG_TAIL_LINES);
-    if (out && errs)
-        r->log_tail = xasprintf("%s\n%s", out, errs);
-    else if (out || errs)
-        r->log_tail = xstrdup(out ? out : errs);
+    if (out || errs) {
+        char *raw = out && errs ? xasprintf("%s\n%s", out, errs) : xstrdup(out ? out : errs);
+        r->log_tail = text_printable(raw);
+        free(raw);
+    }
     free(out);
     free(errs);
 }
@@ -753,7 +759,7 @@ static void slot_start(struct runner *rn, struct slot *x, struct progress *p, st
         confedit_argv(x->prof, value, &x->argv, err) < 0 ||
         ready_pattern(x->prof, &x->ready_re, err) < 0)
         return;
-    confedit_envp(x->prof, value, environ, &x->envp);
+    confedit_envp(x->prof, value, rn->target_env.v, &x->envp);
     struct capture_opts co = {
         .paths = {x->rp.stdout_log, x->rp.stderr_log},
         .limit = c->log_limit,
@@ -1012,6 +1018,29 @@ static int setup_cpus(const struct run_opts *o, struct runner *rn, struct lb_err
     return 0;
 }
 
+/* What the targets get of loopbench's environment: the base, the profiles' pass_env
+ * and --pass-env, recorded by name. */
+static int target_env(const struct run_opts *o, struct runner *rn, struct lb_error *err)
+{
+    struct campaign *c = &rn->c;
+    struct strv pass = {0};
+    for (size_t i = 0; i < o->pass_env.n; i++) {
+        if (targetenv_check(o->pass_env.v[i], "--pass-env", err) < 0) {
+            strv_release(&pass);
+            return -1;
+        }
+        strv_push(&c->pass_env, o->pass_env.v[i]);
+        strv_push(&pass, o->pass_env.v[i]);
+    }
+    for (size_t k = 0; k < rn->n_profiles; k++)
+        for (size_t i = 0; i < rn->profiles[k].pass_env.n; i++)
+            strv_push(&pass, rn->profiles[k].pass_env.v[i]);
+    targetenv_select(environ, &pass, &rn->target_env, &c->env_passed, &c->env_withheld);
+    c->env_recorded = true;
+    strv_release(&pass);
+    return 0;
+}
+
 int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *err)
 {
     memset(rn, 0, sizeof(*rn));
@@ -1093,7 +1122,7 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
             free(c->primary);
             c->primary = longer;
         }
-    if (compare_check_keys(c, c->primary, "--primary", err) < 0)
+    if (compare_check_keys(c, c->primary, "--primary", err) < 0 || target_env(o, rn, err) < 0)
         return -1;
     if (c->sequential_max && campaign_cells(c) < 2)
         return lb_fail(err, "--repeat auto: nothing to compare: give two settings or more, or "
@@ -1290,6 +1319,7 @@ void runner_release(struct runner *rn)
     free(rn->edits);
     free(rn->profiles);
     free(rn->slices);
+    strv_release(&rn->target_env);
     if (rn->dir_lock)
         lock_drop(rn->dir_lock, rn->dir_lock_fd);
     free(rn->dir_lock);

@@ -38,6 +38,7 @@ struct run_opts {
     bool sequential;           /* --repeat auto: rounds until decided, at most repeat */
     const char *primary;       /* --primary: keys the gate holds to; NULL: the profile's */
     const char *cpus;          /* --cpus LIST: the CPUs the targets run on; NULL: any */
+    struct strv pass_env;      /* --pass-env: variables the targets get besides the base */
     double warmup_s;           /* < 0: the profile's default; with warmup_auto, the most */
     bool warmup_auto;          /* --warmup auto: until the target has settled (steady.h) */
     double sample_s;           /* <= 0: the profile's default */
@@ -65,6 +66,9 @@ struct runner {
     struct profile *profiles;
     struct confedit *edits;
     size_t n_profiles;
+    /* What every target gets of loopbench's environment (targetenv.h), before its
+     * profile's env and env setters. */
+    struct strv target_env;
     char *dir_lock;             /* the campaign directory's lock file, held likewise */
     int dir_lock_fd;
     /* --cpus, --order duet: the targets run on target_cpus (duet: each cell of a round

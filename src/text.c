@@ -53,14 +53,17 @@ const char *text_control(const char *s)
     return NULL;
 }
 
-char *text_shown(const char *s)
+/* s with what text_control finds shown as \n, \r, \t or its bytes as \xNN; with
+ * lines, newline and tab are kept as they are. */
+static char *escape_controls(const char *s, bool lines)
 {
     /* Every byte becomes at most 4: \xNN. */
     char *out = xmalloc(4 * strlen(s) + 1), *o = out;
     const unsigned char *p = (const unsigned char *)s;
     while (*p) {
         int len = allowed(p);
-        if (len) {
+        if (len || (lines && (*p == '\n' || *p == '\t'))) {
+            len = len ? len : 1;
             memcpy(o, p, (size_t)len);
             o += len;
             p += len;
@@ -75,6 +78,16 @@ char *text_shown(const char *s)
     }
     *o = '\0';
     return out;
+}
+
+char *text_shown(const char *s)
+{
+    return escape_controls(s, false);
+}
+
+char *text_printable(const char *s)
+{
+    return escape_controls(s, true);
 }
 
 static bool is_control_byte(unsigned char c)

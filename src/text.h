@@ -19,6 +19,11 @@ const char *text_control(const char *s);
 /* s for a one-line message (new string): what text_control finds is shown as \n, \r,
  * \t or its bytes as \xNN, the rest as it is. */
 char *text_shown(const char *s);
+/* Text a target wrote, for a terminal or a report (new string): as text_shown, but its
+ * lines and tabs kept. What a terminal acts on never gets through: ESC (which starts CSI
+ * and OSC sequences), the other C0 controls, DEL, the C1 controls (0x9b alone is a CSI)
+ * and bytes that are not valid UTF-8. */
+char *text_printable(const char *s);
 
 /* s as Markdown text, in a line or a table cell (new string): read as the characters
  * themselves, never as emphasis, a link, HTML, a code span or a cell's end, and an

@@ -21,16 +21,20 @@
 #   PROFILE       the profile (default profiles/refshard-ci.json beside this script); it
 #                 starts {variant_dir}/..., its relative cwd and config files are taken from
 #                 each variant directory
-#   BUILD_CMD     shell command that builds one ref: run in a checkout of it (a git worktree),
+#   BUILD_CMD     shell command that builds one ref: run in a checkout of it (a fresh clone),
 #                 it fills the empty directory $VARIANT_DIR with what the profile runs. The
 #                 default builds refshard (meson setup, ninja refshard) and copies it there.
 #                 A config file the profile names that it leaves missing is copied from the
 #                 profile's directory, so each variant edits a copy of its own.
+#   PASS_ENV      names of variables the build and the targets get besides the base, e.g.
+#                 "CC CFLAGS": the build command and the campaign run with a clean environment
+#                 (env -i, the base of docs/profiles.md, VARIANT_DIR for the build, these),
+#                 never a token or a CI control file (a name that looks like one is refused)
 #   OUT           the campaign directory (default results/regress-<UTC time>)
 #   COMPARE_ARGS  options for loopbench compare, e.g. "--max-increase 15 --fail-on inconclusive"
 #   LOOPBENCH     a loopbench to run (default: built once from this script's checkout, -Dtests=false,
 #                 in BUILD_DIR, default build-ci)
-#   WORK          where the worktrees and builds go (default a temporary directory, removed at
+#   WORK          where the clones and builds go (default a temporary directory, removed at
 #                 exit unless KEEP_WORK=1)
 set -euo pipefail
 
@@ -57,6 +61,30 @@ out=${OUT:-results/regress-$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$(dirname "$out")"
 out=$(realpath -m "$out")
 [ ! -e "$out" ] || die "$out exists: give OUT a new directory"
+
+# --- the environment the build and the campaign get ---------------------------------------
+# Not this job's, which may hold GITHUB_TOKEN, ACTIONS_* and the files that steer the job:
+# the base a target gets (src/targetenv.c) and the names of PASS_ENV. A name that looks
+# like a credential or a CI control file is refused, by the rule of src/targetenv.c.
+clean_env=(env -i)
+for name in $(compgen -e); do
+  case "$name" in
+    PATH | HOME | USER | LOGNAME | SHELL | LANG | LANGUAGE | LC_* | TZ | TMPDIR | TERM | XDG_RUNTIME_DIR | \
+      XDG_CONFIG_HOME | XDG_DATA_HOME | XDG_CACHE_HOME | XDG_STATE_HOME) clean_env+=("$name=${!name}") ;;
+  esac
+done
+pass_env=()
+for name in ${PASS_ENV:-}; do
+  [[ "$name" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "PASS_ENV: '$name' is not a variable name"
+  case "${name^^}" in
+    GITHUB_ENV | GITHUB_OUTPUT | GITHUB_STEP_SUMMARY | GITHUB_PATH | GITHUB_STATE | ACTIONS_* | AWS_* | \
+      GIT_CONFIG_* | *TOKEN* | *SECRET* | *PASSWORD* | *PASSWD* | *CREDENTIAL* | *ASKPASS* | \
+      KEY | KEY_* | *_KEY | *_KEY_* | AUTH | AUTH_* | *_AUTH | *_AUTH_* | APIKEY | APIKEY_* | *_APIKEY | *_APIKEY_*)
+      die "PASS_ENV: '$name' is never passed to the build or a target: it looks like a credential or a CI control file" ;;
+  esac
+  pass_env+=(--pass-env "$name")
+  if [ -n "${!name+set}" ]; then clean_env+=("$name=${!name}"); fi
+done
 
 # --- the two refs --------------------------------------------------------------------------
 g() { git -C "$repo" "$@"; }
@@ -87,7 +115,7 @@ work=${WORK:-$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/loopbench-regress-XXXX
 mkdir -p "$work"
 work=$(realpath "$work")
 child=
-worktrees=()
+clones=()
 # shellcheck disable=SC2317 # called by the traps
 cleanup() {
   local rc=$?
@@ -96,8 +124,7 @@ cleanup() {
     kill -TERM -- "-$child" 2>/dev/null || kill -TERM "$child" 2>/dev/null || true
     wait "$child" 2>/dev/null || true
   fi
-  for wt in "${worktrees[@]}"; do g worktree remove --force "$wt" 2>/dev/null || true; done
-  g worktree prune 2>/dev/null || true
+  for src in "${clones[@]}"; do rm -rf "$src"; done
   if [ -z "${KEEP_WORK:-}" ] && [ -z "${WORK:-}" ]; then rm -rf "$work"; fi
   exit "$rc"
 }
@@ -134,7 +161,7 @@ else
   lb=$build/loopbench
 fi
 
-# --- each variant: a worktree of its ref, its build, its config files -----------------------
+# --- each variant: a clone of its ref, its build, its config files --------------------------
 # The config files the profile edits, relative ones (each variant needs its own copy).
 mapfile -t configs < <(jq -r '[.knob.config.file?, (.fixed[]?.config.file?)] | map(select(. != null
   and (startswith("/") | not))) | unique[]' "$profile") || die "cannot read $profile"
@@ -143,15 +170,20 @@ profile_dir=$(dirname "$profile")
 prepare() { # prepare NAME SHA
   local name=$1 sha=$2 src=$work/src-$1 dir=$work/$1 f
   say "building $name ($(g rev-parse --short "$sha")) into $dir"
-  g worktree add -q --detach "$src" "$sha" || die "git worktree add of $sha failed"
-  worktrees+=("$src")
+  # A clone of its own, not a worktree of this checkout: a worktree shares the checkout's
+  # .git/config, where actions/checkout keeps the job's token unless told not to. Its
+  # objects are borrowed (--shared), so any commit of the repository can be checked out.
+  clones+=("$src")
+  git clone -q --shared --no-checkout "$repo" "$src" || die "a clone of $repo failed"
+  git -C "$src" checkout -q --detach "$sha" || die "checking out $sha in a clone of $repo failed"
+  if origin=$(g remote get-url origin 2>/dev/null); then git -C "$src" remote set-url origin "$origin"; fi
   if [ -f "$src/.gitmodules" ]; then
     git -C "$src" submodule update -q --init --recursive || die "submodules of $name failed"
   fi
   mkdir -p "$dir"
   # shellcheck disable=SC2016 # expanded by the shell that runs it
-  if ! VARIANT_DIR=$dir BUILD_CMD=$build_cmd in_background bash -c 'cd "$1" && eval "$BUILD_CMD"' \
-    build "$src" >"$work/build-$name.log" 2>&1; then
+  if ! in_background "${clean_env[@]}" "VARIANT_DIR=$dir" bash -c 'cd "$1" && eval "$2"' \
+    build "$src" "$build_cmd" >"$work/build-$name.log" 2>&1; then
     cat "$work/build-$name.log" >&2
     die "the build of $name failed (BUILD_CMD)"
   fi
@@ -173,8 +205,8 @@ order=()
 if [[ " ${run_args[*]} " != *" --order"* ]] && [ "$(nproc)" -ge 2 ]; then order=(--order duet); fi
 say "campaign of $(basename "$profile") into $out: base and head as variants${order:+, as a duet}"
 rc=0
-in_background "$lb" run "$profile" --variant "base=$work/base" --variant "head=$work/head" \
-  -o "$out" "${order[@]}" "${run_args[@]}" || rc=$?
+in_background "${clean_env[@]}" "$lb" run "$profile" --variant "base=$work/base" \
+  --variant "head=$work/head" -o "$out" "${order[@]}" "${pass_env[@]}" "${run_args[@]}" || rc=$?
 [ "$rc" -eq 0 ] || die "the campaign failed (loopbench run exited $rc)"
 # A report that fails (a plot, say) must not hide the verdict: the gate still runs.
 if "$lb" report "$out" >/dev/null; then say "report: $out/report.md"; else say "the report failed; gating anyway"; fi

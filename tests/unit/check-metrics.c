@@ -622,6 +622,11 @@ START_TEST(json_documents)
     ck_assert_ptr_nonnull(strstr(err.msg, "(line 1, column "));
     ck_assert_ptr_null(snap.values);
     ck_assert_int_eq(metrics_parse_json("<html>", 6, ep.select, 1, &snap, &err), -1);
+    /* The body jansson quotes near the error reaches a terminal: its escapes are shown. */
+    const char *osc = "{\"a\": \033]0;title\007}";
+    ck_assert_int_eq(metrics_parse_json(osc, strlen(osc), ep.select, 1, &snap, &err), -1);
+    ck_assert_msg(!strchr(err.msg, '\033') && !strchr(err.msg, '\007') && strstr(err.msg, "\\x1b"),
+                  "%s", err.msg);
     /* Only len bytes are read. */
     ck_assert_int_eq(metrics_parse_json("{\"a\": 1}garbage", 8, ep.select, 1, &snap, &err), 0);
     ck_assert_double_eq(snap.values[0].value, 1);

@@ -105,6 +105,20 @@ static const struct bad_case {
     {"{" BASE ", 'env': {'OK': 'a', 'NOT OK': 'b'}}",
      "profile 'x.json': env: invalid variable name 'NOT OK'"},
     {"{" BASE ", 'env': {'DEPTH': 3}}", "profile 'x.json': env.DEPTH: expected a string"},
+    {"{" BASE ", 'pass_env': []}",
+     "profile 'x.json': pass_env: expected a non-empty array of strings"},
+    {"{" BASE ", 'pass_env': ['CC', '']}",
+     "profile 'x.json': pass_env[1]: expected a non-empty string"},
+    {"{" BASE ", 'pass_env': ['A-B']}",
+     "profile 'x.json': pass_env[0] 'A-B': expected a variable name (a letter or '_', then letters, "
+     "digits or '_')"},
+    {"{" BASE ", 'pass_env': ['CC', 'GITHUB_TOKEN']}",
+     "profile 'x.json': pass_env[1] 'GITHUB_TOKEN': never passed to a target: a name that holds "
+     "TOKEN, SECRET, PASSWORD, PASSWD, CREDENTIAL or ASKPASS looks like a credential (set a value "
+     "in the profile's env if the target needs one)"},
+    {"{" BASE ", 'pass_env': ['GITHUB_STEP_SUMMARY']}",
+     "profile 'x.json': pass_env[0] 'GITHUB_STEP_SUMMARY': never passed to a target: a GitHub "
+     "Actions file that steers the job (set a value in the profile's env if the target needs one)"},
     /* knob */
     {"{" CMD ", " READY "}", "profile 'x.json': missing key 'knob'"},
     {WITH_KNOB("['0', '2']"), "profile 'x.json': knob: expected an object"},

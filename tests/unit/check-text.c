@@ -155,6 +155,33 @@ START_TEST(csv_cells_are_no_formulas)
 }
 END_TEST
 
+/* Target text for a terminal: what a terminal acts on escaped, valid UTF-8 kept. */
+START_TEST(text_printable_escapes_what_a_terminal_acts_on)
+{
+    static const struct {
+        const char *raw, *shown;
+    } cases[] = {
+        {"plain\ttext\nnext line", "plain\ttext\nnext line"},
+        {"\033]0;title\007", "\\x1b]0;title\\x07"},             /* OSC, BEL */
+        {"\033[31mred\033[0m", "\\x1b[31mred\\x1b[0m"},         /* CSI */
+        {"a\rb\bc\177d", "a\\rb\\x08c\\x7fd"},                /* CR, BS, DEL */
+        {"\233 2J", "\\x9b 2J"},                                   /* C1 CSI alone */
+        {"\302\233 2J", "\\xc2\\x9b 2J"},                       /* C1 CSI as UTF-8 */
+        {"caf\303\251 \342\202\254 \360\237\230\200", "caf\303\251 \342\202\254 \360\237\230\200"},
+        {"\300\257", "\\xc0\\xaf"},                             /* overlong '/' */
+        {"\355\240\200", "\\xed\\xa0\\x80"},                 /* a surrogate */
+        {"cut \342\202", "cut \\xe2\\x82"},                     /* cut short */
+        {"\342\200\256evil", "\\xe2\\x80\\xaeevil"},                 /* RLO */
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        char *got = text_printable(cases[i].raw);
+        ck_assert_msg(strcmp(got, cases[i].shown) == 0, "case %zu: got '%s'", i, got);
+        free(got);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("text");
@@ -165,6 +192,7 @@ int main(void)
     tcase_add_test(tc, code_spans_hold_any_backticks);
     tcase_add_test(tc, gnuplot_strings_cannot_end_early);
     tcase_add_test(tc, csv_cells_are_no_formulas);
+    tcase_add_test(tc, text_printable_escapes_what_a_terminal_acts_on);
     suite_add_tcase(s, tc);
     return testlib_run(s);
 }
