@@ -276,11 +276,13 @@ size_t run_series_read(const struct campaign *c, const struct run_record *r, dou
     size_t len, n = 0, cap = 0;
     struct lb_error ignored;
     if (r->sampled && read_file(path, &text, &len, &ignored) == 0) {
-        /* skip the header line; the first two columns are t_s, cpu_percent */
+        /* skip the header line; the first two columns are t_s, cpu_percent. A row
+         * without two finite numbers (sscanf reads "inf" and "nan", and 1e999 as an
+         * infinity) is one loopbench never wrote: skipped, as a plot cannot place it. */
         for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line, '\n')) {
             line++;
             double ts, v;
-            if (sscanf(line, "%lf,%lf", &ts, &v) != 2)
+            if (sscanf(line, "%lf,%lf", &ts, &v) != 2 || !isfinite(ts) || !isfinite(v))
                 continue;
             if (n == cap) {
                 cap = cap ? 2 * cap : 64;

@@ -267,6 +267,9 @@ void capture_window_close(struct capture *cap, uint64_t start_wall_ns, uint64_t 
         s->so_far.off_end = s->scrape.pos;
         s->window = s->so_far;
         scrape_window_set_times(&s->window, start_wall_ns, end_wall_ns);
+        /* A line that arrives from here on is placed at once (a stamped one by its time),
+         * not kept in a class the window's edge would cut. */
+        s->so_far = s->window;
     }
     pthread_mutex_unlock(&cap->lock);
 }

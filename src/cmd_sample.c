@@ -193,6 +193,9 @@ static void print_text(const struct sample_report *rep)
     const struct scrape_run *s = rep->scrape;
     printf("\nlog '%s': %zu marker line%s in the window\n", rep->args->log, s->n_windows,
            s->n_windows == 1 ? "" : "s");
+    if (s->lines_dropped || s->values_dropped)
+        printf("  beyond the bounds of a window (docs/scraping.md): %lu marker lines and %lu "
+               "values left out\n", s->lines_dropped, s->values_dropped);
     if (!s->n_aggs)
         return;
     printf("  %-20s %-11s %7s %12s %12s %12s %12s\n", "key", "type", "windows", "mean", "min",
@@ -239,6 +242,9 @@ static int print_json(const struct sample_report *rep)
                                       rep->args->marker, "marker_lines",
                                       (json_int_t)rep->scrape->n_windows));
         json_object_set_new(o, "metrics", scrape_run_to_json(rep->scrape));
+        json_t *dropped = scrape_dropped_json(rep->scrape);
+        if (dropped)
+            json_object_set_new(o, "health_dropped", dropped);
     }
     int rc = json_dumpf(o, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
     putchar('\n');

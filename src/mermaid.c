@@ -81,13 +81,15 @@ static void put_setting(FILE *out, const struct mermaid_axis *axis, size_t i,
         put_text(out, " (baseline)");
 }
 
-/* The smallest positive and the largest of n values (NaN ignored); lo is INFINITY and hi
- * 0 when none is positive. */
+/* The smallest positive and the largest of n values (NaN and infinities ignored: an axis
+ * to infinity has no steps); lo is INFINITY and hi 0 when none is positive. */
 static void positive_range(const double *v, size_t n, double *lo, double *hi)
 {
     *lo = INFINITY;
     *hi = 0;
     for (size_t i = 0; i < n; i++) {
+        if (!isfinite(v[i]))
+            continue;
         if (v[i] > 0 && v[i] < *lo)
             *lo = v[i];
         if (v[i] > *hi)
@@ -126,14 +128,17 @@ static struct scale scale_of(const double *v, size_t n, bool log)
     double step = pow(10, floor(log10(hi)));
     static const double round_steps[] = {1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10};
     for (size_t i = 0; i < ARRAY_SIZE(round_steps); i++)
-        if (round_steps[i] * step >= hi * (1 - 1e-9))
+        if (isfinite(round_steps[i] * step) && round_steps[i] * step >= hi * (1 - 1e-9))
             return (struct scale){.log = false, .lo = 0, .hi = round_steps[i] * step};
     return (struct scale){.log = false, .lo = 0, .hi = hi};
 }
 
-/* A value as drawn: on a log scale, log10, with nothing (NaN, 0) at the axis' foot. */
+/* A value as drawn: on a log scale, log10, with nothing (NaN, 0) at the axis' foot and
+ * an infinity at its top. */
 static void put_scaled(FILE *out, const struct scale *s, double v)
 {
+    if (isinf(v) && v > 0)
+        v = s->log ? pow(10, s->hi) : s->hi;
     if (!(v > 0))
         v = s->log ? s->lo : 0;
     else if (s->log)
@@ -154,9 +159,14 @@ static void put_value_axis(FILE *out, const struct scale *s, const char *unit)
 }
 
 /* Below a log chart, what each whole step of its axis is: the axis' title has no room
- * for it. "(2 = 100, 1 = 10, 0 = 1, -1 = 0.1)" */
+ * for it. "(2 = 100, 1 = 10, 0 = 1, -1 = 0.1)"; past MERMAID_LOG_STEPS_MAX steps (values
+ * from results.json can span 600 powers of ten), the top and the foot only. */
 static void put_log_steps(FILE *out, const struct scale *s)
 {
+    if (s->hi - s->lo >= MERMAID_LOG_STEPS_MAX) {
+        fprintf(out, "(%.0f = %g, ..., %.0f = %g)", s->hi, pow(10, s->hi), s->lo, pow(10, s->lo));
+        return;
+    }
     const char *sep = "(";
     for (double e = s->hi; e >= s->lo; e--) {
         fprintf(out, "%s%.0f = %g", sep, e, pow(10, e));

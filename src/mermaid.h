@@ -22,6 +22,8 @@
 /* A bar chart whose largest value is more than this factor above its smallest is also
  * drawn on a log10 scale (mermaid_bars_write). */
 #define MERMAID_LOG_SPAN 10.0
+/* The most whole steps of a log axis spelt out below its chart. */
+#define MERMAID_LOG_STEPS_MAX 12
 /* A line holds at most this many points: a window's series is cut into this many slots. */
 #define MERMAID_LINE_POINTS_MAX 60
 /* Distinct colours of the palette, each named by a coloured square in the legends;

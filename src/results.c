@@ -467,6 +467,9 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
                          "loopbench_cpu_seconds", (double)s->self_cpu_ns / 1e9, "noise",
                          noise_json(nr)));
         json_object_set_new(o, "metrics", scrape_run_to_json(&r->scrape));
+        json_t *dropped = scrape_dropped_json(&r->scrape);
+        if (dropped)
+            json_object_set_new(o, "health_dropped", dropped);
         json_object_update_new(
             o, json_pack("{s:o, s:I, s:b, s:o, s:o}", "warmup_seconds",
                          json_num_or_null(r->warmup_s), "window_restarts",
@@ -541,6 +544,9 @@ static int run_from_json(struct campaign *c, json_t *o, const char *where, struc
         s->start_wall_ns = get_utc(o, "window_start");
         s->end_wall_ns = get_utc(o, "window_end");
         r->scrape.n_windows = (size_t)get_u64(o, "windows");
+        json_t *dropped = json_object_get(o, "health_dropped");
+        r->scrape.lines_dropped = (unsigned long)get_u64(dropped, "lines");
+        r->scrape.values_dropped = (unsigned long)get_u64(dropped, "values");
         double others = get_num(o, "others_cpu_percent");
         s->others_cpu_percent = isfinite(others) ? others : 0;
         s->self_cpu_ns = get_ns(o, "loopbench_cpu_seconds");
@@ -1020,9 +1026,16 @@ int results_load(const char *path, struct campaign *c, struct lb_error *err)
     char *file = dir ? path_join(path, "results.json") : xstrdup(path);
     char *out_dir = dir ? xstrdup(path) : path_dirname(path);
     json_error_t jerr;
-    json_t *doc = json_load_file(file, 0, &jerr);
+    /* jansson holds the whole document, some 200 bytes a key: a file made elsewhere is
+     * refused before it is parsed past the size of a far larger campaign than any run. */
+    struct stat fst;
+    bool huge = stat(file, &fst) == 0 && (uint64_t)fst.st_size > RESULTS_SIZE_MAX;
+    json_t *doc = huge ? NULL : json_load_file(file, 0, &jerr);
     int rc;
-    if (!doc)
+    if (huge)
+        rc = lb_fail(err, "'%s': %llu bytes, expected a results.json of at most %d MiB", file,
+                     (unsigned long long)fst.st_size, (int)(RESULTS_SIZE_MAX >> 20));
+    else if (!doc)
         rc = jerr.line <= 0 ? lb_fail(err, "cannot read '%s': %s", file, jerr.text)
                             : lb_fail(err, "'%s' line %d column %d: %s", file, jerr.line,
                                       jerr.column, jerr.text);

@@ -24,6 +24,9 @@ char *results_text(const struct campaign *c);
  * document is not a campaign of either schema. */
 int results_from_json(json_t *doc, const char *out_dir, const char *where, struct campaign *c,
                       struct lb_error *err);
+/* The largest results.json read: some 10 000 runs (a run takes 1.5 to 3 KB). */
+#define RESULTS_SIZE_MAX (16ULL << 20)
+
 /* Read DIR/results.json, or the file itself when `path` is not a directory. */
 int results_load(const char *path, struct campaign *c, struct lb_error *err);
 /* Write <out_dir>/results.json atomically. The campaign first takes the figures as the

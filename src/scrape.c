@@ -1,5 +1,5 @@
 /* Scraping health lines: a pure line parser, and a streaming reader that feeds it a log
- * line by line and keeps the marker lines of the sample window.
+ * line by line and aggregates the marker lines of the sample window as they arrive.
  *
  * The parser looks at nothing outside [line, line + len) and copies what it keeps, so
  * the reader can hand it a slice of its read buffer and logs of any size stream through
@@ -227,8 +227,10 @@ static size_t line_put(struct line_parse *p, const struct scrape_value *v)
             return i;
         }
     }
-    if (l->n_values == SCRAPE_VALUES_MAX)
+    if (l->n_values == SCRAPE_VALUES_MAX) {
+        l->n_dropped++;
         return SIZE_MAX;
+    }
     if (l->n_values == p->cap) {
         p->cap = p->cap ? p->cap * 2 : 16;
         l->values = xrealloc(l->values, p->cap * sizeof(*l->values));
@@ -276,9 +278,12 @@ static void parse_token(struct line_parse *p, const char *t, size_t n)
         p->last_ratio = i;
 }
 
-void scrape_parse_line(const char *line, size_t len, const char *marker, struct scrape_line *out)
+/* scrape_parse_line into room, an array of SCRAPE_VALUES_MAX values the caller owns (NULL:
+ * a new array), so that a stream parses line after line without allocating. */
+static void parse_line(const char *line, size_t len, const char *marker, struct scrape_line *out,
+                       struct scrape_value *room)
 {
-    *out = (struct scrape_line){.seconds_of_day = -1, .level = -1};
+    *out = (struct scrape_line){.seconds_of_day = -1, .level = -1, .values = room};
     if (!line || len == 0)
         return;
     const char *s = line;
@@ -296,7 +301,8 @@ void scrape_parse_line(const char *line, size_t len, const char *marker, struct 
     if (!m)
         return;
     out->is_marker = true;
-    struct line_parse p = {.line = out, .last_ratio = SIZE_MAX};
+    struct line_parse p = {.line = out, .cap = room ? SCRAPE_VALUES_MAX : 0,
+                           .last_ratio = SIZE_MAX};
     const char *c = m + mn, *end = s + n;
     while (c < end) {
         while (c < end && is_blank((unsigned char)*c))
@@ -307,6 +313,11 @@ void scrape_parse_line(const char *line, size_t len, const char *marker, struct 
         if (c > t)
             parse_token(&p, t, (size_t)(c - t));
     }
+}
+
+void scrape_parse_line(const char *line, size_t len, const char *marker, struct scrape_line *out)
+{
+    parse_line(line, len, marker, out, NULL);
 }
 
 void scrape_line_release(struct scrape_line *l)
@@ -384,8 +395,10 @@ void scrape_run_add(struct scrape_run *r, const struct scrape_value *v)
 {
     size_t i = agg_index(r, v->key);
     if (i == SIZE_MAX) {
-        if (r->n_aggs == SCRAPE_VALUES_MAX)
+        if (r->n_aggs == SCRAPE_VALUES_MAX) {
+            r->values_dropped++;
             return;
+        }
         if (needs_growth(r->n_aggs))
             r->aggs = xrealloc(r->aggs, (r->n_aggs ? r->n_aggs * 2 : 1) * sizeof(*r->aggs));
         i = r->n_aggs++;
@@ -409,48 +422,189 @@ void scrape_run_add(struct scrape_run *r, const struct scrape_value *v)
 /* Parse one line into l and count it (lines, levels). A line cut at SCRAPE_LINE_MAX
  * loses its last, possibly partial token so that "cps=41|2" never reads as 41. */
 static void parse_counted(struct scrape_run *r, const char *marker, const char *s, size_t n,
-                          bool cut, struct scrape_line *l)
+                          bool cut, struct scrape_line *l, struct scrape_value *room)
 {
     if (cut)
         while (n > 0 && !is_blank((unsigned char)s[n - 1]))
             n--;
-    scrape_parse_line(s, n, marker, l);
+    parse_line(s, n, marker, l, room);
     r->lines++;
     if (l->level >= 0)
         r->level_counts[l->level]++;
 }
 
-/* Append a window's marker line to r (r takes l's values) and aggregate it. */
-static void window_add(struct scrape_run *r, struct scrape_line *l)
+void scrape_run_merge(struct scrape_run *into, const struct scrape_run *from)
 {
-    if (needs_growth(r->n_windows))
-        r->windows =
-            xrealloc(r->windows, (r->n_windows ? r->n_windows * 2 : 1) * sizeof(*r->windows));
-    r->windows[r->n_windows++] = *l;
+    for (size_t k = 0; k < from->n_aggs; k++) {
+        const struct scrape_agg *a = &from->aggs[k];
+        size_t i = agg_index(into, a->key);
+        if (i == SIZE_MAX) {
+            if (into->n_aggs == SCRAPE_VALUES_MAX) {
+                into->values_dropped += a->n;
+                continue;
+            }
+            if (needs_growth(into->n_aggs))
+                into->aggs = xrealloc(into->aggs, (into->n_aggs ? into->n_aggs * 2 : 1) *
+                                                      sizeof(*into->aggs));
+            into->aggs[into->n_aggs++] = *a;
+            continue;
+        }
+        struct scrape_agg *b = &into->aggs[i];
+        if (b->type != a->type)
+            continue;
+        b->n += a->n;
+        b->sum += a->sum;
+        b->mean = b->sum / (double)b->n;
+        b->min = fmin(b->min, a->min);
+        b->max = fmax(b->max, a->max);
+        b->total_sum += a->total_sum;
+    }
+    into->n_windows += from->n_windows;
+    into->lines_dropped += from->lines_dropped;
+    into->values_dropped += from->values_dropped;
+}
+
+/* Aggregate a window's marker line into r. */
+static void window_add(struct scrape_run *r, const struct scrape_line *l)
+{
+    r->n_windows++;
+    r->values_dropped += l->n_dropped;
     for (size_t i = 0; i < l->n_values; i++)
         scrape_run_add(r, &l->values[i]);
 }
 
-/* One complete line of the stream, starting at offset off: counted, and kept as a
- * candidate when it is a marker line the window known so far may hold. */
+#define DAY_SECONDS 86400
+
+/* How far b lies past a, going forward round the clock. */
+static int tod_after(int a, int b)
+{
+    return ((b - a) % DAY_SECONDS + DAY_SECONDS) % DAY_SECONDS;
+}
+
+/* Widen c's span of times of day to hold t, the shorter way round. */
+static void class_hold_time(struct scrape_class *c, int t)
+{
+    int d = tod_after(c->tod, t);
+    if (d <= c->tod_span)
+        return;
+    if (d - c->tod_span <= DAY_SECONDS - d) {
+        c->tod_span = d;
+    } else {
+        c->tod_span += DAY_SECONDS - d;
+        c->tod = t;
+    }
+}
+
+/* Room for one more class: two stamped classes become one, the pair next to each other
+ * with the narrowest span together, never the first nor the latest, where the window's
+ * edges usually fall (a line of the second before it, a line of the second after it that
+ * arrived before it was closed). */
+static void classes_make_room(struct scrape_stream *s)
+{
+    size_t last = s->n_classes - 1;
+    while (!s->classes[last].has_time)
+        last--;
+    size_t into = SIZE_MAX, gone = SIZE_MAX, prev = SIZE_MAX, first = SIZE_MAX;
+    int best = DAY_SECONDS;
+    for (size_t i = 0; i < last; i++) {
+        if (!s->classes[i].has_time)
+            continue;
+        if (first != SIZE_MAX && prev != SIZE_MAX) {
+            struct scrape_class both = s->classes[prev];
+            class_hold_time(&both, s->classes[i].tod);
+            class_hold_time(&both, (s->classes[i].tod + s->classes[i].tod_span) % DAY_SECONDS);
+            if (both.tod_span < best) {
+                best = both.tod_span;
+                into = prev;
+                gone = i;
+            }
+        }
+        if (first == SIZE_MAX)
+            first = i;
+        else
+            prev = i;
+    }
+    struct scrape_class *a = &s->classes[into], *b = &s->classes[gone];
+    class_hold_time(a, b->tod);
+    class_hold_time(a, (b->tod + b->tod_span) % DAY_SECONDS);
+    a->off_last = a->off_last > b->off_last ? a->off_last : b->off_last;
+    scrape_run_merge(&a->run, &b->run);
+    scrape_run_release(&b->run);
+    memmove(b, b + 1, (size_t)(s->classes + s->n_classes - (b + 1)) * sizeof(*b));
+    s->n_classes--;
+}
+
+/* The class a kept line goes in: its own, else a new one, made room for when the classes
+ * are all taken (a slot is kept for the unstamped class). */
+static struct scrape_class *class_for(struct scrape_stream *s, const struct scrape_line *l,
+                                      uint64_t off)
+{
+    bool unstamped = false;
+    for (size_t i = s->n_classes; i-- > 0;) {
+        struct scrape_class *c = &s->classes[i];
+        unstamped |= !c->has_time;
+        if (c->has_time == l->has_time &&
+            (!l->has_time || tod_after(c->tod, l->seconds_of_day) <= c->tod_span))
+            return c;
+    }
+    if (s->n_classes == SCRAPE_CLASSES_MAX - (unstamped || !l->has_time ? 0u : 1u))
+        classes_make_room(s);
+    struct scrape_class *c = &s->classes[s->n_classes++];
+    *c = (struct scrape_class){.has_time = l->has_time, .tod = l->seconds_of_day,
+                               .off_first = off};
+    return c;
+}
+
+static void stream_drop_kept(struct scrape_stream *s)
+{
+    scrape_run_release(&s->kept);
+    for (size_t i = 0; i < s->n_classes; i++)
+        scrape_run_release(&s->classes[i].run);
+    s->n_classes = 0;
+}
+
+/* One complete line of the stream, starting at offset off: counted, and kept when it is
+ * a marker line the window known so far may hold. */
 static void stream_line(struct scrape_stream *s, const char *line, size_t n, bool cut,
                         uint64_t off)
 {
     if (s->line_hook)
         s->line_hook(s->hook_ctx, line, n);
+    if (s->so_far && s->so_far->off_start != s->opened) {
+        stream_drop_kept(s);
+        s->opened = s->so_far->off_start;
+    }
     struct scrape_line l;
-    parse_counted(&s->counted, s->marker, line, n, cut, &l);
-    if (!l.is_marker || !in_window(s->so_far, &l, off)) {
-        scrape_line_release(&l);
-        return;
+    parse_counted(&s->counted, s->marker, line, n, cut, &l, s->values);
+    if (l.is_marker && in_window(s->so_far, &l, off)) {
+        struct scrape_class *c = class_for(s, &l, off);
+        c->off_last = off;
+        window_add(&c->run, &l);
+        window_add(&s->kept, &l);
     }
-    if (needs_growth(s->n_candidates)) {
-        size_t room = s->n_candidates ? s->n_candidates * 2 : 1;
-        s->candidates = xrealloc(s->candidates, room * sizeof(*s->candidates));
-        s->offsets = xrealloc(s->offsets, room * sizeof(*s->offsets));
+}
+
+enum fate { FATE_IN, FATE_OUT, FATE_PARTLY };
+
+/* Where f puts all the lines of c: a class's lines start between its first and last
+ * offsets, and a stamped one's times lie in its span. */
+static enum fate class_fate(const struct scrape_window_filter *f, const struct scrape_class *c)
+{
+    if (!f)
+        return FATE_IN;
+    bool all, any;
+    if (!c->has_time) {
+        all = c->off_first >= f->off_start && c->off_last < f->off_end;
+        any = c->off_last >= f->off_start && c->off_first < f->off_end;
+    } else {
+        int span = tod_after(f->tod_start, f->tod_end);
+        int from = tod_after(f->tod_start, c->tod);
+        bool written = !f->written_in_window || c->off_first >= f->off_start;
+        bool some_written = !f->written_in_window || c->off_last >= f->off_start;
+        all = written && from + c->tod_span <= span;
+        any = some_written && (from <= span || tod_after(c->tod, f->tod_start) <= c->tod_span);
     }
-    s->candidates[s->n_candidates] = l;
-    s->offsets[s->n_candidates++] = off;
+    return all ? FATE_IN : any ? FATE_PARTLY : FATE_OUT;
 }
 
 void scrape_stream_init(struct scrape_stream *s, const char *marker)
@@ -458,6 +612,7 @@ void scrape_stream_init(struct scrape_stream *s, const char *marker)
     memset(s, 0, sizeof(*s));
     s->marker = marker;
     s->line = xmalloc(SCRAPE_LINE_MAX);
+    s->values = xmalloc(SCRAPE_VALUES_MAX * sizeof(*s->values));
 }
 
 void scrape_stream_feed(struct scrape_stream *s, const char *data, size_t len)
@@ -494,13 +649,23 @@ void scrape_stream_finish(struct scrape_stream *s, const struct scrape_window_fi
         stream_line(s, s->line, s->n, s->cut, s->start);
     s->n = 0;
     s->cut = false;
-    for (size_t i = 0; i < s->n_candidates; i++) {
-        if (in_window(f, &s->candidates[i], s->offsets[i]))
-            window_add(out, &s->candidates[i]);
-        else
-            scrape_line_release(&s->candidates[i]);
+    enum fate fate[SCRAPE_CLASSES_MAX];
+    bool all_in = true;
+    for (size_t i = 0; i < s->n_classes; i++) {
+        fate[i] = class_fate(f, &s->classes[i]);
+        all_in = all_in && fate[i] == FATE_IN;
     }
-    s->n_candidates = 0;
+    if (all_in) {
+        scrape_run_merge(out, &s->kept);
+    } else {
+        for (size_t i = 0; i < s->n_classes; i++) {
+            if (fate[i] == FATE_IN)
+                scrape_run_merge(out, &s->classes[i].run);
+            else if (fate[i] == FATE_PARTLY)
+                out->lines_dropped += s->classes[i].run.n_windows;
+        }
+    }
+    stream_drop_kept(s);
     out->lines += s->counted.lines;
     for (int l = 0; l < LOG_LEVELS; l++)
         out->level_counts[l] += s->counted.level_counts[l];
@@ -509,11 +674,9 @@ void scrape_stream_finish(struct scrape_stream *s, const struct scrape_window_fi
 
 void scrape_stream_release(struct scrape_stream *s)
 {
-    for (size_t i = 0; i < s->n_candidates; i++)
-        scrape_line_release(&s->candidates[i]);
-    free(s->candidates);
-    free(s->offsets);
+    stream_drop_kept(s);
     free(s->line);
+    free(s->values);
     memset(s, 0, sizeof(*s));
 }
 
@@ -551,10 +714,6 @@ int scrape_file(const char *path, const char *marker, const struct scrape_window
 
 void scrape_run_release(struct scrape_run *r)
 {
-    /* A run read back from results.json has its window count but not its lines. */
-    for (size_t i = 0; r->windows && i < r->n_windows; i++)
-        scrape_line_release(&r->windows[i]);
-    free(r->windows);
     free(r->aggs);
     memset(r, 0, sizeof(*r));
 }
@@ -579,6 +738,14 @@ json_t *scrape_run_to_json(const struct scrape_run *s)
         json_object_set_new(m, a->key, xcheck(o));
     }
     return m;
+}
+
+json_t *scrape_dropped_json(const struct scrape_run *s)
+{
+    if (!s->lines_dropped && !s->values_dropped)
+        return NULL;
+    return json_pack("{s:I, s:I}", "lines", (json_int_t)s->lines_dropped, "values",
+                     (json_int_t)s->values_dropped);
 }
 
 /* A figure scrape_run_to_json wrote: a number, or null for NaN. */

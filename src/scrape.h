@@ -57,6 +57,7 @@ struct scrape_line {
     bool is_marker;     /* the marker was found in the line */
     struct scrape_value *values; /* new array, freed by scrape_line_release */
     size_t n_values;
+    size_t n_dropped;   /* values past SCRAPE_VALUES_MAX */
 };
 
 /* Parse one line (len bytes, need not be NUL-terminated). Never fails: a line without
@@ -100,11 +101,33 @@ struct scrape_agg {
 
 struct scrape_run {
     size_t n_windows;                  /* marker lines in the window */
-    struct scrape_line *windows;       /* each parsed marker line, in order */
     struct scrape_agg *aggs;           /* one per key seen, in first-seen order */
     size_t n_aggs;
     unsigned level_counts[LOG_LEVELS]; /* over the whole log, not only the window */
     unsigned long lines;               /* lines read */
+    /* What the bounds left out: marker lines that could not be told in or out of the
+     * window (scrape_stream), and values past SCRAPE_VALUES_MAX in a line or keys past it
+     * in a run. Both 0 for any ordinary log. */
+    unsigned long lines_dropped, values_dropped;
+};
+
+/* A stream keeps the marker lines of its window as aggregates, whatever their number:
+ * one over every line kept, which is the window's when all of them turn out to be in it
+ * (the figures are then those of the lines added one by one, in order), and one per
+ * class of lines whose place in the window is decided together: the lines stamped with
+ * one time of day, and the lines without a stamp. When a class is out of the window (a
+ * line stamped in the second before it opened, a target logging in another time zone)
+ * the window's figures are those of the classes in it, added class by class (a sum may
+ * then differ from the one line by line in its last bit). Past SCRAPE_CLASSES_MAX
+ * stamped classes a new time of day widens the latest class to a span of times; a class
+ * partly in the window is left out, its lines counted in lines_dropped. */
+#define SCRAPE_CLASSES_MAX 16
+
+struct scrape_class {
+    bool has_time;
+    int tod, tod_span;                 /* stamped: the times of day tod .. tod + tod_span */
+    uint64_t off_first, off_last;      /* where its first and last lines start */
+    struct scrape_run run;
 };
 
 /* Scrape one log file into out, which the caller zero-initialises; scraping a second
@@ -115,9 +138,11 @@ int scrape_file(const char *path, const char *marker, const struct scrape_window
                 struct scrape_run *out, struct lb_error *err);
 /* A log scraped as it arrives, in chunks of any size (capture.c reads the target's
  * pipes into one; scrape_file reads a file into one). Its lines are counted at once; its
- * marker lines are kept while the window known so far (so_far, read at each line; NULL:
- * any) may hold them, and tested against the window as finally known when the stream
- * finishes. A line's offset is its byte offset in the whole stream, kept or not. */
+ * marker lines are kept (aggregated, see scrape_class) while the window known so far
+ * (so_far, read at each line; NULL: any) may hold them, and their classes tested against
+ * the window as finally known when the stream finishes. A line's offset is its byte
+ * offset in the whole stream, kept or not. so_far may change between feeds; when its
+ * off_start moves, the window was opened again and what was kept is dropped. */
 struct scrape_stream {
     const char *marker;                        /* borrowed */
     const struct scrape_window_filter *so_far; /* borrowed, may change between feeds */
@@ -125,17 +150,19 @@ struct scrape_stream {
     void (*line_hook)(void *ctx, const char *line, size_t len);
     void *hook_ctx;
     struct scrape_run counted;     /* lines and levels so far */
-    struct scrape_line *candidates;
-    uint64_t *offsets;             /* of each candidate */
-    size_t n_candidates;
+    uint64_t opened;               /* so_far's off_start when the kept lines were kept */
+    struct scrape_run kept;        /* every marker line kept, in order */
+    struct scrape_class classes[SCRAPE_CLASSES_MAX];
+    size_t n_classes;
     char *line;                    /* the line being assembled, SCRAPE_LINE_MAX bytes */
+    struct scrape_value *values;   /* the values of the line parsed, SCRAPE_VALUES_MAX */
     size_t n;
     bool cut;
     uint64_t pos, start;           /* offsets of the next byte and of the current line */
 };
 void scrape_stream_init(struct scrape_stream *s, const char *marker);
 void scrape_stream_feed(struct scrape_stream *s, const char *data, size_t len);
-/* The stream ended (a last line without a newline counts): its candidates that f puts in
+/* The stream ended (a last line without a newline counts): the kept lines that f puts in
  * the window are added to out with the line and level counts, as scrape_file adds. */
 void scrape_stream_finish(struct scrape_stream *s, const struct scrape_window_filter *f,
                           struct scrape_run *out);
@@ -144,6 +171,9 @@ void scrape_stream_release(struct scrape_stream *s);
 void scrape_run_release(struct scrape_run *r);
 /* Aggregate one more value into r, as if a window's line had held it. */
 void scrape_run_add(struct scrape_run *r, const struct scrape_value *v);
+/* Add the windows, aggregates and drop counts of from to into (key by key, in from's
+ * order; a key whose type differs from into's is left out, as scrape_run_add does). */
+void scrape_run_merge(struct scrape_run *into, const struct scrape_run *from);
 /* Look up an aggregate by key; NULL if absent. */
 const struct scrape_agg *scrape_run_find(const struct scrape_run *r, const char *key);
 
@@ -151,6 +181,10 @@ const struct scrape_agg *scrape_run_find(const struct scrape_run *r, const char 
  * `sample --json` prints (new reference): per key, in first-seen order, {type, windows,
  * mean, min, max, sum} and for a ratio total_sum; an undefined figure (NaN) is null. */
 json_t *scrape_run_to_json(const struct scrape_run *s);
+/* What the bounds left out of s, {lines, values} (new reference), for results.json's
+ * "health_dropped" and `sample --json`; NULL when nothing was (the key is then absent). */
+json_t *scrape_dropped_json(const struct scrape_run *s);
+
 /* The inverse (metrics is borrowed): out is overwritten with those aggregates, null
  * read back as NaN, so that scrape_run_to_json gives metrics again; nothing else of out
  * is set (results.json keeps a run's window count and log levels elsewhere). out can

@@ -384,6 +384,47 @@ START_TEST(bad_charts_are_refused)
 }
 END_TEST
 
+/* Figures read from a results.json made elsewhere: the largest double, an infinity (a sum
+ * of two of them), the smallest denormal and NaN. The charts are written, short, and the
+ * log axis' 632 steps are not spelt out one by one (the loop over them never ended when
+ * the top was infinite: 513 MB of output in 3 s). */
+START_TEST(absurd_values_are_bounded)
+{
+    const double a[] = {1e308, INFINITY, 5e-324}, b[] = {NAN, -1e308, 1e308};
+    const struct mermaid_series two[] = {{"a", a}, {"b", b}};
+    struct mermaid_bars c = {
+        .axis = {.knob_label = "idle wait (ms)", .settings = idle_waits, .n = 3},
+        .title = "CPU per setting, median of runs",
+        .unit = "CPU % of one core",
+        .series = two,
+        .n_series = 2,
+    };
+    char *text = bars_text(&c, "absurd values");
+    ck_assert_uint_lt(strlen(text), 16384);
+    ck_assert_uint_eq(count_of(text, "```mermaid\n"), 2);
+    ck_assert_ptr_nonnull(strstr(text, "(308 = 1e+308, ..., -324 = 0)"));
+    ck_assert_ptr_null(strstr(text, "inf"));
+    ck_assert_ptr_null(strstr(text, "nan"));
+    free(text);
+
+    const struct mermaid_point pts[] = {{0, 1e308}, {1, 1e308}, {1, INFINITY}, {2, 5e-324},
+                                        {1e308, 1}, {NAN, 1}, {3, NAN}};
+    const struct mermaid_curve curves[] = {{pts, 7, 1}, {pts, 2, 1}, {NULL, 0, 0}};
+    struct mermaid_lines l = {
+        .axis = {.knob_label = "idle wait (ms)", .settings = idle_waits, .n = 3},
+        .title = "CPU over the sample window",
+        .unit = "CPU % of one core",
+        .curves = curves,
+    };
+    text = lines_text(&l, "absurd points");
+    ck_assert_uint_lt(strlen(text), 65536);
+    ck_assert_ptr_nonnull(strstr(text, ", ..., "));
+    ck_assert_ptr_null(strstr(text, "inf"));
+    ck_assert_ptr_null(strstr(text, "nan"));
+    free(text);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mermaid");
@@ -398,6 +439,7 @@ int main(void)
     tcase_add_test(tc, lines_past_the_palette);
     tcase_add_test(tc, lines_without_time_write_nothing);
     tcase_add_test(tc, bad_charts_are_refused);
+    tcase_add_test(tc, absurd_values_are_bounded);
     suite_add_tcase(s, tc);
     return testlib_run(s);
 }

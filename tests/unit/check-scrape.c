@@ -4,6 +4,7 @@
 #include <check.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,6 +334,7 @@ START_TEST(test_ten_thousand_keys)
     ck_assert_str_eq(l.values[0].key, "k0");
     ck_assert_str_eq(l.values[SCRAPE_VALUES_MAX - 1].key, "k255");
     ck_assert_double_eq(l.values[SCRAPE_VALUES_MAX - 1].value, 255);
+    ck_assert_uint_eq(l.n_dropped, 10000 - SCRAPE_VALUES_MAX);
     scrape_line_release(&l);
 
     /* a full line still takes the last value of a key it already holds */
@@ -577,15 +579,6 @@ static const struct scrape_agg *agg(const struct scrape_run *r, const char *key)
     return a;
 }
 
-static const struct scrape_value *value_of(const struct scrape_line *l, const char *key)
-{
-    for (size_t i = 0; i < l->n_values; i++)
-        if (strcmp(l->values[i].key, key) == 0)
-            return &l->values[i];
-    ck_abort_msg("no value '%s'", key);
-    return NULL;
-}
-
 #define TOD(h, m, s) ((h)*3600 + (m)*60 + (s))
 /* Byte offsets exclude every line without a timestamp. */
 #define BY_TIME(a, b)                                                                              \
@@ -601,8 +594,8 @@ START_TEST(test_file_window_and_aggregates)
 
     ck_assert_uint_eq(run.lines, 19);
     ck_assert_uint_eq(run.n_windows, 4);
-    ck_assert_int_eq(run.windows[0].seconds_of_day, TOD(14, 0, 5));
-    ck_assert_int_eq(run.windows[3].seconds_of_day, TOD(14, 0, 50));
+    /* the lines of 14:00:05 to 14:00:50 */
+    ck_assert_double_eq(agg(&run, "cps")->sum, 412 + 398 + 405 + 420);
 
     /* "skipped 3 of 7500 slots" */
     const struct scrape_agg *a = agg(&run, "slots");
@@ -648,7 +641,7 @@ START_TEST(test_file_window_and_aggregates)
     ck_assert_uint_eq(run.level_counts[LOG_ERR], 1);
     ck_assert_uint_eq(run.level_counts[LOG_FTL], 1);
     scrape_run_release(&run);
-    ck_assert(run.windows == NULL && run.aggs == NULL && run.n_windows == 0);
+    ck_assert(run.aggs == NULL && run.n_windows == 0);
 }
 END_TEST
 
@@ -674,8 +667,7 @@ START_TEST(test_file_no_filter)
     struct scrape_run run = {0};
     scrape_data("modernuo.log", NULL, &run);
     ck_assert_uint_eq(run.n_windows, 7);
-    ck_assert(!run.windows[6].has_time);
-    ck_assert_double_eq(value_of(&run.windows[6], "cps")->value, 999);
+    ck_assert_double_eq(agg(&run, "cps")->sum, 9120 + 412 + 398 + 405 + 420 + 380 + 999);
     scrape_run_release(&run);
 }
 END_TEST
@@ -878,8 +870,8 @@ START_TEST(test_file_megabyte_line)
     scrape_ok(path, NULL, &run);
     ck_assert_uint_eq(run.lines, 2);
     ck_assert_uint_eq(run.n_windows, 2);
-    ck_assert_uint_eq(run.windows[0].n_values, 1);
-    ck_assert_double_eq(value_of(&run.windows[0], "cps")->value, 7);
+    ck_assert_uint_eq(run.n_aggs, 1);
+    ck_assert_double_eq(agg(&run, "cps")->min, 7);
     ck_assert_ptr_null(scrape_run_find(&run, "lag"));
     ck_assert_double_eq(agg(&run, "cps")->sum, 15);
     ck_assert_uint_eq(run.level_counts[LOG_WRN], 1);
@@ -947,11 +939,198 @@ START_TEST(test_file_binary_garbage)
     ck_assert_uint_eq(run.lines, newlines + 2);
     ck_assert_uint_ge(run.level_counts[LOG_INF], 1);
     ck_assert_uint_ge(run.n_windows, 1);
-    const struct scrape_line *last = &run.windows[run.n_windows - 1];
-    ck_assert(last->has_time);
-    ck_assert_double_eq(value_of(last, "cps")->value, 5);
+    ck_assert_double_eq(agg(&run, "cps")->max, 5);
     scrape_run_release(&run);
     free(path);
+}
+END_TEST
+
+/* ---- a stream's window kept as aggregates (issue 23: memory bounded by keys, not lines) ---- */
+
+static void feed_line(struct scrape_stream *s, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    ck_assert(n > 0 && (size_t)n < sizeof(line) - 1);
+    line[n++] = '\n';
+    scrape_stream_feed(s, line, (size_t)n);
+}
+
+#define HMS(t) (t) / 3600, (t) / 60 % 60, (t) % 60
+
+/* A window as capture.c brackets it: open at the stream's end, lines, close. */
+struct bracket {
+    struct scrape_stream s;
+    struct scrape_window_filter so_far;
+};
+
+static void bracket_init(struct bracket *b)
+{
+    scrape_stream_init(&b->s, MARKER);
+    b->so_far = (struct scrape_window_filter){.tod_start = 0, .tod_end = 86399,
+                                              .off_start = UINT64_MAX, .off_end = UINT64_MAX,
+                                              .written_in_window = true};
+    b->s.so_far = &b->so_far;
+}
+
+static void bracket_open(struct bracket *b)
+{
+    b->so_far.off_start = b->s.pos;
+}
+
+/* Close at times of day [from, to] and finish into run. */
+static void bracket_finish(struct bracket *b, int from, int to, struct scrape_run *run)
+{
+    b->so_far.off_end = b->s.pos;
+    struct scrape_window_filter f = b->so_far;
+    f.tod_start = from;
+    f.tod_end = to;
+    scrape_stream_finish(&b->s, &f, run);
+    scrape_stream_release(&b->s);
+}
+
+/* 200 000 marker lines in one window: what the stream holds does not grow with them,
+ * and the figures are those of every line. */
+START_TEST(test_stream_many_lines_bounded)
+{
+    struct bracket b;
+    bracket_init(&b);
+    feed_line(&b.s, "[10:00:00 INF] loop: a=99 before the window");
+    bracket_open(&b);
+    for (int i = 0; i < 200000; i++)
+        feed_line(&b.s, "[10:00:%02d INF] loop: a=1 b=%d", 1 + i / 10000, i % 3);
+    ck_assert_uint_eq(b.s.kept.n_windows, 200000);
+    ck_assert_uint_le(b.s.n_classes, SCRAPE_CLASSES_MAX);
+    ck_assert_uint_eq(b.s.kept.n_aggs, 2);
+    for (size_t i = 0; i < b.s.n_classes; i++)
+        ck_assert_uint_le(b.s.classes[i].run.n_aggs, 2);
+    struct scrape_run run = {0};
+    bracket_finish(&b, TOD(10, 0, 1), TOD(10, 0, 20), &run);
+    ck_assert_uint_eq(run.n_windows, 200000);
+    ck_assert_uint_eq(agg(&run, "a")->n, 200000);
+    ck_assert_double_eq(agg(&run, "a")->sum, 200000);
+    ck_assert_double_eq(agg(&run, "a")->max, 1);
+    ck_assert_double_eq(agg(&run, "b")->max, 2);
+    ck_assert_uint_eq(run.lines_dropped + run.values_dropped, 0);
+    scrape_run_release(&run);
+}
+END_TEST
+
+/* The lines stamped in the second before the window and after it are left out by class;
+ * unstamped lines count by offset; the figures are those of the lines in, whether or not
+ * the stamped seconds outnumber the classes. */
+START_TEST(test_stream_classes_out_of_window)
+{
+    for (int seconds = 5; seconds <= 40; seconds += 35) {
+        struct bracket b;
+        bracket_init(&b);
+        bracket_open(&b);
+        int t0 = TOD(23, 59, 50);
+        feed_line(&b.s, "[%02d:%02d:%02d INF] loop: lag=1000ms", HMS(t0 - 1));
+        double sum = 0;
+        for (int i = 0; i < seconds; i++) {
+            int t = (t0 + i) % 86400; /* past midnight too */
+            for (int k = 0; k < 3; k++) {
+                feed_line(&b.s, "[%02d:%02d:%02d INF] loop: lag=%d.5ms", HMS(t), i);
+                sum += i + 0.5;
+            }
+            if (i == 2)
+                feed_line(&b.s, "loop: lag=0ms unstamped");
+        }
+        int end = (t0 + seconds - 1) % 86400;
+        feed_line(&b.s, "[%02d:%02d:%02d INF] loop: lag=2000ms", HMS((end + 1) % 86400));
+        struct scrape_run run = {0};
+        bracket_finish(&b, t0, end, &run);
+        ck_assert_uint_eq(run.n_windows, 3 * (size_t)seconds + 1);
+        ck_assert_double_eq_tol(agg(&run, "lag")->sum, sum, 1e-9);
+        ck_assert_double_eq(agg(&run, "lag")->min, 0);
+        ck_assert_double_eq(agg(&run, "lag")->max, seconds - 0.5);
+        ck_assert_uint_eq(run.lines_dropped, 0);
+        scrape_run_release(&run);
+    }
+}
+END_TEST
+
+/* Every line in the window: the figures are those of the lines added one by one, to the
+ * last bit (0.1 + 0.2 + 0.3 is not 0.1 + (0.2 + 0.3)). */
+START_TEST(test_stream_sum_in_order)
+{
+    struct bracket b;
+    bracket_init(&b);
+    bracket_open(&b);
+    static const double v[] = {0.1, 0.2, 0.3, 0.7, 1.1, 2.3};
+    struct scrape_run one_by_one = {0};
+    for (size_t i = 0; i < ARRAY_SIZE(v); i++) {
+        feed_line(&b.s, "[10:00:0%zu INF] loop: cpu=%.1f%%", i / 2, v[i]);
+        add_value(&one_by_one, "cpu", SCRAPE_PERCENT, v[i], 0);
+    }
+    struct scrape_run run = {0};
+    bracket_finish(&b, TOD(10, 0, 0), TOD(10, 0, 2), &run);
+    ck_assert(agg(&run, "cpu")->sum == agg(&one_by_one, "cpu")->sum);
+    ck_assert(agg(&run, "cpu")->mean == agg(&one_by_one, "cpu")->mean);
+    scrape_run_release(&run);
+    scrape_run_release(&one_by_one);
+}
+END_TEST
+
+/* Times of day scattered past the classes: a class partly in the window is left out and
+ * its lines counted; nothing is kept per line. */
+START_TEST(test_stream_scattered_times_counted)
+{
+    struct bracket b;
+    bracket_init(&b);
+    bracket_open(&b);
+    for (int i = 0; i < 1000; i++)
+        feed_line(&b.s, "[%02d:%02d:%02d INF] loop: n=1", HMS((i * 7919) % 86400));
+    ck_assert_uint_eq(b.s.n_classes, SCRAPE_CLASSES_MAX - 1);
+    struct scrape_run run = {0};
+    bracket_finish(&b, TOD(12, 0, 0), TOD(12, 10, 0), &run);
+    const struct scrape_agg *a = scrape_run_find(&run, "n");
+    size_t in = a ? a->n : 0;
+    ck_assert_uint_eq(run.n_windows, in);
+    ck_assert_uint_gt(run.lines_dropped, 0);
+    ck_assert_uint_le(in + run.lines_dropped, 1000);
+    scrape_run_release(&run);
+}
+END_TEST
+
+/* The window opened again (warm-up given up): what was kept before is gone. */
+START_TEST(test_stream_reopened_window)
+{
+    struct bracket b;
+    bracket_init(&b);
+    bracket_open(&b);
+    feed_line(&b.s, "loop: n=100");
+    feed_line(&b.s, "[10:00:01 INF] loop: n=100");
+    bracket_open(&b);
+    feed_line(&b.s, "loop: n=1");
+    feed_line(&b.s, "[10:00:02 INF] loop: n=2");
+    struct scrape_run run = {0};
+    bracket_finish(&b, TOD(10, 0, 0), TOD(10, 0, 5), &run);
+    ck_assert_uint_eq(run.n_windows, 2);
+    ck_assert_double_eq(agg(&run, "n")->sum, 3);
+    scrape_run_release(&run);
+}
+END_TEST
+
+/* A stream of ever-new keys: the first SCRAPE_VALUES_MAX are kept, the rest counted. */
+START_TEST(test_stream_new_keys_counted)
+{
+    struct bracket b;
+    bracket_init(&b);
+    bracket_open(&b);
+    for (int i = 0; i < 1000; i++)
+        feed_line(&b.s, "loop: k%d=1 common=2", i);
+    struct scrape_run run = {0};
+    bracket_finish(&b, 0, 0, &run);
+    ck_assert_uint_eq(run.n_windows, 1000);
+    ck_assert_uint_eq(run.n_aggs, SCRAPE_VALUES_MAX);
+    ck_assert_uint_eq(agg(&run, "common")->n, 1000);
+    ck_assert_uint_eq(run.values_dropped, 1000 - (SCRAPE_VALUES_MAX - 1));
+    scrape_run_release(&run);
 }
 END_TEST
 
@@ -990,6 +1169,12 @@ static Suite *scrape_suite(void)
     tcase_add_test(tc, test_file_megabyte_line);
     tcase_add_test(tc, test_file_streams_many_lines);
     tcase_add_test(tc, test_file_binary_garbage);
+    tcase_add_test(tc, test_stream_many_lines_bounded);
+    tcase_add_test(tc, test_stream_classes_out_of_window);
+    tcase_add_test(tc, test_stream_sum_in_order);
+    tcase_add_test(tc, test_stream_scattered_times_counted);
+    tcase_add_test(tc, test_stream_reopened_window);
+    tcase_add_test(tc, test_stream_new_keys_counted);
     suite_add_tcase(s, tc);
     return s;
 }
