@@ -90,6 +90,8 @@ struct run_record {
     bool exited;                /* the target exited on its own */
     int wstatus;
     bool killed;                /* stop needed SIGKILL */
+    char *containment;          /* what held its tree for the stop, "cgroup2" (platform.h);
+                                   NULL: no target started, or an older results.json */
     char *cpus;                 /* the CPUs its tree was pinned to, "1"; NULL: any */
     /* What became of its stdout and stderr (capture.h), under the limit it ran with;
      * log_limit 0: not recorded (a run that never started, or an older results.json). */

@@ -432,14 +432,41 @@ int plat_target_exited(struct plat_target *t, int *wstatus)
 #define KILL_WAIT_NS (5 * NS_PER_SEC)
 #define KILL_POLL_NS (50 * 1000000ULL)
 
-/* Walk the tree again: how many members are left (-1 on error)? */
-static int tree_left(struct plat_target *t, struct lb_error *err)
+/* Reap the dead of the group that are loopbench's children, the leader and orphans it
+ * adopted: at once, where a walk would take them a few thousand at a time. */
+static void group_reap(struct posix_target *p)
 {
-    if (posix_target_walk(t, err) < 0)
-        return -1;
-    int n = 0;
+    for (;;) {
+        struct rusage ru;
+        int status;
+        pid_t r = wait4(-p->pid, &status, WNOHANG, &ru);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return;
+        p->reaped_ns += posix_rusage_ns(&ru);
+        if (r == p->pid) {
+            p->reaped = true;
+            p->wstatus = status;
+        }
+    }
+}
+
+/* Walk the tree again: how many live members the walk found. *all is false while that
+ * may not be all that is left: the walk failed (a tree larger than it can hold, a
+ * read of the system's tables that failed: walk_err says why) or the back-end's
+ * container still holds processes. */
+static unsigned tree_left(struct plat_target *t, bool *all, struct lb_error *walk_err)
+{
+    group_reap(posix_target_base(t));
+    *all = posix_target_walk(t, walk_err) == 0;
+    unsigned n = 0;
     for (size_t i = 0; i < posix_target_members(t); i++)
         n += posix_target_member(t, i) != 0;
+    if (*all && n == 0 && posix_target_contained(t)) {
+        *all = false;
+        lb_fail(walk_err, "its container still holds processes");
+    }
     return n;
 }
 
@@ -477,11 +504,25 @@ int plat_target_stop(struct plat_target *t, int sig, uint64_t grace_ns, bool *ki
     if (p->stopped)
         return 0;
     int sigints = plat_sigint_count();
-    int left = tree_left(t, err);
-    if (left > 0 && grace_ns > 0) {
+    /* Without grace, what needs no walk is killed before the first walk, which takes
+     * seconds through thousands of live processes: the container, and the group while
+     * its leader, not reaped, holds its id. */
+    posix_leader_reap(p);
+    if (grace_ns == 0 && !p->reaped) {
+        *killed = true;
+        posix_target_kill(t);
+        kill(-p->pid, SIGKILL);
+    }
+    /* A walk that cannot list the whole tree never ends the stop: the group and every
+     * member already known are signalled all the same, again at each round, until the
+     * tree is seen gone or the deadline passes. */
+    bool all;
+    struct lb_error walk_err;
+    unsigned left = tree_left(t, &all, &walk_err);
+    if ((left > 0 || !all) && grace_ns > 0) {
         tree_signal(t, sig);
         uint64_t deadline = mono_ns() + grace_ns;
-        while ((left = tree_left(t, err)) > 0) {
+        while ((left = tree_left(t, &all, &walk_err)) > 0 || !all) {
             uint64_t now = mono_ns();
             if (now >= deadline)
                 break;
@@ -494,20 +535,23 @@ int plat_target_stop(struct plat_target *t, int sig, uint64_t grace_ns, bool *ki
         }
     }
     uint64_t deadline = mono_ns() + KILL_WAIT_NS;
-    while (left > 0) {
+    while (left > 0 || !all) {
         *killed = true;
+        posix_target_kill(t);
         tree_signal(t, SIGKILL);
         uint64_t now = mono_ns();
-        if (now >= deadline)
-            return lb_fail(err, "processes of pid %d survived SIGKILL for %llu s: %d left",
+        if (now >= deadline && all)
+            return lb_fail(err, "processes of pid %d survived SIGKILL for %llu s: %u left",
                            (int)p->pid, (unsigned long long)(KILL_WAIT_NS / NS_PER_SEC), left);
+        if (now >= deadline)
+            return lb_fail(err, "processes of pid %d survived SIGKILL for %llu s: %u seen, and "
+                           "more unseen (%s)", (int)p->pid,
+                           (unsigned long long)(KILL_WAIT_NS / NS_PER_SEC), left, walk_err.msg);
         /* Polled on every system: a member whose parent is still dying exits without
          * telling loopbench. */
         plat_wait_until(now + KILL_POLL_NS);
-        left = tree_left(t, err);
+        left = tree_left(t, &all, &walk_err);
     }
-    if (left < 0)
-        return -1;
     p->stopped = true;
     posix_target_stopped(t);
     return 0;
