@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Nothing left running (docs/reliability.md, hostile pull request): a target that starts
 # far more processes than loopbench's walk of a tree holds (4096), 10,000 children that
-# sleep, and one more that escapes into a session of its own by a double fork. After
+# sleep, each in a session of its own (out of the process group, which a signal to the
+# group would reach at once), and one more that escapes by a double fork. After
 # one short run none of them is left, whatever held the tree: the run's own cgroup
 # where loopbench may make one, the process group and the walk where it may not (as an
 # unprivileged user, uid 65534 through setpriv, who may not write in the cgroup tree).
@@ -27,7 +28,7 @@ fi
 # 0: SIGKILL, and the cgroup's kill where there is one).
 fork_profile() { # fork_profile NAME: the profile of that case, its marker in argv
   cat >"$TMP/$1.json" <<JSON
-{ "name": "fork", "command": ["$FORKER", "$N", "escape", "$TMP/mark-$1"],
+{ "name": "fork", "command": ["$FORKER", "$N", "escape", "sessions", "$TMP/mark-$1"],
   "knob": { "name": "n", "values": ["1"], "env": "FORK_N" },
   "ready": { "log": "^forker: [0-9]+ children ready$", "timeout": 120 },
   "stop": { "grace": 0 } }
@@ -81,7 +82,7 @@ stop_case() {
   stop_s=$(awk -v a="${t_stop:-0}" -v b="$t_end" 'BEGIN { printf "%.2f", b - a }')
   echo "$name: exit $rc, the target started ${made:-no} children, $left processes left;" \
     "the stop took $stop_s s"
-  cat "$TMP/$name.err"; cut -d" " -f2- "$TMP/$name.err" | grep -v ': \(start\|warm-up\|sample.*\|stop\)$' || true
+  cut -d" " -f2- "$TMP/$name.err" | grep -v ': \(start\|warm-up\|sample.*\|stop\)$' || true
   kill_left "$name"
 }
 
@@ -90,7 +91,7 @@ doc() { echo "$TMP/$1/out/results.json"; }
 # --- 1. as this user: the run's cgroup where it may make one ----------------------------
 stop_case own
 containment=$(jq -r '.runs[0].exit.containment' "$(doc own)")
-check "10,000 children and an escapee: all started" [ "$made" = "$N" ]
+check "10,000 children in sessions of their own and an escapee: all started" [ "$made" = "$N" ]
 check "  ... none left after the run ($containment)" [ "$left" -eq 0 ]
 check "  ... the stop ended within 10 s" lt "$stop_s" 10
 check "  ... and did not say that any survived" bash -c "! grep -q survived '$TMP/own.err'"

@@ -1,11 +1,12 @@
 /* A target that forks past any tree walk, for tests/e2e/hostile-stop.sh:
  *
- *   forker N [escape] [MARK...]
+ *   forker N [escape] [sessions] [MARK...]
  *
  * starts N child processes that sleep until killed (at most FORKER_MAX; it stops at the
  * first that cannot be made), then says "forker: N children ready" on stdout and sleeps
  * too. With "escape", one more child makes a session of its own and double-forks: its
- * grandchild, re-parented away from the tree, sleeps as well. Each is a copy of this
+ * grandchild, re-parented away from the tree, sleeps as well. With "sessions", each of
+ * the N makes a session of its own first, out of the process group. Each is a copy of this
  * process, MARK arguments included, so the test counts them by their command line. No
  * child asks to die with its parent: only what loopbench kills dies.
  *
@@ -15,6 +16,7 @@
  * 2-CPU host, against under 2 s this way. */
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,9 +34,10 @@ static _Noreturn void sleep_forever(void)
         syscall(SYS_pause);
 }
 
-static int child_run(void *unused)
+static int child_run(void *own_session)
 {
-    (void)unused;
+    if (own_session)
+        syscall(SYS_setsid);
     sleep_forever();
 }
 
@@ -52,14 +55,21 @@ int main(int argc, char **argv)
     char *stacks = malloc((size_t)(n + 1) * STACK_SIZE);
     if (!stacks)
         return 3;
+    bool escape = false;
+    void *sessions = NULL;
+    for (int i = 2; i < argc; i++) {
+        escape |= strcmp(argv[i], "escape") == 0;
+        if (strcmp(argv[i], "sessions") == 0)
+            sessions = stacks;
+    }
     long made = 0;
     for (; made < n; made++) {
-        if (clone(child_run, stacks + (made + 1) * STACK_SIZE, CLONE_VM | SIGCHLD, NULL) < 0) {
+        if (clone(child_run, stacks + (made + 1) * STACK_SIZE, CLONE_VM | SIGCHLD, sessions) < 0) {
             perror("forker: clone");
             break;
         }
     }
-    if (argc > 2 && strcmp(argv[2], "escape") == 0 && fork() == 0) {
+    if (escape && fork() == 0) {
         setsid();
         if (fork() == 0)
             sleep_forever();
