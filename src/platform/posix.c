@@ -398,6 +398,7 @@ int posix_reap(struct posix_target *p, pid_t pid, int *wstatus)
     if (r != pid)
         return 0;
     p->reaped_ns += posix_rusage_ns(&ru);
+    p->reaps++;
     if (wstatus)
         *wstatus = status;
     return 1;
@@ -429,7 +430,8 @@ int plat_target_exited(struct plat_target *t, int *wstatus)
 
 /* ---- Stopping --------------------------------------------------------------------- */
 
-#define KILL_WAIT_NS (5 * NS_PER_SEC)
+#define KILL_WAIT_NS (5 * NS_PER_SEC) /* after SIGKILL, for a tree of which none dies */
+#define KILL_MAX_NS (60 * NS_PER_SEC) /* ... and in all, however many die */
 #define KILL_POLL_NS (50 * 1000000ULL)
 
 /* Reap the dead of the group that are loopbench's children, the leader and orphans it
@@ -445,6 +447,7 @@ static void group_reap(struct posix_target *p)
         if (r <= 0)
             return;
         p->reaped_ns += posix_rusage_ns(&ru);
+        p->reaps++;
         if (r == p->pid) {
             p->reaped = true;
             p->wstatus = status;
@@ -534,19 +537,27 @@ int plat_target_stop(struct plat_target *t, int sig, uint64_t grace_ns, bool *ki
                 break;
         }
     }
-    uint64_t deadline = mono_ns() + KILL_WAIT_NS;
+    uint64_t start = mono_ns(), deadline = start + KILL_WAIT_NS;
+    unsigned long reaps = p->reaps;
     while (left > 0 || !all) {
         *killed = true;
         posix_target_kill(t);
         tree_signal(t, SIGKILL);
         uint64_t now = mono_ns();
+        /* A tree killed a walk's worth at a time, where no group or container takes it
+         * whole, is going all the same: the wait is for one that is not. */
+        if (p->reaps != reaps) {
+            reaps = p->reaps;
+            deadline = now + KILL_WAIT_NS < start + KILL_MAX_NS ? now + KILL_WAIT_NS
+                                                                : start + KILL_MAX_NS;
+        }
+        unsigned waited = (unsigned)((now - start + NS_PER_SEC / 2) / NS_PER_SEC);
         if (now >= deadline && all)
-            return lb_fail(err, "processes of pid %d survived SIGKILL for %llu s: %u left",
-                           (int)p->pid, (unsigned long long)(KILL_WAIT_NS / NS_PER_SEC), left);
+            return lb_fail(err, "processes of pid %d survived SIGKILL for %u s: %u left",
+                           (int)p->pid, waited, left);
         if (now >= deadline)
-            return lb_fail(err, "processes of pid %d survived SIGKILL for %llu s: %u seen, and "
-                           "more unseen (%s)", (int)p->pid,
-                           (unsigned long long)(KILL_WAIT_NS / NS_PER_SEC), left, walk_err.msg);
+            return lb_fail(err, "processes of pid %d survived SIGKILL for %u s: %u seen, and "
+                           "more unseen (%s)", (int)p->pid, waited, left, walk_err.msg);
         /* Polled on every system: a member whose parent is still dying exits without
          * telling loopbench. */
         plat_wait_until(now + KILL_POLL_NS);

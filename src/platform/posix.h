@@ -67,6 +67,7 @@ struct posix_target {
     int wstatus;        /* the spawned leader's, once reaped */
     uint64_t reaped_ns; /* CPU of the members loopbench reaped (wait4 rusage, their own
                            reaped children included) */
+    unsigned long reaps; /* how many loopbench reaped: a stop's sign of progress */
 };
 
 /* Reap pid if it is an exited child of loopbench: 1, its usage added to p->reaped_ns
