@@ -131,6 +131,16 @@ static ssize_t proc_read(const char *path, char *buf, size_t cap)
     return r;
 }
 
+/* The first line of a small file, without its newline (new string), or NULL. */
+static char *first_line(const char *path)
+{
+    char buf[256];
+    if (proc_read(path, buf, sizeof(buf)) <= 0)
+        return NULL;
+    buf[strcspn(buf, "\n")] = '\0';
+    return buf[0] ? xstrdup(buf) : NULL;
+}
+
 static bool gone(int e)
 {
     return e == ENOENT || e == ESRCH;
@@ -656,8 +666,8 @@ static void to_cpu_set(const struct cpuset *s, cpu_set_t *out)
  * it before its exec: all it ever starts is in it, whatever it does (a double fork, a
  * session of its own, more processes than a walk holds), and one write to its
  * cgroup.kill kills them all. Where none can be made there (no cgroup2, no right to
- * write in loopbench's cgroup, a kernel without cgroup.kill), the process group and
- * the walk are what stops the tree. */
+ * write in loopbench's cgroup, a kernel without cgroup.kill) or it would get controllers,
+ * the process group and the walk are what stops the tree. */
 
 #define CGROUP_PREFIX "loopbench."
 
@@ -731,6 +741,15 @@ static void cgroup_find(void)
             cgroup_home[0] = '\0';
     }
     free(text);
+    /* A cgroup made there would get the controllers enabled for its children (only the
+     * root may enable any and hold processes too): the target's CPU would then be
+     * shared out by group, which no run before had. */
+    char *controls = path_join(cgroup_home, "cgroup.subtree_control");
+    char *enabled = cgroup_home[0] ? first_line(controls) : NULL;
+    if (enabled)
+        cgroup_home[0] = '\0';
+    free(enabled);
+    free(controls);
     if (cgroup_home[0])
         cgroup_sweep();
 }
@@ -1097,16 +1116,6 @@ int plat_host_cpu(struct plat_host_cpu *out, struct lb_error *err)
     out->busy_ns = posix_clock_ticks_ns(total - v[3] - v[4] - v[7]);
     out->total_ns = posix_clock_ticks_ns(total);
     return 0;
-}
-
-/* The first line of a small file, without its newline (new string), or NULL. */
-static char *first_line(const char *path)
-{
-    char buf[256];
-    if (proc_read(path, buf, sizeof(buf)) <= 0)
-        return NULL;
-    buf[strcspn(buf, "\n")] = '\0';
-    return buf[0] ? xstrdup(buf) : NULL;
 }
 
 /* The value of "key : value" in /proc/cpuinfo-shaped text (new string), or NULL. */
