@@ -100,6 +100,8 @@ check "  ... and did not say that any survived" bash -c "! grep -q survived '$TM
 check "  ... the run records what held the tree" \
   jq -e '.runs[0].exit.containment | . == "cgroup2" or . == "process-group"' "$(doc own)"
 check "  ... and that it needed SIGKILL" jq -e '.runs[0].exit.killed' "$(doc own)"
+check "  ... the results read as the schema says" \
+  jq -e -f "$SOURCE_ROOT/tests/data/results-schema.jq" "$(doc own)"
 if [ "$containment" = cgroup2 ]; then
   check "  ... in its own cgroup while it ran, $cgroup" [ -n "$cgroup" ]
   check "  ... which is gone with it" [ ! -e "$cgroup" ]
