@@ -106,7 +106,7 @@ if [ "$containment" = cgroup2 ]; then
   check "  ... in its own cgroup while it ran, $cgroup" [ -n "$cgroup" ]
   check "  ... which is gone with it" [ ! -e "$cgroup" ]
 else
-  echo "skip: this host lets loopbench make no cgroup: the process group held the tree"
+  echo "skip: the run had no cgroup of its own (containment $containment): no cgroup to check"
 fi
 
 # --- 2. the cgroup goes on every path: an interrupt mid-sample, a start that fails -------
