@@ -741,17 +741,20 @@ static void cgroup_find(void)
             cgroup_home[0] = '\0';
     }
     free(text);
+    if (!cgroup_home[0])
+        return;
     /* A cgroup made there would get the controllers enabled for its children (only the
      * root may enable any and hold processes too): the target's CPU would then be
      * shared out by group, which no run before had. */
     char *controls = path_join(cgroup_home, "cgroup.subtree_control");
-    char *enabled = cgroup_home[0] ? first_line(controls) : NULL;
-    if (enabled)
-        cgroup_home[0] = '\0';
-    free(enabled);
+    char *enabled = first_line(controls);
     free(controls);
-    if (cgroup_home[0])
-        cgroup_sweep();
+    if (enabled) {
+        free(enabled);
+        cgroup_home[0] = '\0';
+        return;
+    }
+    cgroup_sweep();
 }
 
 /* Write text to the file name in directory dfd: 0, or -1. */

@@ -104,7 +104,7 @@ int plat_target_exited(struct plat_target *t, int *wstatus);
  * where there is one), and reap everything. *killed tells whether SIGKILL was needed.
  * grace_ns 0 kills at once. A tree too large or too quick to list whole is signalled
  * all the same, again and again, until it is gone; -1 with err naming how many were
- * seen left when none has died for 5 s after SIGKILL (or 60 s have passed). */
+ * seen left when it waited 5 s after SIGKILL with none of them dying (or 60 s passed). */
 int plat_target_stop(struct plat_target *t, int sig, uint64_t grace_ns, bool *killed,
                      struct lb_error *err);
 
