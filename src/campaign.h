@@ -117,6 +117,8 @@ struct run_record {
     bool exited;                /* the target exited on its own */
     int wstatus;
     bool killed;                /* stop needed SIGKILL */
+    char *containment;          /* what held its tree for the stop, "cgroup2" (platform.h);
+                                   NULL: no target started, or an older results.json */
     char *cpus;                 /* the CPUs its tree was pinned to, "1"; NULL: any */
     bool idle_held;             /* run --hold-idle: through its warm-up and window */
     struct run_rotation rotation; /* swaps 0 and no sets: it did not rotate */

@@ -165,6 +165,8 @@ static json_t *exit_json(const struct run_record *r)
         json_object_set_new(o, "status", json_integer(WEXITSTATUS(r->wstatus)));
     if (r->exited && WIFSIGNALED(r->wstatus))
         json_object_set_new(o, "signal", json_integer(WTERMSIG(r->wstatus)));
+    if (r->containment)
+        json_object_set_new(o, "containment", json_string(r->containment));
     return o;
 }
 
@@ -177,6 +179,8 @@ static void exit_from_json(json_t *o, struct run_record *r)
         r->wstatus = (int)(get_int(o, "status") & 0xff) << 8;
     else if (json_object_get(o, "signal"))
         r->wstatus = (int)(get_int(o, "signal") & 0x7f);
+    if (get_str(o, "containment"))
+        r->containment = xstrdup(get_str(o, "containment"));
 }
 
 static const char *const count_keys[] = {"scheduled", "sent",     "completed",

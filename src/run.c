@@ -792,7 +792,26 @@ static void slot_start(struct runner *rn, struct slot *x, struct progress *p, st
         return;
     }
     r->cpu_source = plat_target_cpu_source(x->t);
+    r->containment = xstrdup(plat_target_containment(x->t));
     x->step = capture_started(x->cap, err) < 0 ? STEP_ERROR : STEP_OK;
+}
+
+/* Processes of the run's target outlived its stop (stop_err says how many): an error,
+ * which the run's record and err tell after whatever went wrong first. */
+static void stop_failed(struct slot *x, const struct lb_error *stop_err, struct lb_error *err)
+{
+    struct run_record *r = x->r;
+    if (x->step == STEP_OK) {
+        *err = *stop_err;
+        x->step = STEP_ERROR;
+    } else if (x->step == STEP_ERROR) {
+        struct lb_error first = *err;
+        lb_fail(err, "%s; %s", first.msg, stop_err->msg);
+    } else {
+        char *first = r->failure;
+        r->failure = first ? xasprintf("%s; %s", first, stop_err->msg) : xstrdup(stop_err->msg);
+        free(first);
+    }
 }
 
 /* Stop the run's target and reap it, finish its logs and record how it went. */
@@ -804,11 +823,8 @@ static void slot_finish(struct slot *x, struct progress *p, struct lb_error *err
         uint64_t grace = plat_sigint_count() > 1 ? 0 : (uint64_t)(x->prof->stop_grace_s * 1e9);
         progress_phase(p, x->index, x->label, "stop", 0);
         struct lb_error stop_err;
-        if (plat_target_stop(x->t, x->prof->stop_signal, grace, &r->killed, &stop_err) < 0 &&
-            x->step == STEP_OK) {
-            *err = stop_err;
-            x->step = STEP_ERROR;
-        }
+        if (plat_target_stop(x->t, x->prof->stop_signal, grace, &r->killed, &stop_err) < 0)
+            stop_failed(x, &stop_err, err);
     }
     if (x->cap) {
         /* The target's tree is gone, and with it the pipes' writers: the logs are whole. */

@@ -375,6 +375,12 @@ enum cpu_source_kind plat_target_cpu_source(const struct plat_target *t)
     return CPU_SOURCE_TREE;
 }
 
+const char *plat_target_containment(const struct plat_target *t)
+{
+    (void)t;
+    return "process-group";
+}
+
 uint64_t plat_target_cpu_resolution_ns(const struct plat_target *t)
 {
     (void)t;
@@ -418,6 +424,19 @@ size_t posix_target_members(const struct plat_target *t)
 pid_t posix_target_member(const struct plat_target *t, size_t i)
 {
     return t->members[i].pid;
+}
+
+/* No container that holds a tree whatever it does: the process group and the walk are
+ * all there is. */
+void posix_target_kill(struct plat_target *t)
+{
+    (void)t;
+}
+
+bool posix_target_contained(struct plat_target *t)
+{
+    (void)t;
+    return false;
 }
 
 void posix_target_stopped(struct plat_target *t)

@@ -30,6 +30,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -130,6 +131,16 @@ static ssize_t proc_read(const char *path, char *buf, size_t cap)
     return r;
 }
 
+/* The first line of a small file, without its newline (new string), or NULL. */
+static char *first_line(const char *path)
+{
+    char buf[256];
+    if (proc_read(path, buf, sizeof(buf)) <= 0)
+        return NULL;
+    buf[strcspn(buf, "\n")] = '\0';
+    return buf[0] ? xstrdup(buf) : NULL;
+}
+
 static bool gone(int e)
 {
     return e == ENOENT || e == ESRCH;
@@ -185,7 +196,10 @@ struct plat_target {
     pid_t kids[TREE_MAX];
     pid_t tids[TIDS_MAX];
     size_t n_tids;
+    char *cgroup;            /* the target's own cgroup, NULL when it has none */
+    int cgroup_fd;           /* ... open */
     bool scanning;           /* this walk uses the /proc scan */
+    bool overflow;           /* it found more processes than it holds */
     struct scan_entry *scan; /* its table, made when needed */
     size_t n_scan;
     char text[TEXT_MAX];
@@ -244,15 +258,14 @@ static bool member_known(const struct plat_target *t, pid_t pid)
     return false;
 }
 
-static int member_add(struct plat_target *t, pid_t pid, struct lb_error *err)
+static void member_add(struct plat_target *t, pid_t pid)
 {
     if (member_known(t, pid))
-        return 0;
+        return;
     if (t->n_members == TREE_MAX)
-        return lb_fail(err, "the process tree of pid %d has more than %d processes",
-                       (int)t->base.pid, TREE_MAX);
-    t->members[t->n_members++] = (struct member){.pid = pid};
-    return 0;
+        t->overflow = true;
+    else
+        t->members[t->n_members++] = (struct member){.pid = pid};
 }
 
 /* The children of one thread, from its children file, into t->kids. */
@@ -280,6 +293,8 @@ static void thread_children(struct plat_target *t, pid_t pid, pid_t tid, size_t 
             } else if (in_num) {
                 if (*n < TREE_MAX)
                     t->kids[(*n)++] = (pid_t)cur;
+                else
+                    t->overflow = true;
                 cur = 0;
                 in_num = false;
             }
@@ -287,6 +302,8 @@ static void thread_children(struct plat_target *t, pid_t pid, pid_t tid, size_t 
     }
     if (in_num && *n < TREE_MAX)
         t->kids[(*n)++] = (pid_t)cur;
+    else if (in_num)
+        t->overflow = true;
     close(fd);
 }
 
@@ -370,21 +387,26 @@ static size_t children_of(struct plat_target *t, pid_t pid, struct member *m)
     }
     if (m)
         process_threads(t, pid, m, NULL);
-    for (size_t i = 0; i < t->n_scan && n < TREE_MAX; i++)
-        if (t->scan[i].ppid == pid)
+    for (size_t i = 0; i < t->n_scan; i++) {
+        if (t->scan[i].ppid != pid)
+            continue;
+        if (n < TREE_MAX)
             t->kids[n++] = t->scan[i].pid;
+        else
+            t->overflow = true;
+    }
     return n;
 }
 
 /* The roots of the tree: the leader until it is reaped, and, for a spawned target, the
  * orphans of the tree that loopbench adopted as a subreaper. */
-static int roots_add(struct plat_target *t, struct lb_error *err)
+static void roots_add(struct plat_target *t)
 {
     t->n_members = 0;
-    if (!t->base.reaped && member_add(t, t->base.pid, err) < 0)
-        return -1;
+    if (!t->base.reaped)
+        member_add(t, t->base.pid);
     if (!t->base.spawned)
-        return 0;
+        return;
     size_t n = children_of(t, getpid(), NULL);
     for (size_t i = 0; i < n; i++) {
         pid_t kid = t->kids[i];
@@ -392,10 +414,8 @@ static int roots_add(struct plat_target *t, struct lb_error *err)
         if (kid == t->base.pid || is_leader(kid) ||
             stat_read(kid, t->text, sizeof(t->text), &st, NULL) != 0 || !orphan_belongs(t, st.pgid))
             continue;
-        if (member_add(t, kid, err) < 0)
-            return -1;
+        member_add(t, kid);
     }
-    return 0;
 }
 
 /* Visit members[i]: add its CPU to *cpu_ns (when not NULL) and its children to the
@@ -432,14 +452,15 @@ static int member_visit(struct plat_target *t, size_t i, uint64_t *cpu_ns, struc
     }
     size_t n = children_of(t, m->pid, m);
     for (size_t k = 0; k < n; k++)
-        if (member_add(t, t->kids[k], err) < 0)
-            return -1;
+        member_add(t, t->kids[k]);
     return 0;
 }
 
 /* Walk the live tree from its roots, breadth first, summing its members' CPU into
  * *cpu_ns when not NULL; members[] holds the tree afterwards (with holes where a member
- * was found gone). */
+ * was found gone). A tree larger than members[] is walked as far as it holds, adopted
+ * orphans found dead reaped on the way, then it is an error: what was found is not the
+ * tree. */
 static int tree_walk(struct plat_target *t, uint64_t *cpu_ns, struct lb_error *err)
 {
     if (cpu_ns)
@@ -452,11 +473,14 @@ static int tree_walk(struct plat_target *t, uint64_t *cpu_ns, struct lb_error *e
             return -1;
     }
     t->n_tids = 0;
-    if (roots_add(t, err) < 0)
-        return -1;
+    t->overflow = false;
+    roots_add(t);
     for (size_t i = 0; i < t->n_members; i++)
         if (member_visit(t, i, cpu_ns, err) < 0)
             return -1;
+    if (t->overflow)
+        return lb_fail(err, "the process tree of pid %d has more than %d processes",
+                       (int)t->base.pid, TREE_MAX);
     return 0;
 }
 
@@ -619,6 +643,7 @@ static struct plat_target *target_new(pid_t pid, bool spawned)
     t->base.pid = pid;
     t->base.spawned = spawned;
     t->perf_fd = -1;
+    t->cgroup_fd = -1;
     t->source = CPU_SOURCE_TREE;
     t->resolution_ns = tick_ns();
     if (!use_children_files())
@@ -632,6 +657,154 @@ static void to_cpu_set(const struct cpuset *s, cpu_set_t *out)
     for (int cpu = 0; cpu < CPUSET_MAX && cpu < CPU_SETSIZE; cpu++)
         if (cpuset_has(s, cpu))
             CPU_SET(cpu, out);
+}
+
+/* ---- The target's cgroup ---------------------------------------------------------- */
+
+/* Where loopbench may make a cgroup, each spawned target gets one of its own, a child
+ * of loopbench's cgroup in the cgroup2 hierarchy named loopbench.PID.TARGET, and enters
+ * it before its exec: all it ever starts is in it, whatever it does (a double fork, a
+ * session of its own, more processes than a walk holds), and one write to its
+ * cgroup.kill kills them all. Where none can be made there (no cgroup2, no right to
+ * write in loopbench's cgroup, a kernel without cgroup.kill) or it would get controllers,
+ * the process group and the walk are what stops the tree. */
+
+#define CGROUP_PREFIX "loopbench."
+
+/* The cgroup2 directory loopbench runs in, "" when there is none it can see. */
+static char cgroup_home[PATH_MAX];
+static bool cgroup_looked;
+
+/* The mount point of the cgroup2 hierarchy into out, from the mountinfo line
+ * "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - cgroup2 SOURCE ...": false if none is
+ * mounted whole (ROOT "/") at a path without escapes. */
+static bool cgroup2_mount(char *out, size_t cap)
+{
+    char *text;
+    size_t len;
+    if (read_file("/proc/self/mountinfo", &text, &len, NULL) < 0)
+        return false;
+    bool found = false;
+    for (char *line = text; line && *line && !found;) {
+        char *eol = strchr(line, '\n');
+        if (eol)
+            *eol = '\0';
+        char root[8], point[PATH_MAX];
+        found = strstr(line, " - cgroup2 ") &&
+                sscanf(line, "%*s %*s %*s %7s %4095s", root, point) == 2 &&
+                strcmp(root, "/") == 0 && !strchr(point, '\\') && strlen(point) < cap;
+        if (found)
+            strcpy(out, point);
+        line = eol ? eol + 1 : NULL;
+    }
+    free(text);
+    return found;
+}
+
+/* Remove the cgroups that loopbench processes now gone left behind (one killed by
+ * SIGKILL had no time to): the empty ones only, rmdir refusing the others. */
+static void cgroup_sweep(void)
+{
+    DIR *d = opendir(cgroup_home);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        int owner, target;
+        if (sscanf(e->d_name, CGROUP_PREFIX "%d.%d", &owner, &target) != 2 || owner <= 0 ||
+            kill(owner, 0) == 0 || errno != ESRCH)
+            continue;
+        char *dir = path_join(cgroup_home, e->d_name);
+        rmdir(dir);
+        free(dir);
+    }
+    closedir(d);
+}
+
+/* Find loopbench's own cgroup ("0::PATH" in /proc/self/cgroup) under the mount, once. */
+static void cgroup_find(void)
+{
+    if (cgroup_looked)
+        return;
+    cgroup_looked = true;
+    char mount[PATH_MAX];
+    char *text;
+    size_t len;
+    if (!cgroup2_mount(mount, sizeof(mount)) ||
+        read_file("/proc/self/cgroup", &text, &len, NULL) < 0)
+        return;
+    const char *own = strncmp(text, "0::", 3) == 0 ? text : strstr(text, "\n0::");
+    if (own) {
+        own += own == text ? 3 : 4;
+        size_t n = strcspn(own, "\n");
+        if (snprintf(cgroup_home, sizeof(cgroup_home), "%s%.*s", mount,
+                     n == 1 ? 0 : (int)n, own) >= (int)sizeof(cgroup_home))
+            cgroup_home[0] = '\0';
+    }
+    free(text);
+    if (!cgroup_home[0])
+        return;
+    /* A cgroup made there would get the controllers enabled for its children (only the
+     * root may enable any and hold processes too): the target's CPU would then be
+     * shared out by group, which no run before had. */
+    char *controls = path_join(cgroup_home, "cgroup.subtree_control");
+    char *enabled = first_line(controls);
+    free(controls);
+    if (enabled) {
+        free(enabled);
+        cgroup_home[0] = '\0';
+        return;
+    }
+    cgroup_sweep();
+}
+
+/* Write text to the file name in directory dfd: 0, or -1. */
+static int write_at(int dfd, const char *name, const char *text)
+{
+    int fd = openat(dfd, name, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t len = (ssize_t)strlen(text);
+    ssize_t w = write(fd, text, (size_t)len);
+    close(fd);
+    return w == len ? 0 : -1;
+}
+
+/* Put t's waiting child, which has not exec'd nor forked yet, in a new cgroup of its
+ * own where one can be made; else leave it where it is. */
+static void cgroup_enter(struct plat_target *t)
+{
+    cgroup_find();
+    if (!cgroup_home[0])
+        return;
+    char *dir = xasprintf("%s/" CGROUP_PREFIX "%d.%d", cgroup_home, (int)getpid(), (int)t->base.pid);
+    if (mkdir(dir, 0755) < 0) {
+        free(dir);
+        return;
+    }
+    char pid[24];
+    snprintf(pid, sizeof(pid), "%d", (int)t->base.pid);
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0 && faccessat(fd, "cgroup.kill", W_OK, 0) == 0 && write_at(fd, "cgroup.procs", pid) == 0) {
+        t->cgroup = dir;
+        t->cgroup_fd = fd;
+        return;
+    }
+    if (fd >= 0)
+        close(fd);
+    rmdir(dir);
+    free(dir);
+}
+
+/* Remove t's cgroup: done once it is empty (a populated one cannot be removed). */
+static void cgroup_remove(struct plat_target *t)
+{
+    if (!t->cgroup)
+        return;
+    close(t->cgroup_fd);
+    t->cgroup_fd = -1;
+    rmdir(t->cgroup);
+    free(t->cgroup);
+    t->cgroup = NULL;
 }
 
 /* Open the perf counter on the waiting child, or decide on the fallback. */
@@ -707,6 +880,8 @@ int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out, str
             goto child_failed;
         }
     }
+    /* In its cgroup before it can start anything. */
+    cgroup_enter(t);
     ssize_t r;
     do
         r = write(fds[4], "g", 1);
@@ -769,6 +944,11 @@ pid_t plat_target_pid(const struct plat_target *t)
 enum cpu_source_kind plat_target_cpu_source(const struct plat_target *t)
 {
     return t->source;
+}
+
+const char *plat_target_containment(const struct plat_target *t)
+{
+    return t->cgroup ? "cgroup2" : "process-group";
 }
 
 uint64_t plat_target_cpu_resolution_ns(const struct plat_target *t)
@@ -844,9 +1024,29 @@ pid_t posix_target_member(const struct plat_target *t, size_t i)
     return t->members[i].pid;
 }
 
+void posix_target_kill(struct plat_target *t)
+{
+    if (t->cgroup_fd >= 0)
+        write_at(t->cgroup_fd, "cgroup.kill", "1");
+}
+
+bool posix_target_contained(struct plat_target *t)
+{
+    if (t->cgroup_fd < 0)
+        return false;
+    int fd = openat(t->cgroup_fd, "cgroup.events", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t r = read(fd, t->text, sizeof(t->text) - 1);
+    close(fd);
+    t->text[r > 0 ? r : 0] = '\0';
+    return strstr(t->text, "populated 1") != NULL;
+}
+
 void posix_target_stopped(struct plat_target *t)
 {
     leader_unregister(t->base.pid);
+    cgroup_remove(t);
 }
 
 void posix_target_release(struct plat_target *t)
@@ -856,6 +1056,7 @@ void posix_target_release(struct plat_target *t)
         leader_unregister(t->base.pid);
     if (t->perf_fd >= 0)
         close(t->perf_fd);
+    cgroup_remove(t);
     free(t->scan);
     free(t);
 }
@@ -918,16 +1119,6 @@ int plat_host_cpu(struct plat_host_cpu *out, struct lb_error *err)
     out->busy_ns = posix_clock_ticks_ns(total - v[3] - v[4] - v[7]);
     out->total_ns = posix_clock_ticks_ns(total);
     return 0;
-}
-
-/* The first line of a small file, without its newline (new string), or NULL. */
-static char *first_line(const char *path)
-{
-    char buf[256];
-    if (proc_read(path, buf, sizeof(buf)) <= 0)
-        return NULL;
-    buf[strcspn(buf, "\n")] = '\0';
-    return buf[0] ? xstrdup(buf) : NULL;
 }
 
 /* The value of "key : value" in /proc/cpuinfo-shaped text (new string), or NULL. */

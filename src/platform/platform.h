@@ -69,6 +69,10 @@ int plat_attach(pid_t pid, struct plat_target **out, struct lb_error *err);
 
 pid_t plat_target_pid(const struct plat_target *t);
 enum cpu_source_kind plat_target_cpu_source(const struct plat_target *t);
+/* What holds a spawned tree for stopping it, recorded in results: "cgroup2" (Linux,
+ * where loopbench may make a cgroup: its own for each target, killed whole), "job-object"
+ * (Windows), "process-group" (elsewhere: the group, and each member a walk finds). */
+const char *plat_target_containment(const struct plat_target *t);
 /* Effective resolution of the CPU source, in ns (a running thread's clock can lag by a
  * scheduler tick; perf reads are fresh). */
 uint64_t plat_target_cpu_resolution_ns(const struct plat_target *t);
@@ -96,8 +100,11 @@ int plat_target_read(struct plat_target *t, uint64_t *cpu_ns, struct plat_tree_s
 int plat_target_exited(struct plat_target *t, int *wstatus);
 
 /* Stop a spawned tree: send sig to its process group (and any adopted orphans), wait up
- * to grace_ns for them to exit, then SIGKILL whatever is left, and reap everything.
- * *killed tells whether SIGKILL was needed. grace_ns 0 kills at once. */
+ * to grace_ns for them to exit, then SIGKILL whatever is left (the whole cgroup or job
+ * where there is one), and reap everything. *killed tells whether SIGKILL was needed.
+ * grace_ns 0 kills at once. A tree too large or too quick to list whole is signalled
+ * all the same, again and again, until it is gone; -1 with err naming how many were
+ * seen left when it waited 5 s after SIGKILL with none of them dying (or 60 s passed). */
 int plat_target_stop(struct plat_target *t, int sig, uint64_t grace_ns, bool *killed,
                      struct lb_error *err);
 

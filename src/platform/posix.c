@@ -398,6 +398,7 @@ int posix_reap(struct posix_target *p, pid_t pid, int *wstatus)
     if (r != pid)
         return 0;
     p->reaped_ns += posix_rusage_ns(&ru);
+    p->reaps++;
     if (wstatus)
         *wstatus = status;
     return 1;
@@ -429,17 +430,46 @@ int plat_target_exited(struct plat_target *t, int *wstatus)
 
 /* ---- Stopping --------------------------------------------------------------------- */
 
-#define KILL_WAIT_NS (5 * NS_PER_SEC)
+#define KILL_WAIT_NS (5 * NS_PER_SEC) /* waited after SIGKILL with none of the tree dying */
+#define KILL_MAX_NS (60 * NS_PER_SEC) /* after SIGKILL in all, however many die */
 #define KILL_POLL_NS (50 * 1000000ULL)
 
-/* Walk the tree again: how many members are left (-1 on error)? */
-static int tree_left(struct plat_target *t, struct lb_error *err)
+/* Reap the dead of the group that are loopbench's children, the leader and orphans it
+ * adopted: at once, where a walk would take them a few thousand at a time. */
+static void group_reap(struct posix_target *p)
 {
-    if (posix_target_walk(t, err) < 0)
-        return -1;
-    int n = 0;
+    for (;;) {
+        struct rusage ru;
+        int status;
+        pid_t r = wait4(-p->pid, &status, WNOHANG, &ru);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return;
+        p->reaped_ns += posix_rusage_ns(&ru);
+        p->reaps++;
+        if (r == p->pid) {
+            p->reaped = true;
+            p->wstatus = status;
+        }
+    }
+}
+
+/* Walk the tree again: how many live members the walk found. *all is false while that
+ * may not be all that is left: the walk failed (a tree larger than it can hold, a
+ * read of the system's tables that failed: walk_err says why) or the back-end's
+ * container still holds processes. */
+static unsigned tree_left(struct plat_target *t, bool *all, struct lb_error *walk_err)
+{
+    group_reap(posix_target_base(t));
+    *all = posix_target_walk(t, walk_err) == 0;
+    unsigned n = 0;
     for (size_t i = 0; i < posix_target_members(t); i++)
         n += posix_target_member(t, i) != 0;
+    if (*all && n == 0 && posix_target_contained(t)) {
+        *all = false;
+        lb_fail(walk_err, "its container still holds processes");
+    }
     return n;
 }
 
@@ -477,11 +507,25 @@ int plat_target_stop(struct plat_target *t, int sig, uint64_t grace_ns, bool *ki
     if (p->stopped)
         return 0;
     int sigints = plat_sigint_count();
-    int left = tree_left(t, err);
-    if (left > 0 && grace_ns > 0) {
+    /* Without grace, what needs no walk is killed before the first walk, which takes
+     * seconds through thousands of live processes: the container, and the group while
+     * its leader, not reaped, holds its id. */
+    posix_leader_reap(p);
+    if (grace_ns == 0 && !p->reaped) {
+        *killed = true;
+        posix_target_kill(t);
+        kill(-p->pid, SIGKILL);
+    }
+    /* A walk that cannot list the whole tree never ends the stop: the group and every
+     * member already known are signalled all the same, again at each round, until the
+     * tree is seen gone or the deadline passes. */
+    bool all;
+    struct lb_error walk_err;
+    unsigned left = tree_left(t, &all, &walk_err);
+    if ((left > 0 || !all) && grace_ns > 0) {
         tree_signal(t, sig);
         uint64_t deadline = mono_ns() + grace_ns;
-        while ((left = tree_left(t, err)) > 0) {
+        while ((left = tree_left(t, &all, &walk_err)) > 0 || !all) {
             uint64_t now = mono_ns();
             if (now >= deadline)
                 break;
@@ -493,21 +537,35 @@ int plat_target_stop(struct plat_target *t, int sig, uint64_t grace_ns, bool *ki
                 break;
         }
     }
-    uint64_t deadline = mono_ns() + KILL_WAIT_NS;
-    while (left > 0) {
+    /* A tree killed a walk's worth at a time, where no group or container takes it
+     * whole, is going all the same, and each walk through thousands of live processes
+     * takes seconds of its own: what fails the stop is KILL_WAIT_NS of waiting in which
+     * none of the tree died, or KILL_MAX_NS in all. */
+    uint64_t start = mono_ns(), idle_ns = 0;
+    unsigned long reaps = p->reaps;
+    while (left > 0 || !all) {
         *killed = true;
+        posix_target_kill(t);
         tree_signal(t, SIGKILL);
+        if (p->reaps != reaps) {
+            reaps = p->reaps;
+            idle_ns = 0;
+        }
         uint64_t now = mono_ns();
-        if (now >= deadline)
-            return lb_fail(err, "processes of pid %d survived SIGKILL for %llu s: %d left",
-                           (int)p->pid, (unsigned long long)(KILL_WAIT_NS / NS_PER_SEC), left);
+        unsigned waited = (unsigned)((now - start + NS_PER_SEC / 2) / NS_PER_SEC);
+        bool over = idle_ns >= KILL_WAIT_NS || now - start >= KILL_MAX_NS;
+        if (over && all)
+            return lb_fail(err, "processes of pid %d survived SIGKILL for %u s: %u left",
+                           (int)p->pid, waited, left);
+        if (over)
+            return lb_fail(err, "processes of pid %d survived SIGKILL for %u s: %u seen, and "
+                           "more unseen (%s)", (int)p->pid, waited, left, walk_err.msg);
         /* Polled on every system: a member whose parent is still dying exits without
          * telling loopbench. */
         plat_wait_until(now + KILL_POLL_NS);
-        left = tree_left(t, err);
+        idle_ns += mono_ns() - now;
+        left = tree_left(t, &all, &walk_err);
     }
-    if (left < 0)
-        return -1;
     p->stopped = true;
     posix_target_stopped(t);
     return 0;

@@ -67,6 +67,7 @@ struct posix_target {
     int wstatus;        /* the spawned leader's, once reaped */
     uint64_t reaped_ns; /* CPU of the members loopbench reaped (wait4 rusage, their own
                            reaped children included) */
+    unsigned long reaps; /* how many loopbench reaped: a stop's sign of progress */
 };
 
 /* Reap pid if it is an exited child of loopbench: 1, its usage added to p->reaped_ns
@@ -86,6 +87,12 @@ int posix_target_walk(struct plat_target *t, struct lb_error *err);
 /* How many members the last walk found, and member i's pid (0: found gone). */
 size_t posix_target_members(const struct plat_target *t);
 pid_t posix_target_member(const struct plat_target *t, size_t i);
+/* Kill at once every process of the container that the back-end holds t's tree in,
+ * where it has one (Linux: the run's cgroup; none on macOS), members the walk cannot
+ * see included. */
+void posix_target_kill(struct plat_target *t);
+/* Does that container still hold processes? Always false where there is none. */
+bool posix_target_contained(struct plat_target *t);
 /* What the back-end gives up once a spawned tree is stopped: empty and reaped. */
 void posix_target_stopped(struct plat_target *t);
 /* Free t and what the back-end holds for it (plat_target_free, once a spawned tree is

@@ -686,6 +686,12 @@ enum cpu_source_kind plat_target_cpu_source(const struct plat_target *t)
     return t->source;
 }
 
+const char *plat_target_containment(const struct plat_target *t)
+{
+    (void)t;
+    return "job-object";
+}
+
 uint64_t plat_target_cpu_resolution_ns(const struct plat_target *t)
 {
     return t->resolution_ns;
