@@ -59,6 +59,7 @@ static void print_dry_run(const struct github_pr *pr, const char *webhook,
         char *body = github_comment_body(job);
         const char *token = getenv("GITHUB_TOKEN");
         printf("GET %s and the next pages: the comment holding %s\n"
+               "GET /user at the first one: its writer must be the token's user\n"
                "PATCH it (.../issues/comments/ID) when found, else POST %s\n"
                "%zu bytes of comment; Authorization: Bearer $GITHUB_TOKEN (%s)\n",
                first, marker, list, strlen(body), token && *token ? "set" : "not set");
@@ -119,7 +120,7 @@ int cmd_publish(int argc, char **argv)
             github = optarg;
             break;
         case OPT_API_URL:
-            if (http_url_check("publish: --api-url", optarg, &err) < 0)
+            if (http_url_check_secret("publish: --api-url", optarg, &err) < 0)
                 return msg_usage_error("publish", "%s", err.msg);
             job.api_url = optarg;
             break;
@@ -191,6 +192,11 @@ int cmd_publish(int argc, char **argv)
         status = LB_EXIT_FAILURE;
         goto out;
     }
+    if (res.foreign)
+        msg_warn("%zu comment%s on %s/%s#%ld carr%s the marker but %s not written by the "
+                 "token's user: left alone", res.foreign, res.foreign == 1 ? "" : "s",
+                 pr.owner, pr.repo, pr.number, res.foreign == 1 ? "ies" : "y",
+                 res.foreign == 1 ? "was" : "were");
     if (github)
         printf("%s comment %s\n", res.updated ? "updated" : "created", res.url);
     else

@@ -239,7 +239,7 @@ static int create_beside(const char *path, char **tmp, struct lb_error *err)
 int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
                       struct lb_error *err)
 {
-    char *tmp;
+    char *tmp = NULL;
     int fd = create_beside(path, &tmp, err);
     if (fd < 0)
         return -1;
