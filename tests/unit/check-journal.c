@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "confedit.h"
 #include "journal.h"
 #include "platform/platform.h"
@@ -131,7 +132,7 @@ START_TEST(test_recover_refuses_foreign_change)
     put("cfg.json", "the operator's edit", 0644);
     ck_assert_int_eq(journal_recover("cfg.json", &found, &restored, &err), -1);
     ck_assert(found && !restored);
-    ck_assert_msg(strstr(err.msg, "changed by someone else") && strstr(err.msg, "/" JPATH "'"),
+    ck_assert_msg(strstr(err.msg, "changed by someone else") && strstr(err.msg, JPATH "'"),
                   "%s", err.msg);
     assert_file("cfg.json", "the operator's edit", 0644);
     ck_assert(exists(JPATH)); /* still holds the original */
@@ -333,7 +334,8 @@ START_TEST(test_legacy_journal_beside_link)
 }
 END_TEST
 
-/* A lock path planted as a link to a victim file: refused, the victim untouched. */
+/* A lock path planted as a link to a victim file: refused, the victim untouched (a hard
+ * link too: tests/e2e/hostile-files.sh). */
 START_TEST(test_lock_link_refused)
 {
     testlib_case_dir();
@@ -344,13 +346,6 @@ START_TEST(test_lock_link_refused)
     char *lock_path;
     ck_assert_int_eq(journal_lock("cfg.json", &lock_path, &err), -1);
     ck_assert_msg(strstr(err.msg, "is a symbolic link"), "%s", err.msg);
-    free(lock_path);
-    assert_file("victim", "precious", 0600);
-    /* A hard link would take the pid into the victim as well. */
-    ck_assert_int_eq(unlink(".cfg.json.loopbench-lock"), 0);
-    ck_assert_int_eq(link("victim", ".cfg.json.loopbench-lock"), 0);
-    ck_assert_int_eq(journal_lock("cfg.json", &lock_path, &err), -1);
-    ck_assert_msg(strstr(err.msg, "not a regular file of its own"), "%s", err.msg);
     free(lock_path);
     assert_file("victim", "precious", 0600);
 }

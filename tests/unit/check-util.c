@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "platform/platform.h"
 #include "testlib.h"
 #include "util.h"
