@@ -14,16 +14,18 @@ const char cmd_publish_usage[] =
     "\n"
     "Publish a report (Markdown, e.g. from `loopbench report` or `loopbench compare`): as\n"
     "one comment on a GitHub pull request, created the first time and updated after (a\n"
-    "hidden marker at its end finds it again), or as JSON posted to a webhook. Rate limits\n"
-    "are waited out as the server asks (Retry-After, x-ratelimit-reset), up to 60 s; 5xx\n"
-    "answers and network failures are tried 4 times in all, 1, 2 and 4 s apart. A report\n"
-    "longer than a GitHub comment (65536 characters) is shortened, its tables left out\n"
-    "first, its headline, verdicts and charts kept (the comment says so).\n"
+    "hidden marker at its end finds it again, in a comment by the token's own user), or as\n"
+    "JSON posted to a webhook. Rate limits are waited out as the server asks (Retry-After,\n"
+    "x-ratelimit-reset), up to 60 s; 5xx answers and network failures are tried 4 times in\n"
+    "all, 1, 2 and 4 s apart. A report longer than a GitHub comment (65536 characters) is\n"
+    "shortened, its tables left out first, its headline, verdicts and charts kept (the\n"
+    "comment says so).\n"
     "\n"
     "      --github OWNER/REPO#N  comment on that pull request with the token in\n"
     "                             $GITHUB_TOKEN (never printed)\n"
     "      --api-url URL          the GitHub API root (default " GITHUB_API_DEFAULT ";\n"
-    "                             GitHub Enterprise Server: https://HOST/api/v3)\n"
+    "                             GitHub Enterprise Server: https://HOST/api/v3);\n"
+    "                             http:// only to a loopback address\n"
     "      --marker NAME          one comment per NAME on a pull request (default: one)\n"
     "      --webhook URL          POST the report as JSON to URL (see docs/network.md)\n"
     "      --dry-run              print the requests instead of sending anything\n"
@@ -59,6 +61,7 @@ static void print_dry_run(const struct github_pr *pr, const char *webhook,
         char *body = github_comment_body(job);
         const char *token = getenv("GITHUB_TOKEN");
         printf("GET %s and the next pages: the comment holding %s\n"
+               "GET /user at the first one: its writer must be the token's user\n"
                "PATCH it (.../issues/comments/ID) when found, else POST %s\n"
                "%zu bytes of comment; Authorization: Bearer $GITHUB_TOKEN (%s)\n",
                first, marker, list, strlen(body), token && *token ? "set" : "not set");
@@ -119,7 +122,7 @@ int cmd_publish(int argc, char **argv)
             github = optarg;
             break;
         case OPT_API_URL:
-            if (http_url_check("publish: --api-url", optarg, &err) < 0)
+            if (http_url_check_secret("publish: --api-url", optarg, &err) < 0)
                 return msg_usage_error("publish", "%s", err.msg);
             job.api_url = optarg;
             break;
@@ -191,6 +194,11 @@ int cmd_publish(int argc, char **argv)
         status = LB_EXIT_FAILURE;
         goto out;
     }
+    if (res.foreign)
+        msg_warn("%zu comment%s on %s/%s#%ld carr%s the marker but %s not written by the "
+                 "token's user: left alone", res.foreign, res.foreign == 1 ? "" : "s",
+                 pr.owner, pr.repo, pr.number, res.foreign == 1 ? "ies" : "y",
+                 res.foreign == 1 ? "was" : "were");
     if (github)
         printf("%s comment %s\n", res.updated ? "updated" : "created", res.url);
     else

@@ -32,9 +32,11 @@ static int restore_file(const char *file)
 {
     bool found, restored;
     struct lb_error err;
-    int lock = journal_lock(file, &err);
+    char *lock_path;
+    int lock = journal_lock(file, &lock_path, &err);
     int rc = lock < 0 ? -1 : journal_recover(file, &found, &restored, &err);
-    journal_unlock(file, lock);
+    journal_unlock(lock_path, lock);
+    free(lock_path);
     if (rc < 0) {
         msg_error("%s", err.msg);
         return LB_EXIT_FAILURE;

@@ -210,12 +210,15 @@ static struct confedit_file *find_file(struct confedit *ce, const char *path)
 static int add_file(struct confedit *ce, const char *path, struct strv *notes,
                     struct lb_error *err)
 {
-    int lock = journal_lock(path, err);
-    if (lock < 0)
+    char *lock_path;
+    int lock = journal_lock(path, &lock_path, err);
+    if (lock < 0) {
+        free(lock_path);
         return -1;
+    }
     ce->files = xrealloc(ce->files, (ce->n_files + 1) * sizeof(*ce->files));
     struct confedit_file *cf = &ce->files[ce->n_files++];
-    *cf = (struct confedit_file){.path = xstrdup(path), .lock_fd = lock};
+    *cf = (struct confedit_file){.path = xstrdup(path), .lock_path = lock_path, .lock_fd = lock};
 
     bool found, restored;
     if (journal_recover(path, &found, &restored, err) < 0)
@@ -360,7 +363,8 @@ int confedit_restore(struct confedit *ce, struct lb_error *err)
 void confedit_release(struct confedit *ce)
 {
     for (size_t i = 0; i < ce->n_files; i++) {
-        journal_unlock(ce->files[i].path, ce->files[i].lock_fd);
+        journal_unlock(ce->files[i].lock_path, ce->files[i].lock_fd);
+        free(ce->files[i].lock_path);
         free(ce->files[i].path);
         free(ce->files[i].original);
         journal_release(&ce->files[i].journal);

@@ -27,7 +27,8 @@ struct confedit_file {
     unsigned mode;          /* the original permission bits */
     bool written;           /* loopbench has replaced it at least once */
     struct journal journal; /* .path set once made, before the first write */
-    int lock_fd;            /* journal_lock, held from begin to release */
+    char *lock_path;        /* journal_lock's, held from begin to release */
+    int lock_fd;
 };
 
 struct confedit {

@@ -3,6 +3,7 @@
  * and 5 MiB of resident memory. The headers still give every function's type. */
 #include "http.h"
 
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -110,6 +111,41 @@ int http_url_check(const char *what, const char *url, struct lb_error *err)
     libcurl.url_cleanup(u);
     if (!ok)
         return lb_fail(err, "%s '%s': expected an http:// or https:// URL", what, url);
+    return 0;
+}
+
+/* Whether host (as curl gives it: an IPv6 address in brackets) is this machine's
+ * loopback: localhost, 127.0.0.0/8 or ::1. */
+static bool loopback_host(const char *host)
+{
+    if (strcasecmp(host, "localhost") == 0)
+        return true;
+    unsigned char a[16];
+    size_t len = strlen(host);
+    if (len > 2 && host[0] == '[' && host[len - 1] == ']') {
+        char *inner = xstrndup(host + 1, len - 2);
+        bool v6 = inet_pton(AF_INET6, inner, a) == 1;
+        free(inner);
+        static const unsigned char one[16] = {[15] = 1};
+        return v6 && memcmp(a, one, sizeof(one)) == 0;
+    }
+    return inet_pton(AF_INET, host, a) == 1 && a[0] == 127;
+}
+
+int http_url_check_secret(const char *what, const char *url, struct lb_error *err)
+{
+    if (http_url_check(what, url, err) < 0)
+        return -1;
+    CURLU *u = parse_url(url);
+    char *scheme = url_part(u, CURLUPART_SCHEME), *host = url_part(u, CURLUPART_HOST);
+    bool ok = strcmp(scheme, "https") == 0 || loopback_host(host);
+    free(scheme);
+    free(host);
+    libcurl.url_cleanup(u);
+    if (!ok)
+        return lb_fail(err, "%s '%s': http:// would send the token in clear text: expected "
+                       "https://, or http:// to a loopback address (localhost, 127.0.0.1, ::1)",
+                       what, url);
     return 0;
 }
 

@@ -48,6 +48,9 @@ bool network_available(void);
 /* 0 when url is an http:// or https:// URL curl can parse, else -1 saying why
  * (`what` names it, e.g. "--api-url"). */
 int http_url_check(const char *what, const char *url, struct lb_error *err);
+/* http_url_check, and url may carry a credential: https://, or http:// only to this
+ * machine's loopback (localhost, 127.0.0.0/8, ::1), where no network sees it. */
+int http_url_check_secret(const char *what, const char *url, struct lb_error *err);
 /* url without its user:password part (new string), for messages. With origin_only,
  * only scheme://host[:port]: for URLs whose path may hold a secret (webhooks). */
 char *http_url_display(const char *url, bool origin_only);

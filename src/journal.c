@@ -32,28 +32,46 @@ static char *hidden_beside(const char *file, const char *suffix)
     return xasprintf("%.*s.%s%s", (int)(base - file), file, base, suffix);
 }
 
-char *journal_path_for(const char *file)
+/* The name file's lock and journal go by: its real path, so that every link to one
+ * file finds the same ones; for a file that is missing, the real path of its
+ * directory joined with its name (new string). */
+static char *real_key(const char *file)
 {
-    return hidden_beside(file, JOURNAL_SUFFIX);
+    char *real = plat_realpath(file);
+    if (real)
+        return real;
+    char *dir = path_dirname(file), *real_dir = plat_realpath(dir);
+    char *key = real_dir ? path_join(real_dir, path_basename(file)) : xstrdup(file);
+    free(real_dir);
+    free(dir);
+    return key;
 }
 
-int journal_lock(const char *file, struct lb_error *err)
+static char *keyed_beside(const char *file, const char *suffix)
 {
-    char *path = hidden_beside(file, LOCK_SUFFIX);
+    char *key = real_key(file);
+    char *path = hidden_beside(key, suffix);
+    free(key);
+    return path;
+}
+
+char *journal_path_for(const char *file)
+{
+    return keyed_beside(file, JOURNAL_SUFFIX);
+}
+
+int journal_lock(const char *file, char **lock_path, struct lb_error *err)
+{
+    *lock_path = keyed_beside(file, LOCK_SUFFIX);
     char *what = xasprintf("config '%s'", file);
-    int fd = lock_take(path, what, err);
+    int fd = lock_take(*lock_path, what, err);
     free(what);
-    free(path);
     return fd;
 }
 
-void journal_unlock(const char *file, int fd)
+void journal_unlock(const char *lock_path, int fd)
 {
-    if (fd < 0)
-        return;
-    char *path = hidden_beside(file, LOCK_SUFFIX);
-    lock_drop(path, fd);
-    free(path);
+    lock_drop(lock_path, fd);
 }
 
 char *journal_file_for(const char *dir, const char *name)
@@ -192,16 +210,30 @@ static int parse_header(struct journal *j, char *text, char *hash, size_t *len)
     return first ? -1 : 0;
 }
 
-int journal_load(const char *file, struct journal *j, bool *found, struct lb_error *err)
+/* The journal of file that exists (new string): the one keyed to its real path, else
+ * one beside the path as given, where a loopbench before 0.x named it (a config reached
+ * through a link had its journal beside the link); NULL when there is neither. */
+static char *existing_journal(const char *file)
 {
     char *path = journal_path_for(file);
+    if (access(path, F_OK) == 0 || errno != ENOENT)
+        return path;
+    free(path);
+    path = hidden_beside(file, JOURNAL_SUFFIX);
+    if (access(path, F_OK) == 0 || errno != ENOENT)
+        return path;
+    free(path);
+    return NULL;
+}
+
+int journal_load(const char *file, struct journal *j, bool *found, struct lb_error *err)
+{
+    char *path = existing_journal(file);
     char *data;
     size_t len;
     *found = false;
-    if (access(path, F_OK) < 0 && errno == ENOENT) {
-        free(path);
+    if (!path)
         return 0;
-    }
     if (read_file(path, &data, &len, err) < 0) {
         free(path);
         return -1;

@@ -27,14 +27,19 @@ struct journal {
     size_t n_known;
 };
 
-/* The journal's path for file: DIR/.NAME.loopbench-journal. New string, caller frees. */
+/* The journal's path for file: DIR/.NAME.loopbench-journal, where DIR/NAME is file's
+ * real path (a file reached through links has one journal, beside the file itself).
+ * New string, caller frees. journal_load also finds a journal an older loopbench left
+ * beside the path as given. */
 char *journal_path_for(const char *file);
 
-/* Lock file: DIR/.NAME.loopbench-lock, held (util.h lock_take) by the one loopbench
- * that may edit, recover or restore file; returns its descriptor, or -1 with err naming
- * the loopbench holding it. */
-int journal_lock(const char *file, struct lb_error *err);
-void journal_unlock(const char *file, int fd);
+/* Lock file: DIR/.NAME.loopbench-lock beside file's real path, as the journal, so two
+ * links to one file lock each other out; held (util.h lock_take) by the one loopbench
+ * that may edit, recover or restore file. Returns its descriptor and *lock_path (new
+ * string, caller frees, after journal_unlock), or -1 with err naming the loopbench
+ * holding it (*lock_path is set either way). */
+int journal_lock(const char *file, char **lock_path, struct lb_error *err);
+void journal_unlock(const char *lock_path, int fd);
 
 /* The config file a directory entry name in dir journals (new string, caller frees),
  * or NULL when name is not a journal's. */

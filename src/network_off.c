@@ -22,6 +22,11 @@ int http_url_check(const char *what, const char *url, struct lb_error *err)
     return lb_fail(err, "%s '%s': HTTP is %s", what, url, NETWORK_UNAVAILABLE);
 }
 
+int http_url_check_secret(const char *what, const char *url, struct lb_error *err)
+{
+    return http_url_check(what, url, err);
+}
+
 char *http_url_display(const char *url, bool origin_only)
 {
     (void)origin_only;

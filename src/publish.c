@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config.h"
 #include "text.h"
@@ -525,10 +526,11 @@ static void github_headers(struct strv *headers, const char *token, bool with_bo
         strv_push(headers, "Content-Type: application/json");
 }
 
-/* Send one GitHub request with retries; 0 with a 2xx response, else -1 saying why. */
-static int github_call(const char *method, const char *url, const char *body,
-                       const struct github_pr *pr, const struct publish_job *job,
-                       struct http_response *resp, struct lb_error *err)
+/* Send one GitHub request with retries: 0 with whatever the server answered, else -1
+ * saying why none came. */
+static int github_send(const char *method, const char *url, const char *body,
+                       const struct publish_job *job, struct http_response *resp,
+                       struct lb_error *err)
 {
     struct strv headers = {0};
     github_headers(&headers, job->token, body != NULL);
@@ -541,11 +543,18 @@ static int github_call(const char *method, const char *url, const char *body,
     };
     int rc = http_request_retry(&req, &job->retry, resp, err);
     strv_release(&headers);
-    if (rc < 0) {
-        if (err)
-            redact(err->msg, job->token);
+    if (rc < 0 && err)
+        redact(err->msg, job->token);
+    return rc;
+}
+
+/* github_send, and 0 only with a 2xx response, else -1 saying why. */
+static int github_call(const char *method, const char *url, const char *body,
+                       const struct github_pr *pr, const struct publish_job *job,
+                       struct http_response *resp, struct lb_error *err)
+{
+    if (github_send(method, url, body, job, resp, err) < 0)
         return -1;
-    }
     if (resp->status < 200 || resp->status > 299) {
         github_status_error(resp, method, url, pr, job, err);
         http_response_release(resp);
@@ -564,14 +573,55 @@ static bool holds_marker(const char *body, const char *marker)
     return false;
 }
 
-/* Look for the marked comment in one page of the list: 0 with *found (0: not there)
- * and *count, or -1 when the page is not a list of comments. */
-static int scan_comments(const struct http_response *resp, const char *url, const char *marker,
-                         long *found, size_t *count, struct lb_error *err)
+/* The search for the comment to update: one that carries the marker and was written
+ * by the token's own user, whom GitHub is asked once, at the first marked comment. */
+struct comment_search {
+    const struct github_pr *pr;
+    const struct publish_job *job;
+    char *marker;
+    char *own;      /* the token's login, once asked */
+    long found;     /* the comment's id, 0 until found */
+    size_t foreign; /* marked comments by anyone else, left alone */
+};
+
+/* The token's login into s->own: GET /user. An App's installation token, as GitHub
+ * Actions' GITHUB_TOKEN, has no user there (HTTP 403, not a rate limit); the comments
+ * it writes are GITHUB_ACTIONS_BOT's (docs/network.md). */
+static int ask_own_login(struct comment_search *s, struct lb_error *err)
+{
+    const char *root;
+    int len = api_root_len(s->job, &root);
+    char *url = xasprintf("%.*s/user", len, root);
+    struct http_response resp;
+    int rc = github_send("GET", url, NULL, s->job, &resp, err);
+    if (rc == 0) {
+        json_t *doc = json_loadb(resp.body, resp.body_len, 0, NULL);
+        const char *login = json_string_value(json_object_get(doc, "login"));
+        if (resp.status == 403 && !http_rate_limited(&resp)) {
+            s->own = xstrdup(GITHUB_ACTIONS_BOT);
+        } else if (resp.status < 200 || resp.status > 299) {
+            rc = github_status_error(&resp, "GET", url, s->pr, s->job, err);
+        } else if (!login || !*login) {
+            char *shown = http_url_display(url, false);
+            rc = lb_fail(err, "GET %s: expected the token's user, with a \"login\"", shown);
+            free(shown);
+        } else {
+            s->own = xstrdup(login);
+        }
+        json_decref(doc);
+        http_response_release(&resp);
+    }
+    free(url);
+    return rc;
+}
+
+/* Look for the comment in one page of the list: 0 with s->found (0: not there) and
+ * *count, or -1 when the page is not a list of comments or the user cannot be asked. */
+static int scan_comments(struct comment_search *s, const struct http_response *resp,
+                         const char *url, size_t *count, struct lb_error *err)
 {
     json_error_t jerr;
     json_t *list = json_loadb(resp->body, resp->body_len, 0, &jerr);
-    *found = 0;
     if (!json_is_array(list)) {
         char *shown = http_url_display(url, false);
         lb_fail(err, "GET %s: expected a JSON array of comments%s%s", shown,
@@ -581,18 +631,27 @@ static int scan_comments(const struct http_response *resp, const char *url, cons
         return -1;
     }
     *count = json_array_size(list);
+    int rc = 0;
     size_t i;
     json_t *comment;
     json_array_foreach(list, i, comment) {
         const char *body = json_string_value(json_object_get(comment, "body"));
         json_t *id = json_object_get(comment, "id");
-        if (body && json_is_integer(id) && holds_marker(body, marker)) {
-            *found = (long)json_integer_value(id);
+        if (!body || !json_is_integer(id) || !holds_marker(body, s->marker))
+            continue;
+        if (!s->own && (rc = ask_own_login(s, err)) < 0)
+            break;
+        /* GitHub's logins are case-insensitive. */
+        const char *author =
+            json_string_value(json_object_get(json_object_get(comment, "user"), "login"));
+        if (author && strcasecmp(author, s->own) == 0) {
+            s->found = (long)json_integer_value(id);
             break;
         }
+        s->foreign++;
     }
     json_decref(list);
-    return 0;
+    return rc;
 }
 
 /* Another page follows: the Link header says so (rel="next"), or without one, this
@@ -606,34 +665,31 @@ static bool has_next_page(const struct http_response *resp, size_t count)
     return count >= GITHUB_PER_PAGE;
 }
 
-/* The marked comment's id, 0 when there is none. */
-static int find_comment(const struct github_pr *pr, const struct publish_job *job, long *found,
-                        struct lb_error *err)
+/* The id of the comment to update into s->found, 0 when there is none. */
+static int find_comment(struct comment_search *s, struct lb_error *err)
 {
-    char *marker = publish_marker(job->marker_name);
     int rc = 0;
-    *found = 0;
     for (int page = 1;; page++) {
         if (page > GITHUB_PAGES_MAX) {
             rc = lb_fail(err, "%s/%s#%ld has more than %d comments: loopbench reads no further",
-                         pr->owner, pr->repo, pr->number, GITHUB_PER_PAGE * GITHUB_PAGES_MAX);
+                         s->pr->owner, s->pr->repo, s->pr->number,
+                         GITHUB_PER_PAGE * GITHUB_PAGES_MAX);
             break;
         }
-        char *url = github_comments_url(job, pr, page);
+        char *url = github_comments_url(s->job, s->pr, page);
         struct http_response resp;
         size_t count = 0;
         bool more = false;
-        rc = github_call("GET", url, NULL, pr, job, &resp, err);
+        rc = github_call("GET", url, NULL, s->pr, s->job, &resp, err);
         if (rc == 0) {
-            rc = scan_comments(&resp, url, marker, found, &count, err);
-            more = rc == 0 && !*found && has_next_page(&resp, count);
+            rc = scan_comments(s, &resp, url, &count, err);
+            more = rc == 0 && !s->found && has_next_page(&resp, count);
             http_response_release(&resp);
         }
         free(url);
         if (!more)
             break;
     }
-    free(marker);
     return rc;
 }
 
@@ -641,15 +697,19 @@ int publish_github(const struct github_pr *pr, const struct publish_job *job,
                    struct publish_result *res, struct lb_error *err)
 {
     memset(res, 0, sizeof(*res));
-    long comment_id;
-    if (find_comment(pr, job, &comment_id, err) < 0)
+    struct comment_search search = {.pr = pr, .job = job, .marker = publish_marker(job->marker_name)};
+    int rc = find_comment(&search, err);
+    res->foreign = search.foreign;
+    free(search.marker);
+    free(search.own);
+    if (rc < 0)
         return -1;
-    res->updated = comment_id != 0;
-    char *url = res->updated ? github_comment_url(job, pr, comment_id)
+    res->updated = search.found != 0;
+    char *url = res->updated ? github_comment_url(job, pr, search.found)
                              : github_comments_url(job, pr, 0);
     char *body = comment_request_body(job);
     struct http_response resp;
-    int rc = github_call(res->updated ? "PATCH" : "POST", url, body, pr, job, &resp, err);
+    rc = github_call(res->updated ? "PATCH" : "POST", url, body, pr, job, &resp, err);
     free(body);
     if (rc == 0) {
         res->status = resp.status;

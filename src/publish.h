@@ -23,6 +23,9 @@
 #define GITHUB_PAGES_MAX 100
 #define PUBLISH_MARKER_NAME_MAX 64
 #define PUBLISH_SCHEMA "loopbench/publish/1"
+/* Who writes the comments of GitHub Actions' GITHUB_TOKEN, an App installation token
+ * for which GET /user answers 403. */
+#define GITHUB_ACTIONS_BOT "github-actions[bot]"
 
 /* OWNER/REPO#N. */
 struct github_pr {
@@ -89,12 +92,17 @@ char *webhook_payload(const struct publish_job *job);
 
 struct publish_result {
     bool updated;                /* GitHub: an existing comment was edited */
+    size_t foreign;              /* GitHub: comments with the marker by another user, left
+                                    alone */
     long status;                 /* the final HTTP status */
     char *url;                   /* GitHub: the comment's html_url; webhook: its origin */
 };
 void publish_result_release(struct publish_result *res);
 
-/* Create or update the pull request's comment. -1 with one line on any failure: a
+/* Create the pull request's comment, or update the one that carries the marker and
+ * was written by the token's own user (GET /user, asked at the first marked comment;
+ * GITHUB_ACTIONS_BOT for a token /user refuses with 403): a marked comment anyone else
+ * wrote is left alone and counted in res->foreign. -1 with one line on any failure: a
  * network error, an HTTP error (401, 403, 404 say what to check), rate limits that did
  * not clear, an unexpected answer. */
 int publish_github(const struct github_pr *pr, const struct publish_job *job,

@@ -207,16 +207,42 @@ char *read_back(FILE *f, size_t *len, struct lb_error *err)
     return text;
 }
 
+/* Tries at a fresh name before giving up: a clash among 2^64 names means that
+ * something is creating them on purpose. */
+#define TMP_NAME_TRIES 16
+
+/* A new temporary file beside path, named PATH.lbtmp.<16 random hex digits>: a name
+ * nobody can plant a link or a file at in advance, created exclusively (and never
+ * through a link). Its descriptor, *tmp its name (new string), or -1 with err. */
+static int create_beside(const char *path, char **tmp, struct lb_error *err)
+{
+    for (int i = 0; i < TMP_NAME_TRIES; i++) {
+        uint64_t r;
+        if (plat_random(&r, sizeof(r)) < 0)
+            return lb_fail_errno(err, errno, "cannot draw a temporary name for '%s'", path);
+        *tmp = xasprintf("%s.lbtmp.%016llx", path, (unsigned long long)r);
+        int fd = plat_create_exclusive(*tmp);
+        if (fd >= 0)
+            return fd;
+        int e = errno;
+        if (e != EEXIST) {
+            lb_fail_errno(err, e, "cannot create '%s'", *tmp);
+            free(*tmp);
+            return -1;
+        }
+        free(*tmp);
+    }
+    return lb_fail(err, "cannot create a temporary file beside '%s': %d random names were "
+                   "all taken", path, TMP_NAME_TRIES);
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
                       struct lb_error *err)
 {
-    char *tmp = xasprintf("%s.lbtmp.%ld", path, (long)getpid());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode & 07777);
-    if (fd < 0) {
-        lb_fail_errno(err, errno, "cannot create '%s'", tmp);
-        free(tmp);
+    char *tmp = NULL;
+    int fd = create_beside(path, &tmp, err);
+    if (fd < 0)
         return -1;
-    }
     const char *p = data;
     size_t left = len;
     while (left > 0) {
@@ -230,6 +256,12 @@ int write_file_atomic(const char *path, const void *data, size_t len, unsigned m
         p += w;
         left -= (size_t)w;
     }
+    /* On the descriptor: a path could by now lead elsewhere. Created 0600, so the file
+     * is nobody else's to read until it has its mode, exactly the original one. */
+    if (plat_set_mode(fd, mode) < 0) {
+        lb_fail_errno(err, errno, "cannot set the mode of '%s'", tmp);
+        goto fail;
+    }
     if (fsync(fd) < 0) {
         lb_fail_errno(err, errno, "cannot sync '%s'", tmp);
         goto fail;
@@ -240,11 +272,6 @@ int write_file_atomic(const char *path, const void *data, size_t len, unsigned m
         goto fail;
     }
     fd = -1;
-    /* open() applies the umask; the original mode must come back exactly. */
-    if (chmod(tmp, mode & 07777) < 0) {
-        lb_fail_errno(err, errno, "cannot set the mode of '%s'", tmp);
-        goto fail;
-    }
     if (plat_replace_file(tmp, path) < 0) {
         lb_fail_errno(err, errno, "cannot replace '%s'", path);
         goto fail;
@@ -385,12 +412,46 @@ int parse_utc(const char *s, uint64_t *wall)
     return 0;
 }
 
+/* Tries at opening a lock file that its holder keeps removing under us. */
+#define LOCK_OPEN_TRIES 100
+
+/* The lock file at path, opened for writing its pid: created (mode 0600) when missing,
+ * else the one there, but never through a symbolic link nor one that is not a regular
+ * file of its own (a hard link): the pid written into it would land in a victim file.
+ * -1 with err. */
+static int lock_open(const char *path, struct lb_error *err)
+{
+    for (int i = 0; i < LOCK_OPEN_TRIES; i++) {
+        int fd = plat_create_exclusive(path);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST)
+            return lb_fail_errno(err, errno, "cannot create lock file '%s'", path);
+        fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT)
+            continue; /* its holder removed it since: create it */
+        if (fd < 0 && errno == ELOOP)
+            return lb_fail(err, "lock file '%s' is a symbolic link: loopbench does not "
+                           "follow it; remove it if no loopbench is running", path);
+        if (fd < 0)
+            return lb_fail_errno(err, errno, "cannot open lock file '%s'", path);
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+            close(fd);
+            return lb_fail(err, "lock file '%s' is not a regular file of its own (a device, "
+                           "a FIFO or a hard link): remove it if no loopbench is running", path);
+        }
+        return fd;
+    }
+    return lb_fail(err, "cannot open lock file '%s': it kept disappearing", path);
+}
+
 int lock_take(const char *path, const char *what, struct lb_error *err)
 {
-    for (;;) {
-        int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    for (int i = 0; i < LOCK_OPEN_TRIES; i++) {
+        int fd = lock_open(path, err);
         if (fd < 0)
-            return lb_fail_errno(err, errno, "cannot create lock file '%s'", path);
+            return -1;
         if (plat_lock_try(fd, path) < 0) {
             int e = errno;
             if (e == ESTALE) { /* the holder before us removed it: try the new file */
@@ -417,6 +478,7 @@ int lock_take(const char *path, const char *what, struct lb_error *err)
         }
         return fd;
     }
+    return lb_fail(err, "cannot lock '%s': it kept disappearing", path);
 }
 
 void lock_drop(const char *path, int fd)

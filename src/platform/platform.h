@@ -142,6 +142,16 @@ int plat_sigint_count(void);
  * crash: rename and sync the directory (POSIX), MoveFileExW with REPLACE_EXISTING and
  * WRITE_THROUGH (Windows, where rename() refuses an existing target). -1 with errno. */
 int plat_replace_file(const char *tmp, const char *path);
+/* A new file at path for writing, mode 0600 where the system has modes: never one that
+ * exists, nor through a symbolic link (a link at path, even dangling, is EEXIST). Its
+ * descriptor, or -1 with errno. */
+int plat_create_exclusive(const char *path);
+/* Set the permission bits of the open file fd (Windows: only whether it is read-only,
+ * from the owner's write bit), never through a path a link could redirect. -1 with
+ * errno. */
+int plat_set_mode(int fd, unsigned mode);
+/* len bytes from the system's cryptographic random source. -1 with errno. */
+int plat_random(void *buf, size_t len);
 /* Absolute, canonical path (new string), or NULL with errno (ENOENT when missing). */
 char *plat_realpath(const char *path);
 /* mkdir; mode is applied where the file system has modes. -1 with errno. */

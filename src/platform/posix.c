@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -139,6 +140,25 @@ int plat_replace_file(const char *tmp, const char *path)
     if (rename(tmp, path) < 0)
         return -1;
     fsync_dir_of(path);
+    return 0;
+}
+
+int plat_create_exclusive(const char *path)
+{
+    return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+}
+
+int plat_set_mode(int fd, unsigned mode)
+{
+    return fchmod(fd, (mode_t)(mode & 07777));
+}
+
+int plat_random(void *buf, size_t len)
+{
+    /* getentropy gives at most 256 bytes a call (Linux and macOS alike). */
+    for (size_t at = 0; at < len; at += 256)
+        if (getentropy((char *)buf + at, len - at < 256 ? len - at : 256) < 0)
+            return -1;
     return 0;
 }
 

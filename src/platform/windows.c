@@ -26,10 +26,12 @@
 #include <ws2tcpip.h>
 #include <windows.h>
 #include <psapi.h>
+#include <bcrypt.h>
 
 #include "platform/platform.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -1022,6 +1024,53 @@ int plat_replace_file(const char *tmp, const char *path)
     free(wpath);
     if (!ok) {
         errno = errno_of(e);
+        return -1;
+    }
+    return 0;
+}
+
+/* Shared for reading and writing but not deletion, as the CRT opens files: a lock file
+ * made here can be read (its pid) by another loopbench and not deleted under its
+ * holder (plat_lock_try). Windows' symbolic links need a privilege loopbench is never
+ * given, and CREATE_NEW fails on any name that exists, a link included. */
+int plat_create_exclusive(const char *path)
+{
+    wchar_t *w = utf16(path);
+    HANDLE h = CreateFileW(w, GENERIC_READ | GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE,
+                           NULL, CREATE_NEW, FILE_ATTRIBUTE_NORMAL, NULL);
+    DWORD e = GetLastError();
+    free(w);
+    if (h == INVALID_HANDLE_VALUE) {
+        errno = errno_of(e);
+        return -1;
+    }
+    int fd = _open_osfhandle((intptr_t)h, _O_RDWR | _O_BINARY);
+    if (fd < 0)
+        CloseHandle(h);
+    return fd;
+}
+
+/* NTFS has ACLs, not modes: as the CRT's chmod, only the read-only attribute follows
+ * the owner's write bit. Zero times in FILE_BASIC_INFO leave the times as they are. */
+int plat_set_mode(int fd, unsigned mode)
+{
+    HANDLE h = (HANDLE)_get_osfhandle(fd);
+    FILE_BASIC_INFO info;
+    memset(&info, 0, sizeof(info));
+    info.FileAttributes = mode & 0200 ? FILE_ATTRIBUTE_NORMAL : FILE_ATTRIBUTE_READONLY;
+    if (h == INVALID_HANDLE_VALUE ||
+        !SetFileInformationByHandle(h, FileBasicInfo, &info, sizeof(info))) {
+        errno = h == INVALID_HANDLE_VALUE ? EBADF : errno_of(GetLastError());
+        return -1;
+    }
+    return 0;
+}
+
+int plat_random(void *buf, size_t len)
+{
+    if (len > ULONG_MAX ||
+        !BCRYPT_SUCCESS(BCryptGenRandom(NULL, buf, (ULONG)len, BCRYPT_USE_SYSTEM_PREFERRED_RNG))) {
+        errno = EIO;
         return -1;
     }
     return 0;

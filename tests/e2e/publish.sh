@@ -98,7 +98,9 @@ page1=$(jq -nc '[range(100) | {id: (. + 1), body: "comment \(.)"}]
 stub update "$(jq -nc --argjson page1 "$page1" --arg c "$COMMENTS" '[
   {method: "GET", path: ($c + "?per_page=100&page=1"), body: $page1},
   {method: "GET", path: ($c + "?per_page=100&page=2"),
-   body: [{id: 101, body: "ok"}, {id: 4242, body: "old\n\n<!-- loopbench-report -->\n"}]},
+   body: [{id: 101, body: "ok"}, {id: 4242, body: "old\n\n<!-- loopbench-report -->\n",
+     user: {login: "E2E-Bot"}}]},
+  {method: "GET", path: "/user", body: {login: "e2e-bot"}},
   {method: "PATCH", path: "/repos/o/r/issues/comments/4242",
    body: {id: 4242, html_url: "https://github.com/o/r/pull/7#issuecomment-4242"}}]')"
 publish update "$REPORT" --github o/r#7 --api-url "$API/"
@@ -107,11 +109,13 @@ check "  ... prints the updated comment's URL" \
   grep -qx 'updated comment https://github.com/o/r/pull/7#issuecomment-4242' "$TMP/update.out"
 check "  ... reads page 2 after a full page 1" \
   on_log '[.[].path] == ["'$COMMENTS'?per_page=100&page=1", "'$COMMENTS'?per_page=100&page=2",
-    "/repos/o/r/issues/comments/4242"]'
+    "/user", "/repos/o/r/issues/comments/4242"]'
+check "  ... asks whose the token is once, at the marked comment (logins match in any case)" \
+  on_log '[.[] | select(.path == "/user")] | length == 1'
 check "  ... PATCHes the marked comment, not the quoting one" \
-  on_log '.[2].method == "PATCH" and .[2].headers["content-type"] == "application/json"'
+  on_log '.[3].method == "PATCH" and .[3].headers["content-type"] == "application/json"'
 check "  ... with the new report" \
-  on_log '.[2].body | fromjson | .body | startswith($report)' --rawfile report "$REPORT"
+  on_log '.[3].body | fromjson | .body | startswith($report)' --rawfile report "$REPORT"
 unstub
 
 # --- 3. pages told by Link headers, and named markers ----------------------------------------
@@ -119,15 +123,16 @@ unstub
 link_next='<'"http://elsewhere.invalid$COMMENTS"'?per_page=100&page=2>; rel="next"'
 script=$(jq -nc --arg c "$COMMENTS" --arg next "$link_next" '[
   {method: "GET", path: ($c + "?per_page=100&page=1"), headers: {Link: $next},
-   body: [{id: 10, body: "perf\n<!-- loopbench-report:perf -->"}]},
+   body: [{id: 10, body: "perf\n<!-- loopbench-report:perf -->", user: {login: "e2e-bot"}}]},
   {method: "GET", path: ($c + "?per_page=100&page=2"), headers: {Link: "<x>; rel=\"prev\""},
-   body: [{id: 20, body: "main\n<!-- loopbench-report -->"}]},
+   body: [{id: 20, body: "main\n<!-- loopbench-report -->", user: {login: "e2e-bot"}}]},
+  {method: "GET", path: "/user", body: {login: "e2e-bot"}},
   {method: "PATCH", body: {html_url: "https://github.com/o/r/pull/7#c"}}]')
 stub linked "$script"
 publish linked "$REPORT" --github o/r#7 --api-url "$API"
 check "Link rel=next: page 2 is read, the default marker found there" \
   on_log '[.[] | .method + " " + .path] == ["GET '$COMMENTS'?per_page=100&page=1",
-    "GET '$COMMENTS'?per_page=100&page=2", "PATCH /repos/o/r/issues/comments/20"]'
+    "GET '$COMMENTS'?per_page=100&page=2", "GET /user", "PATCH /repos/o/r/issues/comments/20"]'
 check "  ... the next page is asked of the API root given, not of the Link's host" \
   on_log 'all(.headers.host == "127.0.0.1:'$PORT'")'
 check "  ... exit 0" [ "$RC" -eq 0 ]
@@ -136,9 +141,9 @@ stub named "$script"
 publish named "$REPORT" --github o/r#7 --api-url "$API" --marker perf
 check "--marker perf: its own comment, found on page 1, is PATCHed" \
   on_log '[.[] | .method + " " + .path] == ["GET '$COMMENTS'?per_page=100&page=1",
-    "PATCH /repos/o/r/issues/comments/10"]'
+    "GET /user", "PATCH /repos/o/r/issues/comments/10"]'
 check "  ... its body ends with the named marker" \
-  on_log '.[1].body | fromjson | .body | endswith("\n<!-- loopbench-report:perf -->\n")'
+  on_log '.[2].body | fromjson | .body | endswith("\n<!-- loopbench-report:perf -->\n")'
 unstub
 
 # --- 4. rate limits and server errors are retried -------------------------------------------

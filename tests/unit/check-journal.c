@@ -8,8 +8,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "confedit.h"
 #include "journal.h"
+#include "platform/platform.h"
 #include "profile.h"
 #include "testlib.h"
 #include "util.h"
@@ -57,9 +59,13 @@ static void journaled(struct journal *j)
 
 START_TEST(test_paths)
 {
+    /* Keyed to the real path: a missing file by its directory's. */
+    const char *dir = testlib_case_dir();
+    char *want = path_join(dir, JPATH);
     char *p = journal_path_for("cfg.json");
-    ck_assert_str_eq(p, JPATH);
+    ck_assert_str_eq(p, want);
     free(p);
+    free(want);
     p = journal_path_for("a/b/cfg.json");
     ck_assert_str_eq(p, "a/b/" JPATH);
     free(p);
@@ -126,7 +132,7 @@ START_TEST(test_recover_refuses_foreign_change)
     put("cfg.json", "the operator's edit", 0644);
     ck_assert_int_eq(journal_recover("cfg.json", &found, &restored, &err), -1);
     ck_assert(found && !restored);
-    ck_assert_msg(strstr(err.msg, "changed by someone else") && strstr(err.msg, "'" JPATH "'"),
+    ck_assert_msg(strstr(err.msg, "changed by someone else") && strstr(err.msg, JPATH "'"),
                   "%s", err.msg);
     assert_file("cfg.json", "the operator's edit", 0644);
     ck_assert(exists(JPATH)); /* still holds the original */
@@ -262,6 +268,89 @@ START_TEST(test_confedit_journals)
 }
 END_TEST
 
+/* real/cfg.json (mode 0640) reached through two links, one beside it, one in other/. */
+static const char *linked_twice(void)
+{
+    const char *dir = testlib_case_dir();
+    ck_assert_int_eq(plat_mkdir("real", 0755), 0);
+    ck_assert_int_eq(plat_mkdir("other", 0755), 0);
+    put("real/cfg.json", original, 0640);
+    ck_assert_int_eq(symlink("real/cfg.json", "cfg.json"), 0);
+    ck_assert_int_eq(symlink("../real/cfg.json", "other/cfg.json"), 0);
+    return dir;
+}
+
+/* Two links to one file have one journal and one lock, beside the file itself: a
+ * loopbench editing it through one link locks out one coming through the other. */
+START_TEST(test_links_share_journal_and_lock)
+{
+    const char *dir = linked_twice();
+    char *a = journal_path_for("cfg.json"), *b = journal_path_for("other/cfg.json");
+    char *want = path_join(dir, "real/" JPATH);
+    ck_assert_str_eq(a, want);
+    ck_assert_str_eq(b, want);
+    free(a);
+    free(b);
+    free(want);
+
+    struct lb_error err;
+    char *held_path, *other_path;
+    int held = journal_lock("cfg.json", &held_path, &err);
+    ck_assert_msg(held >= 0, "%s", err.msg);
+    ck_assert(exists("real/.cfg.json.loopbench-lock"));
+    ck_assert_int_eq(journal_lock("other/cfg.json", &other_path, &err), -1);
+    char *says = xasprintf("config 'other/cfg.json' is in use by another loopbench (pid %ld, "
+                           "lock '%s')", (long)getpid(), held_path);
+    ck_assert_msg(strstr(err.msg, says), "%s", err.msg);
+    free(says);
+    free(other_path);
+    journal_unlock(held_path, held);
+    free(held_path);
+    ck_assert(!exists("real/.cfg.json.loopbench-lock"));
+}
+END_TEST
+
+/* A journal an older loopbench left beside the link it was given is still found, and
+ * recovery removes it. */
+START_TEST(test_legacy_journal_beside_link)
+{
+    linked_twice();
+    struct journal j;
+    struct lb_error err;
+    ck_assert_msg(journal_create(&j, "cfg.json", original, strlen(original),
+                                 testlib_mode_kept(0640), &err) == 0,
+                  "%s", err.msg);
+    ck_assert_int_eq(journal_add(&j, "{\"edited\": 1}", 13, &err), 0);
+    ck_assert_int_eq(rename("real/" JPATH, JPATH), 0);
+    journal_release(&j);
+    put("real/cfg.json", "{\"edited\": 1}", 0640);
+
+    bool found, restored;
+    ck_assert_msg(journal_recover("cfg.json", &found, &restored, &err) == 0, "%s", err.msg);
+    ck_assert(found && restored);
+    assert_file("real/cfg.json", original, 0640);
+    ck_assert(!exists(JPATH));
+    ck_assert(!exists("real/" JPATH));
+}
+END_TEST
+
+/* A lock path planted as a link to a victim file: refused, the victim untouched (a hard
+ * link too: tests/e2e/hostile-files.sh). */
+START_TEST(test_lock_link_refused)
+{
+    testlib_case_dir();
+    put("cfg.json", original, 0640);
+    put("victim", "precious", 0600);
+    ck_assert_int_eq(symlink("victim", ".cfg.json.loopbench-lock"), 0);
+    struct lb_error err;
+    char *lock_path;
+    ck_assert_int_eq(journal_lock("cfg.json", &lock_path, &err), -1);
+    ck_assert_msg(strstr(err.msg, "is a symbolic link"), "%s", err.msg);
+    free(lock_path);
+    assert_file("victim", "precious", 0600);
+}
+END_TEST
+
 static Suite *journal_suite(void)
 {
     Suite *s = suite_create("journal");
@@ -276,6 +365,12 @@ static Suite *journal_suite(void)
     tcase_add_test(tc, test_recover_without_journal);
     tcase_add_test(tc, test_damaged_journal);
     tcase_add_test(tc, test_confedit_journals);
+    /* Windows' symbolic links need a privilege or developer mode. */
+    if (strcmp(plat_name(), "windows") != 0) {
+        tcase_add_test(tc, test_links_share_journal_and_lock);
+        tcase_add_test(tc, test_legacy_journal_beside_link);
+        tcase_add_test(tc, test_lock_link_refused);
+    }
     suite_add_tcase(s, tc);
     return s;
 }

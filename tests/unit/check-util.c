@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "compat.h"
 #include "platform/platform.h"
 #include "testlib.h"
 #include "util.h"
@@ -34,6 +36,68 @@ START_TEST(atomic_write_to_missing_directory_fails_with_path)
     struct lb_error err;
     ck_assert_int_eq(write_file_atomic("/nonexistent-dir/x.json", "x", 1, 0644, &err), -1);
     ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent-dir/x.json"));
+}
+END_TEST
+
+/* The temporary name write_file_atomic tried in dir (missing, so the creation fails
+ * and the message names it): new string. */
+static char *tmp_name_tried(const char *path)
+{
+    struct lb_error err;
+    ck_assert_int_eq(write_file_atomic(path, "x", 1, 0644, &err), -1);
+    const char *at = strstr(err.msg, "x.json.lbtmp.");
+    ck_assert_msg(at, "%s", err.msg);
+    return xstrndup(at, strcspn(at, "'"));
+}
+
+/* PATH.lbtmp.<16 random hex digits>, new at each write: no name to plant a link at in
+ * advance (it was PATH.lbtmp.PID). */
+START_TEST(atomic_write_temp_name_is_unpredictable)
+{
+    char *a = tmp_name_tried("/nonexistent-dir/x.json");
+    char *b = tmp_name_tried("/nonexistent-dir/x.json");
+    const char *suffix = a + strlen("x.json.lbtmp.");
+    ck_assert_msg(strlen(suffix) == 16 && strspn(suffix, "0123456789abcdef") == 16, "%s", a);
+    ck_assert_str_ne(a, b);
+    char *by_pid = xasprintf("x.json.lbtmp.%ld", (long)getpid());
+    ck_assert_str_ne(a, by_pid);
+    free(by_pid);
+    free(a);
+    free(b);
+}
+END_TEST
+
+/* A link planted at the old predictable temporary name is neither written through nor
+ * chmodded through, nor renamed over the file; the mode comes from the descriptor. */
+START_TEST(atomic_write_ignores_planted_link)
+{
+    char *dir = testlib_tmpdir();
+    char *path = path_join(dir, "config.json"), *victim = path_join(dir, "victim");
+    char *planted = xasprintf("%s.lbtmp.%ld", path, (long)getpid());
+    testlib_write(path, "old", 0640);
+    testlib_write(victim, "precious", 0600);
+    ck_assert_int_eq(symlink(victim, planted), 0);
+    struct lb_error err;
+    ck_assert_msg(write_file_atomic(path, "new", 3, 0640, &err) == 0, "%s", err.msg);
+    char *text = testlib_read(victim);
+    ck_assert_str_eq(text, "precious");
+    free(text);
+    struct stat st;
+    ck_assert_int_eq(stat(victim, &st), 0);
+    ck_assert_uint_eq(st.st_mode & 07777, 0600);
+    ck_assert_int_eq(lstat(path, &st), 0);
+    ck_assert(S_ISREG(st.st_mode));
+    ck_assert_uint_eq(st.st_mode & 07777, 0640);
+    text = testlib_read(path);
+    ck_assert_str_eq(text, "new");
+    free(text);
+    ck_assert_int_eq(lstat(planted, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    free(planted);
+    free(victim);
+    free(path);
+    testlib_rmtree(dir);
+    free(dir);
 }
 END_TEST
 
@@ -205,6 +269,10 @@ int main(void)
     TCase *tc = tcase_create("util");
     tcase_add_test(tc, atomic_write_replaces_content_and_keeps_mode);
     tcase_add_test(tc, atomic_write_to_missing_directory_fails_with_path);
+    tcase_add_test(tc, atomic_write_temp_name_is_unpredictable);
+    /* Windows' symbolic links need a privilege or developer mode. */
+    if (strcmp(plat_name(), "windows") != 0)
+        tcase_add_test(tc, atomic_write_ignores_planted_link);
     tcase_add_test(tc, paths_join_and_split);
     tcase_add_test(tc, paths_of_the_system);
     tcase_add_test(tc, numbers_parse_strictly);

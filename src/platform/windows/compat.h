@@ -55,6 +55,11 @@
 #define O_CLOEXEC (O_NOINHERIT | O_BINARY)
 #endif
 
+/* The core's links are POSIX ones (see lstat below): nothing to refuse to follow. */
+#ifndef O_NOFOLLOW
+#define O_NOFOLLOW 0
+#endif
+
 /* plat_lock_try's "the file left its path" (POSIX only: Windows cannot remove an open
  * file), at Linux's value; the CRT's errno.h has no such error. */
 #ifndef ESTALE
