@@ -24,7 +24,7 @@ struct gate_opts gate_opts_default(void)
 {
     return (struct gate_opts){.alpha = 0.05, .threshold = 0.10, .level = 0.95,
                               .drift = GATE_DRIFT_ALLOWANCE, .prior_df = GATE_PRIOR_DF,
-                              .equivalence_alpha = 0.05, .trim = GATE_TRIM};
+                              .equivalence_alpha = 0.05, .trim = 0};
 }
 
 enum method { PAIRED, HISTORY, SINGLE };

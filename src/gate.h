@@ -36,9 +36,10 @@ const char *verdict_name(enum verdict v);
 
 /* The share of a paired gate's rounds trimmed from each end (Yuen's trimmed t): floor(0.2
  * n) of the n rounds of each CPU assignment, so from 5 rounds one disturbed round (a
- * neighbour's burst, a host that woke) no longer sets the spread. Its gain with a
- * disturbed round and its price on a quiet host are measured by tests/bench/calibrate.c
- * (bench-crossover, bench-calibrate); docs/report.md has the figures. */
+ * neighbour's burst, a host that woke) no longer sets the spread. Not the default
+ * (gate_opts.trim is 0): calibrated by tests/bench/calibrate.c (bench-crossover), it
+ * gained power with a disturbed round but lost a fifth of it on a quiet host and let
+ * A/A false alarms reach 6.1% in a corner of the interleaved path (docs/report.md). */
 #define GATE_TRIM 0.2
 
 /* The CPU set is a factor of the paired gate only when every assignment of CPU sets
@@ -55,7 +56,7 @@ struct gate_opts {
     double prior_df;   /* GATE_PRIOR_DF; 0: each setting's own spread; INFINITY: pooled */
     double equivalence_alpha; /* of each of the two one-sided tests that prove "no change"
                                * (Schuirmann 1987): 0.05, the 90% interval */
-    double trim;       /* GATE_TRIM; 0: the paired t on every round */
+    double trim;       /* 0 (the default): the paired t on every round; GATE_TRIM: Yuen's */
 };
 /* The defaults above. */
 struct gate_opts gate_opts_default(void);

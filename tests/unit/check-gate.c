@@ -303,10 +303,8 @@ START_TEST(cpu_set_a_factor)
     ck_assert_double_eq_tol(r.df, 4, 1e-12);
     ck_assert_double_eq_tol(r.se, sqrt(0.0004 / 4 / 6), 1e-12);
     ck_assert_int_eq(r.verdict, VERDICT_REGRESSED);
-    /* without the factor the CPU's +-0.5 is noise: sd 0.55, nothing can be called (and
-     * the 6 rounds of one assignment would be trimmed: not here) */
+    /* without the factor the CPU's +-0.5 is noise: sd 0.55, nothing can be called */
     in.cpu_set = NULL;
-    o.trim = 0;
     ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
     ck_assert_str_eq(r.test, "paired t on log ratios");
     ck_assert(!r.cpu_modelled);
@@ -325,7 +323,6 @@ START_TEST(cpu_set_not_modelled)
     struct pair_data b;
     struct gate_paired_input in = paired("2", "cpu", crossed, 6, &b);
     struct gate_opts o = gate_opts_default();
-    o.trim = 0; /* one assignment of 6 rounds would be trimmed */
     struct gate_result plain, r;
     struct lb_error err;
     ck_assert_int_eq(gate_paired(&in, 1, &o, &plain, &err), 0);
@@ -362,6 +359,7 @@ START_TEST(trimmed_ignores_a_wild_round)
     struct pair_data b;
     struct gate_paired_input in = paired("2", "cpu", disturbed, 10, &b);
     struct gate_opts o = gate_opts_default();
+    o.trim = GATE_TRIM;
     struct gate_result r;
     struct lb_error err;
     ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
@@ -378,7 +376,7 @@ START_TEST(trimmed_ignores_a_wild_round)
     ck_assert_double_eq_tol(r.change, expm1(0.1), 1e-12);
     ck_assert_int_eq(r.verdict, VERDICT_INCONCLUSIVE);
     /* under 5 rounds nothing is trimmed: the paired t, as the tests above */
-    o = gate_opts_default();
+    o.trim = GATE_TRIM;
     in.rounds = 4;
     ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
     ck_assert_uint_eq(r.trimmed, 0);
