@@ -192,7 +192,7 @@ int capture_open(const struct capture_opts *o, struct capture **out, struct lb_e
         struct stream *s = &cap->s[i];
         int fds[2] = {-1, -1};
         s->path = o->paths[i];
-        s->file = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        s->file = open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
         bool piped = s->file >= 0 && pipe_cloexec(fds) == 0;
         s->rd = fds[0];
         s->wr = fds[1];

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "compat.h"
 #include "platform/platform.h"
@@ -250,7 +251,7 @@ static void write_script(const struct campaign *c, double spread, long k,
 static FILE *open_in(const char *dir, const char *name, struct lb_error *err)
 {
     char *path = path_join(dir, name);
-    FILE *f = fopen(path, "w");
+    FILE *f = plat_fopen_output(path);
     if (!f)
         lb_fail_errno(err, errno, "cannot write '%s'", path);
     free(path);
@@ -258,9 +259,23 @@ static FILE *open_in(const char *dir, const char *name, struct lb_error *err)
 }
 
 /* Run `gnuplot plots.gp` in dir with its output in gnuplot.log: an argv array, no
- * shell. Returns gnuplot's exit status, 127 when there is no gnuplot to run. */
+ * shell. Returns gnuplot's exit status, 127 when there is no gnuplot to run. The images
+ * of an earlier report go first: gnuplot opens its outputs following links, and a
+ * campaign made elsewhere may hold one at cpu.svg leading to a file of the user's. */
 static int run_gnuplot(const char *dir, struct lb_error *err)
 {
+    static const char *const images[] = {"cpu", "cpu-time", "tradeoff", "latency"};
+    static const char *const formats[] = {"svg", "png"};
+    for (size_t i = 0; i < ARRAY_SIZE(images); i++)
+        for (size_t k = 0; k < ARRAY_SIZE(formats); k++) {
+            char *name = xasprintf("%s/%s.%s", dir, images[i], formats[k]);
+            if (unlink(name) < 0 && errno != ENOENT) {
+                lb_fail_errno(err, errno, "cannot replace '%s'", name);
+                free(name);
+                return -1;
+            }
+            free(name);
+        }
     char *const argv[] = {"gnuplot", "plots.gp", NULL};
     char *log = path_join(dir, "gnuplot.log");
     int status;
@@ -279,6 +294,10 @@ int plot_campaign(const struct campaign *c, const char *dir, struct plot_outcome
     bool drawn[PLOT_IMAGES] = {false};
     if (mkdir_p(dir, 0755, err) < 0)
         return -1;
+    struct stat st;
+    if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+        return lb_fail(err, "'%s' is a symbolic link: plots are written only into a directory "
+                            "of the campaign's own", dir);
     long k = tradeoff_key(c);
     double spread = 0;
     size_t completed = 0;

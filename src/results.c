@@ -871,6 +871,12 @@ static int runs_from_json(json_t *plan, json_t *runs, struct campaign *c, const 
         if (c->n_variants && variant_from_json(c, o, r, where, i, err) < 0)
             return -1;
         r->repeat = (long)get_int(o, "repeat");
+        /* report reads a run's series.csv there and --resume writes into it: a campaign
+         * made elsewhere must not lead either out of its own directory. */
+        if (dir && !path_is_within(dir))
+            return lb_fail(err, "%s: %s[%zu].dir: '%s' is not a relative path inside the "
+                                "campaign directory", where, planned ? "campaign.plan" : "runs",
+                           i, dir);
         r->dir = dir ? xstrdup(dir)
                      : run_dir_name(c->n_variants ? c->variants[r->variant_index].name : NULL,
                                     setting, r->repeat);

@@ -357,7 +357,7 @@ static enum step wait_ready(struct slot *s, size_t n)
 static int write_series(const char *path, const struct run_record *r,
                         const struct series_point *points, struct lb_error *err)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = plat_fopen_output(path);
     if (!f)
         return lb_fail_errno(err, errno, "cannot create '%s'", path);
     fputs("t_s,cpu_percent,rss_bytes,voluntary_per_s,involuntary_per_s,steal_percent\n", f);

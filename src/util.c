@@ -307,6 +307,23 @@ int mkdir_p(const char *path, unsigned mode, struct lb_error *err)
     return rc;
 }
 
+bool path_is_within(const char *rel)
+{
+    if (!*rel || plat_path_root_len(rel) > 0)
+        return false;
+    for (const char *c = rel; *c;) {
+        size_t len = 0;
+        while (c[len] && !plat_path_is_separator(c[len]))
+            len++;
+        if (len == 2 && c[0] == '.' && c[1] == '.')
+            return false;
+        c += len;
+        while (*c && plat_path_is_separator(*c))
+            c++;
+    }
+    return true;
+}
+
 const char *path_basename(const char *path)
 {
     const char *base = path + plat_path_root_len(path);

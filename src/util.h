@@ -75,6 +75,9 @@ void lock_drop(const char *path, int fd);
 const char *path_basename(const char *path);
 char *path_dirname(const char *path);
 char *path_join(const char *dir, const char *rel);
+/* Whether rel stays inside the directory it is joined to: relative, not empty, and no
+ * component is "..". */
+bool path_is_within(const char *rel);
 
 /* "host:port", or "[host]:port" for an IPv6 address (new string): the form profiles
  * use. */

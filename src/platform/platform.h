@@ -146,6 +146,10 @@ int plat_replace_file(const char *tmp, const char *path);
  * exists, nor through a symbolic link (a link at path, even dangling, is EEXIST). Its
  * descriptor, or -1 with errno. */
 int plat_create_exclusive(const char *path);
+/* A file loopbench writes for its user in a directory a hostile campaign may have filled
+ * (plots, series.csv): created or truncated, but never through a symbolic link at path,
+ * which fails with ELOOP. NULL with errno. */
+FILE *plat_fopen_output(const char *path);
 /* Set the permission bits of the open file fd (Windows: only whether it is read-only,
  * from the owner's write bit), never through a path a link could redirect. -1 with
  * errno. */

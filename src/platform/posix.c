@@ -55,7 +55,7 @@ int posix_fd_high(int fd)
 int posix_open_output(const char *path, struct lb_error *err)
 {
     const char *p = path ? path : "/dev/null";
-    int fd = posix_fd_high(open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    int fd = posix_fd_high(open(p, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644));
     if (fd < 0)
         lb_fail_errno(err, errno, "cannot create '%s'", p);
     return fd;
@@ -148,6 +148,15 @@ int plat_create_exclusive(const char *path)
     return open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 }
 
+FILE *plat_fopen_output(const char *path)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+    if (fd >= 0 && !f)
+        close(fd);
+    return f;
+}
+
 int plat_set_mode(int fd, unsigned mode)
 {
     return fchmod(fd, (mode_t)(mode & 07777));
@@ -219,7 +228,7 @@ int plat_run_program(char *const *argv, const char *dir, const char *output_path
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, output_path,
-                                     O_WRONLY | O_CREAT | O_TRUNC, 0644);
+                                     O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0644);
     posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
     if (dir)
         posix_spawn_file_actions_addchdir_np(&fa, dir);

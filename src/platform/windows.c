@@ -1050,6 +1050,12 @@ int plat_create_exclusive(const char *path)
     return fd;
 }
 
+/* Windows' symbolic links need a privilege loopbench is never given (as above). */
+FILE *plat_fopen_output(const char *path)
+{
+    return fopen(path, "w");
+}
+
 /* NTFS has ACLs, not modes: as the CRT's chmod, only the read-only attribute follows
  * the owner's write bit. Zero times in FILE_BASIC_INFO leave the times as they are. */
 int plat_set_mode(int fd, unsigned mode)

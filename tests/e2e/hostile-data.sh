@@ -166,3 +166,35 @@ jq '.knob.values = ["0", "2\u0007"]' "$TMP/refshard.json" >"$TMP/bell.json"
 runrefused "a control character in the profile's knob.values" \
   "knob.values[1]: '2\\x07': a control character at byte 1" bell.json \
   --variant base=base --variant head=head
+
+# --- 6. paths: a campaign made elsewhere leads no write or read out of itself ----------
+# Its directory may hold links, planted where report writes (plots/, the images gnuplot
+# makes, the data files) and leading to a file of the user's; and its runs[].dir may
+# point out of it (report reads series.csv there, --resume would write there).
+victim=$TMP/victim
+printf 'precious\n' >"$victim"
+mkdir -p "$TMP/victimdir"
+hostile links
+mkdir -p "$TMP/links/plots"
+for f in cpu.svg cpu.dat plots.gp gnuplot.log; do ln -s "$victim" "$TMP/links/plots/$f"; done
+"$LOOPBENCH" report "$TMP/links" >/dev/null 2>"$TMP/links.err" || true
+check "report over links planted in plots/ writes through none (the victim unchanged)" \
+  grep -qx precious "$victim"
+check "  ... and every planted link is gone or refused, none followed" \
+  bash -c "[ \"\$(cat '$victim')\" = precious ] && ! find '$TMP/victimdir' -type f | grep -q ."
+hostile dirlink
+ln -s "$TMP/victimdir" "$TMP/dirlink/plots"
+rc=0
+"$LOOPBENCH" report "$TMP/dirlink" >/dev/null 2>"$TMP/dirlink.err" || rc=$?
+check "report refuses a plots/ that is a link to another directory (exit 1)" [ "$rc" -eq 1 ]
+check "  ... saying so" grep -q "plots' is a symbolic link" "$TMP/dirlink.err"
+check "  ... and writes nothing there" bash -c "! find '$TMP/victimdir' -type f | grep -q ."
+for dir in "../../victimdir" "/etc" "runs/../../x"; do
+  hostile outside
+  jq --arg d "$dir" '.runs[0].dir = $d | .campaign.plan[0].dir = $d' "$TMP/outside/results.json" >"$TMP/outside/r" && mv "$TMP/outside/r" "$TMP/outside/results.json"
+  rc=0
+  "$LOOPBENCH" report "$TMP/outside" --no-plots >/dev/null 2>"$TMP/outside.err" || rc=$?
+  check "report refuses a run's dir '$dir' (exit 2)" [ "$rc" -eq 2 ]
+  check "  ... naming it" grep -qF "plan[0].dir: '$dir' is not a relative path inside the campaign directory" "$TMP/outside.err"
+  rm -rf "$TMP/outside"
+done

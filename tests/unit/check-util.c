@@ -101,6 +101,19 @@ START_TEST(atomic_write_ignores_planted_link)
 }
 END_TEST
 
+/* A run's dir read from a campaign made elsewhere stays inside that campaign. */
+START_TEST(paths_within_a_directory)
+{
+    static const char *const inside[] = {"runs/2-1", "runs/base/0-3", "a..b", "..x/y", "./runs"};
+    static const char *const outside[] = {"", "/etc", "..", "../x", "runs/../../x", "a/..",
+                                          "runs//..//x"};
+    for (size_t i = 0; i < sizeof(inside) / sizeof(inside[0]); i++)
+        ck_assert_msg(path_is_within(inside[i]), "'%s' refused", inside[i]);
+    for (size_t i = 0; i < sizeof(outside) / sizeof(outside[0]); i++)
+        ck_assert_msg(!path_is_within(outside[i]), "'%s' accepted", outside[i]);
+}
+END_TEST
+
 START_TEST(paths_join_and_split)
 {
     char *p = path_join("a/b", "c.json");
@@ -274,6 +287,7 @@ int main(void)
     if (strcmp(plat_name(), "windows") != 0)
         tcase_add_test(tc, atomic_write_ignores_planted_link);
     tcase_add_test(tc, paths_join_and_split);
+    tcase_add_test(tc, paths_within_a_directory);
     tcase_add_test(tc, paths_of_the_system);
     tcase_add_test(tc, numbers_parse_strictly);
     tcase_add_test(tc, figures_are_numbers_or_null);
