@@ -15,13 +15,8 @@ cat >"$TMP/hot-then-idle" <<'SH'
 "$(dirname "$0")/burner" --share 0.5 --seconds 6 >/dev/null
 exec "$(dirname "$0")/burner" --share 0.01 --forever
 SH
-cat >"$TMP/climb" <<'SH'
-#!/bin/sh
-for share in 0.05 0.1 0.15 0.2 0.25 0.3 0.35 0.4 0.45 0.5 0.55; do
-  "$(dirname "$0")/burner" --share $share --seconds 0.4 >/dev/null
-done
-exec "$(dirname "$0")/burner" --share 0.6 --forever
-SH
+# One process whose CPU climbs from 5% to 60% of a core over 4.4 s, then stays.
+printf '#!/bin/sh\nexec "$(dirname "$0")/burner" --share 0.05 --ramp 0.6 4.4 --forever\n' >"$TMP/climb"
 printf '#!/bin/sh\nexec "$(dirname "$0")/burner" --share 0.3 --forever\n' >"$TMP/flat"
 chmod +x "$TMP/hot-then-idle" "$TMP/climb" "$TMP/flat"
 profile() { # profile NAME COMMAND: a one-setting profile that starts COMMAND
@@ -45,7 +40,9 @@ check "--warmup auto: the campaign exits 0, recorded as auto at most 20 s" bash 
   jq -e '.campaign.warmup_auto == true and .campaign.warmup_seconds == 20' '$res'"
 check "  ... the window opened after the burn and before 11 s" jq -e '
   .runs[0] | .warmup_seconds > 6 and .warmup_seconds < 11' "$res"
-check "  ... so it measured the 1% and not the burn" jq -e '.runs[0].cpu_percent < 2' "$res"
+# 1% plus the shell's four `sleep`s a second, which cost about 1% more where starting a
+# process is dear (a microVM): either way far from the burn's 50%.
+check "  ... so it measured the 1% and not the burn" jq -e '.runs[0].cpu_percent < 5' "$res"
 check "  ... one window given up, the warm-up not capped" jq -e '
   .runs[0].window_restarts >= 1 and .runs[0].warmup_capped == false' "$res"
 check "  ... and only the last window's health lines count (every one says 1)" jq -e '

@@ -3,7 +3,7 @@
  *
  *   burner [--share F] [--delay D] [--seconds S | --forever] [--threads N | --children N |
  *          --double-fork] [--linger] [--ignore-term] [--exit-after S CODE]
- *          [--crash-after S] [--pidfile FILE]
+ *          [--crash-after S] [--pidfile FILE] [--ramp TO R]
  *
  * Idles D seconds (default 0), then burns F of one core (default 0.25) for S seconds
  * (default 5): in each 10 ms period it spins until its thread's CPU clock has caught up
@@ -13,7 +13,9 @@
  * end), each at F. With --double-fork it is done by a grandchild whose parent exits at
  * once, and the burner itself only waits. After the burn it exits, or with --linger idles
  * (the grandchild too) until SIGTERM or SIGINT, or until --exit-after's time. Idle means
- * blocked: no CPU.
+ * blocked: no CPU. With --ramp the share rises evenly from F to TO over the first R
+ * seconds of the burn, then stays at TO: one process whose CPU climbs (a target still
+ * warming up), without the steps of processes started one after another.
  *
  * What it prints on stdout, each line in one write:
  *   burner: started pid=P                      at the start (after the dynamic loader,
@@ -61,7 +63,12 @@ struct opts {
     long exit_code;
     double crash_after;
     const char *pidfile;
+    double ramp_to, ramp_seconds; /* --ramp; ramp_seconds 0: none */
 };
+
+/* --ramp, for burn(): the share at the start rises to ramp_to over ramp_ns. */
+static double ramp_to;
+static uint64_t ramp_ns;
 
 static uint64_t now_ns(clockid_t id)
 {
@@ -148,6 +155,17 @@ static void report_burned(uint64_t cpu_ns, int64_t task_clock_ns, uint64_t from_
             (unsigned long long)to_ns);
 }
 
+/* The CPU time a burn owes t ns after its start: share of it, or with --ramp the
+ * integral of a share rising from share to ramp_to over ramp_ns. */
+static double owed(double share, uint64_t t)
+{
+    if (!ramp_ns)
+        return share * (double)t;
+    double r = (double)(t < ramp_ns ? t : ramp_ns);
+    return share * r + (ramp_to - share) * r * r / (2.0 * (double)ramp_ns) +
+           (t > ramp_ns ? ramp_to * (double)(t - ramp_ns) : 0);
+}
+
 /* Burn share of one core in the calling thread until end (monotonic; 0 never). */
 static void burn(double share, uint64_t end)
 {
@@ -156,7 +174,7 @@ static void burn(double share, uint64_t end)
         uint64_t period_end = t0 + k * PERIOD_NS;
         if (end && period_end > end)
             period_end = end;
-        uint64_t target = c0 + (uint64_t)(share * (double)(period_end - t0));
+        uint64_t target = c0 + (uint64_t)owed(share, period_end - t0);
         while (!stop && now_ns(CLOCK_THREAD_CPUTIME_ID) < target &&
                now_ns(CLOCK_MONOTONIC) < period_end)
             ;
@@ -237,6 +255,13 @@ static void parse(int argc, char **argv, struct opts *o)
             o->share = seconds_arg(argv[++i]);
             if (o->share > 1) {
                 fprintf(stderr, "burner: --share is a fraction of one core, at most 1\n");
+                exit(2);
+            }
+        } else if (strcmp(a, "--ramp") == 0 && has2) {
+            o->ramp_to = seconds_arg(argv[++i]);
+            o->ramp_seconds = seconds_arg(argv[++i]);
+            if (o->ramp_to > 1) {
+                fprintf(stderr, "burner: --ramp rises to a fraction of one core, at most 1\n");
                 exit(2);
             }
         } else if (strcmp(a, "--delay") == 0 && has1) {
@@ -365,6 +390,8 @@ int main(int argc, char **argv)
 {
     struct opts o;
     parse(argc, argv, &o);
+    ramp_to = o.ramp_to;
+    ramp_ns = (uint64_t)(o.ramp_seconds * 1e9);
     uint64_t start = now_ns(CLOCK_MONOTONIC);
     uint64_t exit_at = o.exit_after > 0 ? start + (uint64_t)(o.exit_after * 1e9) : 0;
     uint64_t crash_at = o.crash_after > 0 ? start + (uint64_t)(o.crash_after * 1e9) : 0;
