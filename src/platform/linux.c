@@ -1094,6 +1094,25 @@ int posix_poll(struct pollfd *fds, nfds_t n, uint64_t timeout_ns)
 
 /* ---- Host ------------------------------------------------------------------------- */
 
+/* The fields of a cpu line of /proc/stat, after its name (user nice system idle iowait
+ * irq softirq steal guest guest_nice): guest time is already inside user and nice, so
+ * the total stops at steal. Busy is neither idle, iowait nor steal. */
+static bool stat_times(const char *fields, uint64_t *steal_ns, uint64_t *busy_ns,
+                       uint64_t *total_ns)
+{
+    unsigned long long v[8];
+    if (sscanf(fields, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+               &v[4], &v[5], &v[6], &v[7]) != 8)
+        return false;
+    unsigned long long total = 0;
+    for (size_t i = 0; i < ARRAY_SIZE(v); i++)
+        total += v[i];
+    *steal_ns = posix_clock_ticks_ns(v[7]);
+    *busy_ns = posix_clock_ticks_ns(total - v[3] - v[4] - v[7]);
+    *total_ns = posix_clock_ticks_ns(total);
+    return true;
+}
+
 int plat_host_cpu(struct plat_host_cpu *out, struct lb_error *err)
 {
     char buf[1024];
@@ -1106,18 +1125,9 @@ int plat_host_cpu(struct plat_host_cpu *out, struct lb_error *err)
     if (n < 0)
         return lb_fail_errno(err, errno, "cannot read '/proc/stat'");
     buf[n] = '\0';
-    /* cpu  user nice system idle iowait irq softirq steal guest guest_nice: guest time
-     * is already inside user and nice, so the total stops at steal. */
-    unsigned long long v[8];
-    if (sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-               &v[4], &v[5], &v[6], &v[7]) != 8)
+    if (strncmp(buf, "cpu ", 4) != 0 ||
+        !stat_times(buf + 4, &out->steal_ns, &out->busy_ns, &out->total_ns))
         return lb_fail(err, "cannot parse the cpu line of '/proc/stat'");
-    unsigned long long total = 0;
-    for (size_t i = 0; i < ARRAY_SIZE(v); i++)
-        total += v[i];
-    out->steal_ns = posix_clock_ticks_ns(v[7]);
-    out->busy_ns = posix_clock_ticks_ns(total - v[3] - v[4] - v[7]);
-    out->total_ns = posix_clock_ticks_ns(total);
     return 0;
 }
 
@@ -1421,17 +1431,7 @@ static bool cpu_stat_line(const char *text, int cpu, struct plat_cpu_counters *c
     char key[32];
     int len = snprintf(key, sizeof(key), "\ncpu%d ", cpu);
     const char *p = strstr(text, key);
-    unsigned long long v[8];
-    if (!p || sscanf(p + len, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-                     &v[3], &v[4], &v[5], &v[6], &v[7]) != 8)
-        return false;
-    unsigned long long total = 0;
-    for (size_t i = 0; i < ARRAY_SIZE(v); i++)
-        total += v[i];
-    c->steal_ns = posix_clock_ticks_ns(v[7]);
-    c->busy_ns = posix_clock_ticks_ns(total - v[3] - v[4] - v[7]);
-    c->total_ns = posix_clock_ticks_ns(total);
-    return true;
+    return p && stat_times(p + len, &c->steal_ns, &c->busy_ns, &c->total_ns);
 }
 
 int plat_cpu_counters(const struct cpuset *s, struct plat_cpu_counters *out,
