@@ -114,7 +114,9 @@ test_job() {
   say "building with gcc (warnings are errors) and the sanitizers"
   ninja -C build-test
   say "running every test (gcc, sanitizers)"
-  meson test -C build-test --print-errorlogs || rc=1
+  # Three at a time where tests share the machine: most of an end-to-end test's time is
+  # its targets' windows, sleeping (tests/meson.build says which run alone).
+  meson test -C build-test --num-processes 3 --print-errorlogs || rc=1
   count_results build-test
   # clang, warnings as errors, no sanitizer: the unit tests (but the sampler's, slow and
   # platform-bound, which ran above), and the end-to-end tests of sampling and of a
