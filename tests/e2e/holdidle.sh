@@ -125,7 +125,9 @@ hold_then KILL 137
 
 # --- refused without root --------------------------------------------------------------
 if command -v setpriv >/dev/null; then
-  chmod 755 "$TMP"
+  # Sticky and writable by all: under --setup valgrind, memcheck's log of the unprivileged
+  # loopbench goes in $TMP (lib.sh).
+  chmod 1777 "$TMP"
   mkdir -p "$TMP/nobody"
   chown 65534:65534 "$TMP/nobody"
   rc=0
