@@ -166,17 +166,17 @@ EOF
 chmod +x "$VARIANT_DIR/refshard"'
 rc=0
 env "${job_env[@]}" GITHUB_STEP_SUMMARY="$TMP/summary.md" PASS_ENV=PASS_ME TARGET_REPO="$repo" \
-  BASE_REF=HEAD HEAD_REF=HEAD LOOPBENCH="$LOOPBENCH" OUT="$TMP/regress" WORK="$TMP/work" \
+  BASE_REF=HEAD HEAD_REF=HEAD LOOPBENCH="$LOOPBENCH" OUT="$TMP/regress" WORK="$TMP/regress-work" \
   BUILD_CMD="$build_cmd" PROFILE="$SOURCE_ROOT/profiles/refshard-ci.json" \
   bash "$SOURCE_ROOT/harness/ci/regress.sh" -- -s 2 -n 1 -w 0 -t 0.5 -q \
   >"$TMP/regress.out" 2>"$TMP/regress.err" || rc=$?
 check "regress.sh ran its campaign to the gate (exit $rc)" [ -s "$TMP/regress/results.json" ]
 for v in base head; do
   check "the $v build saw only the base, VARIANT_DIR and PASS_ENV's PASS_ME" \
-    only_names "$TMP/work/$v/build-env.txt" 'VARIANT_DIR|PASS_ME|PWD|SHLVL|_|OLDPWD'
-  check "  ... no token in its environment" none_of "$TMP/work/$v/build-env.txt"
+    only_names "$TMP/regress-work/$v/build-env.txt" 'VARIANT_DIR|PASS_ME|PWD|SHLVL|_|OLDPWD'
+  check "  ... no token in its environment" none_of "$TMP/regress-work/$v/build-env.txt"
   check "  ... nor in its checkout's git config (the job's is not shared)" \
-    none_of "$TMP/work/$v/git-config.txt"
-  check "its target saw only the base and PASS_ENV's PASS_ME" only_names "$TMP/work/$v/target-env.txt" PASS_ME
+    none_of "$TMP/regress-work/$v/git-config.txt"
+  check "its target saw only the base and PASS_ENV's PASS_ME" only_names "$TMP/regress-work/$v/target-env.txt" PASS_ME
 done
 check "no token in the job's output" none_of "$TMP/regress.out" "$TMP/regress.err"
