@@ -88,7 +88,7 @@ START_TEST(select_keeps_the_base_and_what_is_asked)
                     "HOME=/home/u",
                     "LC_TIME=C",
                     "GITHUB_TOKEN=t0ken",
-                    "GITHUB_OUTPUT=/home/runner/work/_temp/out",
+                    "GITHUB_OUTPUT=/home/runner/_temp/_runner_file_commands/set_output",
                     "CC=gcc",
                     "STRAY=1",
                     "AWS_SECRET_ACCESS_KEY=k",
