@@ -203,6 +203,14 @@ size_t campaign_values(const struct campaign *c, size_t si, int metric, double *
 
 /* campaign_cell_pairs, with the CPUs each run of a pair was pinned to into cpus_a[] and
  * cpus_b[] when they are not NULL. */
+/* The CPUs a run's figure belongs to, for the gate's CPU-set factor: a run that rotated
+ * spent its window on every set of the rotation in equal shares, so the set it started on
+ * says nothing and all rotated runs are alike. */
+static const char *run_cpu_assignment(const struct run_record *x)
+{
+    return x->rotation.swaps > 0 ? "rotated" : x->cpus;
+}
+
 static size_t cell_pairs(const struct campaign *c, struct cell xa, struct cell xb, int metric,
                          double *a, double *b, const char **cpus_a, const char **cpus_b)
 {
@@ -217,8 +225,8 @@ static size_t cell_pairs(const struct campaign *c, struct cell xa, struct cell x
             const struct run_record *y = &c->runs[j];
             if (run_in_cell(y, xb) && y->status == RUN_OK && y->repeat == x->repeat) {
                 if (cpus_a && cpus_b) {
-                    cpus_a[n] = x->cpus;
-                    cpus_b[n] = y->cpus;
+                    cpus_a[n] = run_cpu_assignment(x);
+                    cpus_b[n] = run_cpu_assignment(y);
                 }
                 a[n] = run_metric(c, x, metric);
                 b[n++] = run_metric(c, y, metric);

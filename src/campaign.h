@@ -259,7 +259,8 @@ size_t campaign_values(const struct campaign *c, size_t si, int metric, double *
 size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell xb, int metric,
                            double *a, double *b);
 /* The same, with the CPUs each run of a pair was pinned to (run_record.cpus, borrowed,
- * NULL when not pinned) into cpus_a[] and cpus_b[]. */
+ * NULL when not pinned; "rotated" for a run that rotated its CPU sets inside the window)
+ * into cpus_a[] and cpus_b[]. */
 size_t campaign_cell_pairs_cpus(const struct campaign *c, struct cell xa, struct cell xb,
                                 int metric, double *a, double *b, const char **cpus_a,
                                 const char **cpus_b);

@@ -534,6 +534,8 @@ static void explain(const struct compare_row *row, const struct compare_result *
     if (g->test && !g->tested) /* a guardrail */
         fputs(g->verdict == VERDICT_REGRESSED ? "must stay 0: non-zero in a window"
                                               : "must stay 0: 0 in every window", out);
+    else if (!g->tested && g->cpu_note)
+        fputs(g->cpu_note, out);
     else if (!g->tested)
         fprintf(out, "too few runs to test (%zu vs %zu)", row->a.n, row->b.n);
     else if (g->verdict == VERDICT_NO_CHANGE)
@@ -552,7 +554,7 @@ static void explain(const struct compare_row *row, const struct compare_result *
                 compare_fmt(g->log_scale ? expm1(g->cpu_effect) * 100 : g->cpu_effect, a,
                             sizeof(a)),
                 g->log_scale ? "%" : "");
-    else if (g->cpu_note)
+    else if (g->cpu_note && g->tested)
         fprintf(out, "; %s", g->cpu_note);
     if (g->trimmed)
         fprintf(out, "; %zu rounds trimmed", g->trimmed);

@@ -143,7 +143,8 @@ static size_t trimmed(double *x, size_t n, double trim, double *mean, double *ss
 
 /* Which assignments of CPU sets the rounds' codes label[0..k) stand for: their number
  * into *sets, and the groups the test models (1 when the CPU set is not a factor, with
- * the reason into *note, NULL when nothing varied). Labels are renumbered 0..groups. */
+ * the reason into *note, NULL when nothing varied; 0 when it varied but cannot be
+ * modelled yet: the change is not estimable). Labels are renumbered 0..groups. */
 static size_t cpu_groups(int *label, size_t k, size_t *sets, const char **note)
 {
     size_t distinct = 0, fewest = k;
@@ -165,12 +166,13 @@ static size_t cpu_groups(int *label, size_t k, size_t *sets, const char **note)
     *note = NULL;
     if (unknown)
         *note = "CPU set not modelled: a round did not record its CPUs";
-    else if (distinct > 1 && fewest < GATE_CROSSOVER_MIN_ROUNDS)
-        *note = "CPU set not modelled: an assignment of CPU sets ran too few rounds to tell its "
-                "effect from noise";
+    bool too_few = !unknown && distinct > 1 && fewest < GATE_CROSSOVER_MIN_ROUNDS;
+    if (too_few)
+        *note = "not decided yet: the rounds ran on different CPU sets and an assignment of "
+                "them ran fewer than 2 rounds, so their effect cannot be told from the change";
     if (*note || distinct == 1) {
         memset(label, 0, k * sizeof(int));
-        return 1;
+        return too_few ? 0 : 1;
     }
     /* number the assignments in order of appearance */
     int *renamed = xcalloc(k, sizeof(int));
@@ -217,6 +219,8 @@ static void estimate_paired(const struct gate_paired_input *in, const struct gat
     size_t groups = cpu_groups(label, k, &e->cpu_sets, &e->cpu_note);
     if (!in->cpu_set)
         e->cpu_sets = 0;
+    bool estimable = groups > 0;
+    groups += !estimable; /* its figures still shown, as one group: never tested */
     e->crossover = groups > 1;
     double sum = 0, inverse_h = 0, lowest = INFINITY, highest = -INFINITY;
     for (size_t g = 0; g < groups; g++) {
@@ -239,7 +243,7 @@ static void estimate_paired(const struct gate_paired_input *in, const struct gat
     e->factor = k ? inverse_h / (double)(groups * groups) : 0;
     if (e->crossover)
         e->cpu_effect = (highest - lowest) / 2.0;
-    e->ok = k >= 2 && e->dof > 0;
+    e->ok = estimable && k >= 2 && e->dof > 0;
     free(d);
     free(b);
     free(x);

@@ -42,10 +42,13 @@ const char *verdict_name(enum verdict v);
  * A/A false alarms reach 6.1% in a corner of the interleaved path (docs/report.md). */
 #define GATE_TRIM 0.2
 
-/* The CPU set is a factor of the paired gate only when every assignment of CPU sets
- * (head on these, base on those) ran at least this many rounds: with one round, an
- * assignment's mean is that round, its effect cannot be told from the noise, and it adds
- * nothing to the spread. A duet reaches it at 4 rounds; bench-crossover calibrates it. */
+/* When the rounds ran on different assignments of CPU sets (head on these, base on
+ * those), the CPU set is a factor of the paired gate, which needs every assignment to have
+ * run at least this many rounds: with one round, an assignment's mean is that round and
+ * its effect cannot be told from the change. Until then the comparison is not decided (a
+ * duet that does not rotate decides from 4 rounds): falling back to the plain paired t
+ * there let a CPU effect and a disturbed round mimic a change (6% A/A false alarms at 3
+ * rounds in bench-crossover). */
 #define GATE_CROSSOVER_MIN_ROUNDS 2
 
 struct gate_opts {
