@@ -4,17 +4,21 @@
 #   bash harness/quickstart.sh main   install what is missing, build, run the main job
 #                                     (an A/B campaign of the reference shard)
 #   bash harness/quickstart.sh test   install what is missing, build, run every test
+#   bash harness/quickstart.sh build-deps
+#                                     install what is missing to build and run loopbench
+#                                     (and its report's plots), nothing for the tests
 #
-# .ci/run calls the second one.
+# .ci/run calls the second one; the GitHub Action (action.yml) the third.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 say() { printf '==> %s\n' "$*"; }
 
-# Debian packages: the build, the libraries, the tests' tools.
-PACKAGES=(gcc clang pkg-config meson ninja-build libjansson-dev libcurl4-openssl-dev check jq gnuplot-nox
-  python3 valgrind)
+# Debian packages: the build, the libraries and what the jobs call (jq, gnuplot), then the
+# tests' tools.
+BUILD_PACKAGES=(gcc pkg-config meson ninja-build libjansson-dev libcurl4-openssl-dev jq gnuplot-nox)
+PACKAGES=("${BUILD_PACKAGES[@]}" clang check python3 valgrind)
 # Only the tests need these: Node.js runs Mermaid's parser and the workflow validator
 # (tests/node/, their npm packages cached by harness/npm-deps.sh); man renders
 # loopbench(1) (tests/e2e/manpage.sh, install.sh).
@@ -143,5 +147,6 @@ test_job() {
 case "${1:-}" in
   main) main_job ;;
   test) test_job ;;
-  *) echo "usage: bash harness/quickstart.sh main|test" >&2; exit 2 ;;
+  build-deps) install_missing "${BUILD_PACKAGES[@]}" ;;
+  *) echo "usage: bash harness/quickstart.sh main|test|build-deps" >&2; exit 2 ;;
 esac

@@ -2,7 +2,8 @@
 # The CI regression job: build the target at the base of a change and at its head, each
 # into a directory of its own, run both as the variants of one campaign (each setting under
 # both builds once per round, at the same time on CPUs of their own where the host has two,
-# on this host), write the report, and gate head against base with `loopbench compare DIR`.
+# on this host), write the report, and gate head against base with `loopbench compare DIR`
+# (or, with GATE=0, leave the campaign for a job that pools several runners' campaigns).
 # docs/ci.md explains it.
 #
 #   bash harness/ci/regress.sh [-- RUN OPTIONS...]
@@ -10,7 +11,8 @@
 #
 # Exit status: compare's (0 no regression, 1 regressed, 3 inconclusive with
 # COMPARE_ARGS=--fail-on inconclusive), or 2 when there was nothing to gate: bad usage or
-# input, a ref that does not resolve, a build or the campaign that failed.
+# input, a ref that does not resolve, a build or the campaign that failed. With GATE=0: 0
+# once the campaign is made, 2 as above.
 #
 # Environment (all optional; paths relative to the current directory):
 #   TARGET_REPO   the target's git repository (default: the one this script is in)
@@ -32,6 +34,11 @@
 #                 never a token or a CI control file (a name that looks like one is refused)
 #   OUT           the campaign directory (default results/regress-<UTC time>)
 #   COMPARE_ARGS  options for loopbench compare, e.g. "--max-increase 15 --fail-on inconclusive"
+#   GATE          1 (default) gates with compare; 0 stops after the report, leaving the
+#                 campaign in OUT for `loopbench compare --pool` over several runners'
+#   SEED          a whole number passed to `loopbench run --seed`: one per shard of a matrix,
+#                 so that where the order is random (one CPU, or --order random) the shards
+#                 run their rounds in different orders; recorded in results.json
 #   LOOPBENCH     a loopbench to run (default: built once from this script's checkout, -Dtests=false,
 #                 in BUILD_DIR, default build-ci)
 #   WORK          where the clones and builds go (default a temporary directory, removed at
@@ -58,6 +65,13 @@ profile=$(realpath -e "${PROFILE:-$LB_ROOT/profiles/refshard-ci.json}") || die "
 repo=$(git -C "${TARGET_REPO:-$LB_ROOT}" rev-parse --show-toplevel 2>/dev/null) ||
   die "${TARGET_REPO:-$LB_ROOT} is not a git repository (TARGET_REPO)"
 out=${OUT:-results/regress-$(date -u +%Y%m%dT%H%M%SZ)}
+gate=${GATE:-1}
+case "$gate" in 0 | 1) ;; *) die "GATE '$gate': expected 1 (gate with compare) or 0 (campaign and report only)" ;; esac
+seed=()
+if [ -n "${SEED:-}" ]; then
+  [[ "$SEED" =~ ^[0-9]{1,15}$ ]] || die "SEED '$SEED': expected a whole number (loopbench run --seed)"
+  seed=(--seed "$SEED")
+fi
 mkdir -p "$(dirname "$out")"
 out=$(realpath -m "$out")
 [ ! -e "$out" ] || die "$out exists: give OUT a new directory"
@@ -206,15 +220,20 @@ if [[ " ${run_args[*]} " != *" --order"* ]] && [ "$(nproc)" -ge 2 ]; then order=
 say "campaign of $(basename "$profile") into $out: base and head as variants${order:+, as a duet}"
 rc=0
 in_background "${clean_env[@]}" "$lb" run "$profile" --variant "base=$work/base" \
-  --variant "head=$work/head" -o "$out" "${order[@]}" "${pass_env[@]}" "${run_args[@]}" || rc=$?
+  --variant "head=$work/head" -o "$out" "${order[@]}" "${seed[@]}" "${pass_env[@]}" "${run_args[@]}" || rc=$?
 [ "$rc" -eq 0 ] || die "the campaign failed (loopbench run exited $rc)"
 # A report that fails (a plot, say) must not hide the verdict: the gate still runs.
 if "$lb" report "$out" >/dev/null; then say "report: $out/report.md"; else say "the report failed; gating anyway"; fi
 
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-  printf 'loopbench regression job: head %s against base %s (%s), one campaign of both.\n\n' \
+  printf 'loopbench regression job: head %s against base %s (%s), one campaign of both%s.\n\n' \
     "\`$(g rev-parse --short "$head_sha")\`" "\`$(g rev-parse --short "$base_sha")\`" "$base_what" \
+    "$([ "$gate" = 1 ] || echo ', not gated here (GATE=0): a pooled job gates the campaigns of every runner')" \
     >>"$GITHUB_STEP_SUMMARY"
+fi
+if [ "$gate" = 0 ]; then
+  say "not gated (GATE=0): the campaign is $out"
+  exit 0
 fi
 say "gate: loopbench compare $out ${COMPARE_ARGS:-}"
 # shellcheck disable=SC2086 # COMPARE_ARGS is a list of options, split on purpose

@@ -4,12 +4,13 @@
 # build, not of the profile) fails the job with 1; a branch that changes only a comment
 # passes it with 0. The job builds refshard at the merge base and at the branch, runs them as
 # the variants of one campaign and gates with `loopbench compare DIR` (loopbench is the
-# build under test, so the clone builds only refshard).
+# build under test, so the clone builds only refshard). gate0 is the shard of a matrix: the
+# CPU branch under GATE=0 and a SEED exits 0, its campaign and report made, no gate.
 #
-#   regress.sh cpu | comment        (meson registers one test per case)
+#   regress.sh cpu | comment | gate0        (meson registers one test per case)
 source "$(dirname "$0")/lib.sh"
 
-case=${1:?cpu or comment}
+case=${1:?cpu, comment or gate0}
 if ! command -v git >/dev/null || ! git -C "$SOURCE_ROOT" rev-parse -q --verify HEAD >/dev/null 2>&1; then
   echo "SKIP: the source tree is not a git repository"
   trap - EXIT
@@ -23,12 +24,14 @@ git clone -q "$(git -C "$SOURCE_ROOT" rev-parse --absolute-git-dir)" "$repo"
 g() { git -C "$repo" -c user.name=loopbench-test -c user.email=test@loopbench.invalid "$@"; }
 settings=$repo/harness/refshard/settings.c
 case "$case" in
-  cpu)
+  cpu | gate0)
     # refshard.workPerTickUs defaults to 2000 us per wheel turn (125 a second): about 25% of
     # a core against under 1% at idle wait 2, some 30x.
     g checkout -q -b more-cpu
     sed -i 's/{"refshard.workPerTickUs", "0",/{"refshard.workPerTickUs", "2000",/' "$settings"
     expect=1
+    # A shard of a matrix: a regression is the pooled job's to call.
+    if [ "$case" = gate0 ]; then expect=0 gate=0 seed=4242; fi
     ;;
   comment)
     g checkout -q -b comment-only
@@ -51,7 +54,7 @@ summary=$TMP/summary.md
 mkdir "$TMP/tmp"
 rc=0
 TMPDIR=$TMP/tmp TARGET_REPO=$repo LOOPBENCH=$LOOPBENCH OUT=$TMP/out GITHUB_STEP_SUMMARY=$summary \
-  COMPARE_ARGS=${compare_args:-} \
+  COMPARE_ARGS=${compare_args:-} GATE=${gate:-} SEED=${seed:-} \
   PROFILE=$SOURCE_ROOT/profiles/refshard-ci.json \
   bash "$SOURCE_ROOT/harness/ci/regress.sh" -- -s 2 -n 3 -w 0.5 -t 1.5 -q \
   >"$TMP/job.out" 2>"$TMP/job.err" || rc=$?
@@ -70,11 +73,20 @@ if [ "$(nproc)" -ge 2 ]; then
     .campaign.order == "duet" and
     ([.runs | group_by(.repeat)[] | map(.cpus) | sort] | unique) == [["0", "1"]]' "$res"
 fi
-if [ "$case" = cpu ]; then
+if [ -n "${seed:-}" ]; then
+  check "  ... run with the shard's seed" jq -e ".campaign.seed == $seed" "$res"
+fi
+if [ "$case" != comment ]; then
   check "  ... head's refshard burnt 5x base's CPU or more, in every round" jq -e '
     [range(1; 4) as $r | [.runs[] | select(.repeat == $r)] | (map(select(.variant == "head"))[0].cpu_percent
       / map(select(.variant == "base"))[0].cpu_percent)] | min > 5' "$res"
+fi
+if [ "$case" = cpu ]; then
   check "  ... the step summary's CPU row says regressed" grep -Eq '^\| 2 (head )?\| CPU % \|.*\| \*\*regressed\*\*' "$summary"
+elif [ "$case" = gate0 ]; then
+  check "  ... not gated: no verdict table in the step summary nor on the terminal" \
+    bash -c "! grep -q '| verdict |' '$summary' '$TMP/job.out'"
+  check "  ... the step summary says so" grep -q 'not gated here (GATE=0)' "$summary"
 else
   check "  ... the step summary has no regression" bash -c "! grep -q '\*\*regressed\*\*' '$summary'"
 fi
