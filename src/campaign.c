@@ -358,6 +358,7 @@ void campaign_release(struct campaign *c)
     free(c->loopbench_cpus);
     free(c->cpuidle_driver);
     free(c->self.version);
+    free(c->self.commit);
     free(c->self.platform);
     campaign_profile_release(&c->profile);
     free(c->endpoint.url);

@@ -149,6 +149,7 @@ struct run_record {
 /* loopbench's own version and cost, as of the last write. */
 struct campaign_self {
     char *version, *platform;
+    char *commit;               /* "6cb843b[-dirty]"; NULL: built from a tarball */
     double cpu_seconds;
     long long max_rss_kib;
 };

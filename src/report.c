@@ -574,15 +574,17 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
         campaign_warmup_text(ci, warmup, sizeof(warmup));
         /* what the host said of itself, read back from a results.json like the names */
         const char *said[] = {host, ci->host.cpu_model, ci->host.os, ci->host.kernel,
-                              ci->self.version, ci->cpus, ci->loopbench_cpus};
+                              ci->self.version, ci->cpus, ci->loopbench_cpus, ci->self.commit};
         char *fact[ARRAY_SIZE(said)];
         for (size_t f = 0; f < ARRAY_SIZE(said); f++)
             fact[f] = text_markdown(said[f] ? said[f] : f < 5 ? "unknown" : "");
         fprintf(out, "%s**%s**: %s, %d logical CPUs, %s %s (host fingerprint `%s`); warm-up "
-                     "%s, sample %g s, %ld runs per setting, order %s (seed %llu); loopbench %s.",
+                     "%s, sample %g s, %ld runs per setting, order %s (seed %llu); loopbench "
+                     "%s%s%s%s.",
                 n > 1 ? "- " : "", fact[0], fact[1], ci->host.logical_cpus, fact[2], fact[3],
                 campaign_fingerprint(ci), warmup, ci->sample_s, ci->repeat,
-                run_order_name(ci->order), (unsigned long long)ci->seed, fact[4]);
+                run_order_name(ci->order), (unsigned long long)ci->seed, fact[4],
+                ci->self.commit ? " (commit " : "", fact[7], ci->self.commit ? ")" : "");
         if (ci->sequential_max && ci->sequential_stop)
             fprintf(out, " Runs until decided (`--repeat auto=%ld`): %s after %ld rounds.",
                     ci->sequential_max,

@@ -158,14 +158,16 @@ static void host_from_json(json_t *o, struct plat_host_facts *h)
 
 static json_t *self_json(const struct campaign_self *s)
 {
-    return json_pack("{s:o, s:o, s:f, s:I}", "version", json_str_or_null(s->version),
-                     "platform", json_str_or_null(s->platform), "cpu_seconds", s->cpu_seconds,
+    return json_pack("{s:o, s:o, s:o, s:f, s:I}", "version", json_str_or_null(s->version),
+                     "commit", json_str_or_null(s->commit), "platform",
+                     json_str_or_null(s->platform), "cpu_seconds", s->cpu_seconds,
                      "max_rss_kib", (json_int_t)s->max_rss_kib);
 }
 
 static void self_from_json(json_t *o, struct campaign_self *s)
 {
     s->version = dup_str(o, "version");
+    s->commit = dup_str(o, "commit");
     s->platform = dup_str(o, "platform");
     double cpu = get_num(o, "cpu_seconds");
     s->cpu_seconds = isfinite(cpu) ? cpu : 0;
@@ -962,6 +964,7 @@ static int names_check(const struct campaign *c, const char *where, struct lb_er
         {c->host.runner_image_version, "host.runner.image_version"},
         {c->host.runner_name, "host.runner.name"},
         {c->self.version, "loopbench.version"},
+        {c->self.commit, "loopbench.commit"},
         {c->cpus, "campaign.cpus.targets"},
         {c->loopbench_cpus, "campaign.cpus.loopbench"},
     };

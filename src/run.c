@@ -16,6 +16,7 @@
 #include "endpoint.h"
 #include "hostcpus.h"
 #include "http.h"
+#include "lbversion.h"
 #include "progress.h"
 #include "results.h"
 #include "rtt.h"
@@ -1142,6 +1143,9 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
     c->cpu_source = o->cpu_source;
     c->command_line = xstrdup(o->command_line ? o->command_line : "");
     c->self.version = xstrdup(LOOPBENCH_VERSION);
+    char commit[64];
+    if (lbversion_commit(commit, sizeof(commit)))
+        c->self.commit = xstrdup(commit);
     c->self.platform = xstrdup(plat_name());
     if ((o->cpus || c->order == ORDER_DUET) && setup_cpus(o, rn, err) < 0)
         return -1;
