@@ -186,6 +186,7 @@ static int trial(enum path p, const struct noise *nz, size_t n, double effect,
 /* What a figure counts over its trials. */
 struct tally {
     long trials, failed, regressed, covered, boot_covered;
+    long intervals; /* the duet's: trials whose gate gave an interval (it decides) */
 };
 
 static void run_trials(enum path p, const struct noise *nz, size_t n, double factor, long trials,
@@ -345,6 +346,7 @@ static void duet_trials(const struct design *d, const struct host *h, size_t n, 
         t->regressed += r[changed].verdict == VERDICT_REGRESSED;
         double truth = factor - 1.0;
         t->covered += r[changed].lo <= truth + 1e-12 && truth - 1e-12 <= r[changed].hi;
+        t->intervals += r[changed].tested;
     }
 }
 
@@ -466,7 +468,8 @@ static int crossover(void)
            SETTINGS, METRICS, CPU_EFFECT, CPU_EFFECT, DISTURBANCE, TRIALS, AA_TRIALS);
     static const char *const what[] = {
         "A/A false alarms of the whole gate (% of trials failing)",
-        "Coverage of the 95% interval of CPU's change at idle wait 2, truth 1.3x (% of trials)",
+        "Coverage of the 95% interval of CPU's change at idle wait 2, truth 1.3x (% of the "
+        "trials that gave one; -: the gate does not decide at that many rounds)",
         "1.3x changes of CPU at idle wait 2 called regressed (% of trials)",
         "1.1x changes of CPU at idle wait 2 called regressed (% of trials)",
     };
@@ -478,7 +481,7 @@ static int crossover(void)
                 duet_trials(&designs[d], &hosts[h], sizes[j], 1.0, AA_TRIALS, &rng, &t);
                 figure[0][h][d][j] = pct(t.failed, t.trials);
                 duet_trials(&designs[d], &hosts[h], sizes[j], 1.3, TRIALS, &rng, &t);
-                figure[1][h][d][j] = pct(t.covered, t.trials);
+                figure[1][h][d][j] = t.intervals ? pct(t.covered, t.intervals) : NAN;
                 figure[2][h][d][j] = pct(t.regressed, t.trials);
                 duet_trials(&designs[d], &hosts[h], sizes[j], 1.1, TRIALS, &rng, &t);
                 figure[3][h][d][j] = pct(t.regressed, t.trials);
@@ -490,7 +493,10 @@ static int crossover(void)
             for (size_t d = 0; d < DESIGNS; d++) {
                 printf("| %s, %s |", hosts[h].name, designs[d].name);
                 for (size_t j = 0; j < N_SIZES; j++)
-                    printf(" %.1f |", figure[f][h][d][j]);
+                    if (isnan(figure[f][h][d][j]))
+                        fputs(" - |", stdout);
+                    else
+                        printf(" %.1f |", figure[f][h][d][j]);
                 putchar('\n');
             }
         putchar('\n');
