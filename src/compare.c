@@ -16,8 +16,30 @@ static bool all_positive(const double *x, size_t n)
     return true;
 }
 
+/* The paired comparison with the rounds' CPU sets a factor (gate_paired's crossover),
+ * when they varied: its ratio, interval and p, or none while it cannot be estimated.
+ * false when the CPU sets did not vary (the plain paired t stands). */
+static bool crossover_metric(const double *pa, const double *pb, size_t npairs,
+                             const int *cpu_set, double level, struct metric_diff *out)
+{
+    struct gate_paired_input in = {{"", "", true, false, false}, pa, pb, npairs, cpu_set};
+    struct gate_opts o = gate_opts_default();
+    o.level = level;
+    struct gate_result r;
+    struct lb_error err;
+    if (gate_paired(&in, 1, &o, &r, &err) < 0 || r.cpu_sets < 2 || !r.log_scale)
+        return false;
+    if (r.tested) {
+        out->p = r.p;
+        out->test = r.test;
+        out->ci = (struct stats_ratio){1.0 + r.change, 1.0 + r.lo, 1.0 + r.hi};
+    }
+    return true;
+}
+
 void compare_metric(const double *a, size_t na, const double *b, size_t nb, const double *pa,
-                    const double *pb, size_t npairs, double level, struct metric_diff *out)
+                    const double *pb, size_t npairs, const int *cpu_set, double level,
+                    struct metric_diff *out)
 {
     memset(out, 0, sizeof(*out));
     stats_summarize(a, na, &out->a);
@@ -37,6 +59,9 @@ void compare_metric(const double *a, size_t na, const double *b, size_t nb, cons
      * interval is the decider's, so that it excludes 1 exactly when p < 1 - level. */
     out->p = NAN;
     out->ci = (struct stats_ratio){NAN, NAN, NAN};
+    if (out->paired.test.enough && cpu_set &&
+        crossover_metric(pa, pb, npairs, cpu_set, level, out))
+        return;
     if (out->paired.test.enough) {
         out->p = out->paired.test.p;
         out->test = "paired t on log ratios";
@@ -300,10 +325,7 @@ int compare_variants(const struct campaign *c, const struct compare_opts *o,
     return c->sequential_max ? compare_sequential(c, o, out, err) : compare_within(c, o, out, err);
 }
 
-/* The rounds' assignments of CPU sets (gate_paired_input.cpu_set) from the CPUs each
- * run of a pair was pinned to: the same number for the same pair of sets, -1 for a round
- * with a run not pinned; NULL when none was (a new array, caller frees). */
-static int *cpu_assignments(const char *const *cpus_a, const char *const *cpus_b, size_t n)
+int *compare_cpu_assignments(const char *const *cpus_a, const char *const *cpus_b, size_t n)
 {
     bool pinned = false;
     for (size_t i = 0; i < n; i++)
@@ -359,7 +381,7 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
             stats_summarize(b, campaign_cell_values(c, x, k, b), &row->b);
             /* the summaries above; then each round's pair, base and variant */
             size_t rounds = campaign_cell_pairs_cpus(c, base, x, k, a, b, cpus_a, cpus_b);
-            labels[i] = cpu_assignments(cpus_a, cpus_b, rounds);
+            labels[i] = compare_cpu_assignments(cpus_a, cpus_b, rounds);
             in[i] = (struct gate_paired_input){
                 {row->setting, key, row->lower_is_better, guard,
                  guard && guardrail_hit(c, x, (size_t)k)},

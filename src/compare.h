@@ -28,9 +28,17 @@ struct metric_diff {
 };
 
 /* Compare a[0..na) with b[0..nb) at interval level `level`; pa/pb[0..npairs) are the
- * same runs paired by round (npairs 0 if none). */
+ * same runs paired by round (npairs 0 if none), cpu_set[0..npairs) their assignments of
+ * CPU sets (compare_cpu_assignments; NULL when not pinned): where they varied, the
+ * interval and p are the gate's with the CPU set a factor. */
 void compare_metric(const double *a, size_t na, const double *b, size_t nb, const double *pa,
-                    const double *pb, size_t npairs, double level, struct metric_diff *out);
+                    const double *pb, size_t npairs, const int *cpu_set, double level,
+                    struct metric_diff *out);
+/* The rounds' assignments of CPU sets (gate_paired_input.cpu_set) from the CPUs each
+ * run of a pair was pinned to (campaign_cell_pairs_cpus): the same number for the same
+ * pair of sets, -1 for a round with a run not pinned; NULL when none was (a new array,
+ * caller frees). */
+int *compare_cpu_assignments(const char *const *cpus_a, const char *const *cpus_b, size_t n);
 
 /* compare exits 3 for an inconclusive gate under --fail-on inconclusive. */
 #define COMPARE_EXIT_INCONCLUSIVE 3

@@ -619,7 +619,8 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
                  "median (min-max) over runs; health keys: each run's mean over its health "
                  "lines%s, median (min-max) over runs. p: a paired t test on the per-round "
                  "log ratios for interleaved campaigns (it removes the host's drift between "
-                 "rounds), else Welch's t on logs (values on their own scale when one is 0); a "
+                 "rounds; with the CPU sets the rounds ran on a factor where they varied), "
+                 "else Welch's t on logs (values on their own scale when one is 0); a "
                  "difference is called at p < %g. A CPU ratio is that test's (a geometric "
                  "mean) with its %.0f%% interval, so the two agree. With fewer than 2 runs a "
                  "side no test is made (the ratio is then of medians).\n",

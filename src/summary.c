@@ -7,15 +7,24 @@
 #include "util.h"
 
 /* Compare cell x with its reference for metric (-1 CPU, else a health key), paired by
- * round when the campaign's rounds hold both. */
+ * round when the campaign's rounds hold both, the CPU sets they ran on a factor. */
 static void diff_cell(const struct campaign *c, struct cell x, struct cell ref, int metric,
                       double *scratch[4], struct metric_diff *out)
 {
     size_t na = campaign_cell_values(c, ref, metric, scratch[0]);
     size_t nb = campaign_cell_values(c, x, metric, scratch[1]);
     bool same = x.setting == ref.setting && x.variant == ref.variant;
-    size_t np = same ? 0 : campaign_cell_pairs(c, ref, x, metric, scratch[2], scratch[3]);
-    compare_metric(scratch[0], na, scratch[1], nb, scratch[2], scratch[3], np, SUMMARY_LEVEL, out);
+    const char **cpus_a = xcalloc(c->n_runs + 1, sizeof(*cpus_a));
+    const char **cpus_b = xcalloc(c->n_runs + 1, sizeof(*cpus_b));
+    size_t np = same ? 0
+                     : campaign_cell_pairs_cpus(c, ref, x, metric, scratch[2], scratch[3],
+                                                cpus_a, cpus_b);
+    int *cpu_set = np ? compare_cpu_assignments(cpus_a, cpus_b, np) : NULL;
+    compare_metric(scratch[0], na, scratch[1], nb, scratch[2], scratch[3], np, cpu_set,
+                   SUMMARY_LEVEL, out);
+    free(cpu_set);
+    free(cpus_a);
+    free(cpus_b);
 }
 
 static void add_rtt(const struct run_record *r, struct setting_summary *s)
