@@ -126,6 +126,10 @@ check "compare of 4 rounds, each assignment twice: the CPU set a factor" jq -e '
   [.rows[] | .cpu_sets == 2 and .cpu_modelled and .cpu_note == null
      and .test == "paired t on log ratios, CPU set a factor" and (.cpu_effect | type) == "number"]
   | length == 2 and all' "$TMP/crossover4.json"
+"$LOOPBENCH" report "$TMP/builds4.json" -f json -o "$TMP/report4.json" >/dev/null 2>&1 || true
+check "  ... the report's CPU ratios are the same test's" bash -c "jq -c '[.. | objects
+  | select(has(\"test\") and has(\"ratio_ci\")) | .test] | unique' '$TMP/report4.json' |
+  grep -q 'paired t on log ratios, CPU set a factor'"
 "$LOOPBENCH" compare "$TMP/builds4.json" --metric cpu >"$TMP/crossover4.md" 2>&1 || true
 check "  ... and its note says the CPU's effect was removed" \
   grep -q "2 assignments of CPU sets, their effect +-.*% removed" "$TMP/crossover4.md"
