@@ -127,7 +127,8 @@ void cp_detect(const double *x, size_t n, const struct cp_opts *o, struct cp_res
         todo[n_todo++] = b;
     }
     free(todo);
-    qsort(out->points, out->n, sizeof(*out->points), by_start);
+    if (out->n)
+        qsort(out->points, out->n, sizeof(*out->points), by_start);
     /* Undo the smallest step under the practical size, one at a time: each undone
      * changes its neighbours' segments, so their steps are measured again. */
     for (;;) {
