@@ -28,9 +28,10 @@ static double max_t(const double *y, size_t m, size_t ms, size_t *at)
         double nl = (double)k, nr = (double)(m - k);
         double ml = left / nl, mr = -left / nr;
         double sse = ss - nl * ml * ml - nr * mr * mr;
-        double t = sse > 1e-12 * ss ? fabs(mr - ml) / sqrt(sse / (double)(m - 2) * (1 / nl + 1 / nr))
-                   : mr != ml        ? INFINITY
-                                     : 0;
+        double t = sse > 1e-12 * ss
+                       ? fabs(mr - ml) / sqrt(sse / (double)(m - 2) * (1 / nl + 1 / nr))
+                   : mr != ml ? INFINITY
+                              : 0;
         if (t > best) {
             best = t;
             *at = k;
@@ -80,10 +81,10 @@ void cp_step(const double *x, size_t a, size_t k, size_t b, bool log_scale, stru
     double half = t.enough && t.se > 0 ? stats_t_quantile(0.975, t.df) * t.se : NAN;
     pt->lo = pt->step - half;
     pt->hi = pt->step + half;
-    pt->relative = log_scale           ? expm1(pt->step)
-                   : pt->before != 0   ? pt->step / fabs(pt->before)
-                   : pt->step == 0     ? 0
-                                       : copysign(INFINITY, pt->step);
+    pt->relative = log_scale         ? expm1(pt->step)
+                   : pt->before != 0 ? pt->step / fabs(pt->before)
+                   : pt->step == 0   ? 0
+                                     : copysign(INFINITY, pt->step);
 }
 
 static int by_start(const void *a, const void *b)

@@ -23,21 +23,21 @@ struct cp_opts {
     bool log_scale;       /* the values are logs: a step d is exp(d) - 1 relative; else
                            * relative to the mean before it */
     unsigned permutations;
-    uint64_t seed;        /* the same series and seed always give the same answer */
+    uint64_t seed; /* the same series and seed always give the same answer */
 };
 #define CP_PERMUTATIONS 999
 
 /* A boundary: values [start..) begin a new segment. */
 struct cp_point {
     size_t start;
-    double p;                 /* the permutation p of the split that made it */
-    double before, after;     /* the means of the segments on either side */
-    double step, lo, hi;      /* after - before and its 95% interval (Welch, on the values) */
-    double relative;          /* the step as a fraction (log_scale: exp(step) - 1) */
+    double p;             /* the permutation p of the split that made it */
+    double before, after; /* the means of the segments on either side */
+    double step, lo, hi;  /* after - before and its 95% interval (Welch, on the values) */
+    double relative;      /* the step as a fraction (log_scale: exp(step) - 1) */
 };
 
 struct cp_result {
-    struct cp_point *points;  /* in order of start */
+    struct cp_point *points; /* in order of start */
     size_t n;
 };
 

@@ -50,8 +50,8 @@ struct loaded {
 static int load_one(const char *path, struct loaded *l, struct lb_error *err)
 {
     if (l->n == HISTORY_MAX_CAMPAIGNS)
-        return lb_fail(err, "'%s': more than %d campaigns: expected at most that many",
-                       path, HISTORY_MAX_CAMPAIGNS);
+        return lb_fail(err, "'%s': more than %d campaigns: expected at most that many", path,
+                       HISTORY_MAX_CAMPAIGNS);
     l->c = xrealloc(l->c, (l->n + 1) * sizeof(*l->c));
     int rc = results_load(path, &l->c[l->n], err);
     l->n++; /* the reader leaves what it read to release */
@@ -87,8 +87,10 @@ static int load_arg(const char *arg, struct loaded *l, struct lb_error *err)
     }
     closedir(d);
     if (rc == 0 && found == 0)
-        return lb_fail(err, "'%s' holds no results.json, nor does any directory in it: "
-                            "expected a campaign or a directory of campaigns", arg);
+        return lb_fail(err,
+                       "'%s' holds no results.json, nor does any directory in it: "
+                       "expected a campaign or a directory of campaigns",
+                       arg);
     return rc;
 }
 
@@ -97,8 +99,11 @@ static int percent_option(const char *name, const char *arg, double *out)
 {
     double d;
     if (parse_double(arg, &d) < 0 || d < 0 || d > 10000)
-        return msg_usage_error("history", "history: --%s '%s': expected a percentage, 0 or "
-                                          "more", name, arg), -1;
+        return msg_usage_error("history",
+                               "history: --%s '%s': expected a percentage, 0 or "
+                               "more",
+                               name, arg),
+               -1;
     *out = d / 100.0;
     return 0;
 }
@@ -148,8 +153,10 @@ int cmd_history(int argc, char **argv)
             break;
         case OPT_MAX_P:
             if (parse_double(optarg, &d) < 0 || d <= 0 || d >= 1)
-                return msg_usage_error("history", "history: --max-p '%s': expected a number "
-                                                  "between 0 and 1", optarg);
+                return msg_usage_error("history",
+                                       "history: --max-p '%s': expected a number "
+                                       "between 0 and 1",
+                                       optarg);
             o.max_p = d;
             break;
         case OPT_MIN_MAGNITUDE:
@@ -158,8 +165,10 @@ int cmd_history(int argc, char **argv)
             break;
         case OPT_MIN_SEGMENT:
             if (parse_long(optarg, 2, 1000, &n) < 0)
-                return msg_usage_error("history", "history: --min-segment '%s': expected a "
-                                                  "whole number from 2 to 1000", optarg);
+                return msg_usage_error("history",
+                                       "history: --min-segment '%s': expected a "
+                                       "whole number from 2 to 1000",
+                                       optarg);
             o.min_segment = (size_t)n;
             break;
         case 'f':

@@ -55,7 +55,8 @@ static bool estimate(const struct campaign *c, size_t si, size_t vi, int m, bool
         if (p.test.enough) {
             t = p.test;
         } else {
-            size_t na = campaign_cell_values(c, base, m, a), nb = campaign_cell_values(c, head, m, b);
+            size_t na = campaign_cell_values(c, base, m, a),
+                   nb = campaign_cell_values(c, head, m, b);
             stats_welch_log(a, na, b, nb, &t);
         }
         ok = t.enough;
@@ -100,7 +101,9 @@ static void add_point(struct history *h, size_t ci, size_t si, size_t vi, int m)
         h->series = xrealloc(h->series, (h->n_series + 1) * sizeof(*h->series));
         s = &h->series[h->n_series++];
         *s = (struct history_series){
-            .setting = setting, .metric = metric, .variant = variant,
+            .setting = setting,
+            .metric = metric,
+            .variant = variant,
             .label = hk ? hk->label : "CPU",
             .log_scale = !hk || vi > 0,
             .lower_is_better = !hk || hk->better == LOWER_IS_BETTER,
@@ -254,7 +257,8 @@ static void put_change_row(FILE *out, const struct history *h, const struct hist
     const struct campaign *c = h->campaigns[ch->campaign];
     char when[32], b[32], a[32], st[32], lo[32], hi[32], p[32];
     format_utc(c->started_wall_ns, false, when, sizeof(when));
-    char *name = series_name(h, s), *series = text_markdown(name), *dir = text_code(campaign_name(c));
+    char *name = series_name(h, s), *series = text_markdown(name),
+         *dir = text_code(campaign_name(c));
     fprintf(out, "| %s | %s (%zu of %zu) | %s | %s | %s | %s (%s to %s) | %s | %s%s%s |\n", series,
             dir, ch->campaign + 1, h->n_campaigns, when,
             compare_fmt(shown(s, ch->cp.before), b, sizeof(b)),
@@ -263,9 +267,10 @@ static void put_change_row(FILE *out, const struct history *h, const struct hist
             compare_fmt_change(relative_of(s, &ch->cp, ch->cp.lo), lo, sizeof(lo)),
             compare_fmt_change(relative_of(s, &ch->cp, ch->cp.hi), hi, sizeof(hi)),
             compare_fmt_p(ch->cp.p, p, sizeof(p)), ch->environment ? "environment: " : "",
-            ch->environment ? ch->environment : ch->worse ? "**worse**" : "better",
-            !ch->environment && s->fails && ch == &s->changes[s->n_changes - 1] ? ", fails"
-                                                                                 : "");
+            ch->environment ? ch->environment
+            : ch->worse     ? "**worse**"
+                            : "better",
+            !ch->environment && s->fails && ch == &s->changes[s->n_changes - 1] ? ", fails" : "");
     free(name);
     free(series);
     free(dir);
@@ -288,11 +293,16 @@ static int put_chart(FILE *out, const struct history *h, const struct history_se
     char *unit = s->variant ? xasprintf("%s/base", s->variant)
                  : k < 0    ? xstrdup("CPU % of one core")
                             : xasprintf("%s%s", s->label, campaign_health_unit(newest, (size_t)k));
-    const struct mermaid_series lines[] = {{"each campaign", values}, {"its segment's mean", means}};
-    const struct mermaid_bars chart = {
-        .axis = {.knob_label = "campaign", .settings = (const char *const *)labels, .n = s->n,
-                 .baseline = MERMAID_NO_BASELINE},
-        .title = name, .unit = unit, .series = lines, .n_series = 2};
+    const struct mermaid_series lines[] = {{"each campaign", values},
+                                           {"its segment's mean", means}};
+    const struct mermaid_bars chart = {.axis = {.knob_label = "campaign",
+                                                .settings = (const char *const *)labels,
+                                                .n = s->n,
+                                                .baseline = MERMAID_NO_BASELINE},
+                                       .title = name,
+                                       .unit = unit,
+                                       .series = lines,
+                                       .n_series = 2};
     int rc = mermaid_bars_write(out, &chart, err);
     for (size_t j = 0; j < s->n; j++)
         free(labels[j]);
@@ -314,7 +324,8 @@ int history_markdown(const struct history *h, const struct history_opts *o, FILE
     for (size_t i = 0; i < h->n_series; i++)
         changes += h->series[i].n_changes;
     fprintf(out, "## History: %zu campaigns, %s to %s\n\n", h->n_campaigns, first, last);
-    fprintf(out, "Change points of %zu series by binary segmentation, each split tested by "
+    fprintf(out,
+            "Change points of %zu series by binary segmentation, each split tested by "
             "permutation at p <= %.3g (%.3g over the history, Bonferroni); steps under %s are "
             "none, and a segment holds at least %zu campaigns. A change of the host's "
             "fingerprint starts a new epoch: an environment change, which never fails.\n\n",
@@ -322,7 +333,8 @@ int history_markdown(const struct history *h, const struct history_opts *o, FILE
             compare_fmt_change(o->min_magnitude, mag, sizeof(mag)), o->min_segment);
     if (changes) {
         fputs("| series | new segment from | started | before | after | step (95% CI) | p | "
-              "change |\n|---|---|---|--:|--:|---|--:|---|\n", out);
+              "change |\n|---|---|---|--:|--:|---|--:|---|\n",
+              out);
         for (size_t i = 0; i < h->n_series; i++)
             for (size_t k = 0; k < h->series[i].n_changes; k++)
                 put_change_row(out, h, &h->series[i], &h->series[i].changes[k]);
@@ -361,7 +373,8 @@ int history_markdown(const struct history *h, const struct history_opts *o, FILE
         fputs(" opens at a change for the worse.\n", out);
     } else {
         fputs("No series' newest segment opens at a change for the worse of the target's "
-              "own.\n", out);
+              "own.\n",
+              out);
     }
     return fflush(out) != 0 || ferror(out) ? lb_fail(err, "cannot write the history") : 0;
 }
@@ -373,50 +386,46 @@ json_t *history_json(const struct history *h, const struct history_opts *o)
     for (size_t i = 0; i < h->n_campaigns; i++) {
         const struct campaign *c = h->campaigns[i];
         format_utc(c->started_wall_ns, false, when, sizeof(when));
-        json_array_append_new(campaigns,
-                              json_pack("{s:s, s:s, s:o}", "dir", c->out_dir, "started_at", when,
-                                        "environment_change",
-                                        h->environment[i] ? json_string(h->environment[i])
-                                                          : json_null()));
+        json_array_append_new(
+            campaigns, json_pack("{s:s, s:s, s:o}", "dir", c->out_dir, "started_at", when,
+                                 "environment_change",
+                                 h->environment[i] ? json_string(h->environment[i]) : json_null()));
     }
     for (size_t i = 0; i < h->n_series; i++) {
         const struct history_series *s = &h->series[i];
         json_t *points = json_array(), *changes = json_array();
         for (size_t j = 0; j < s->n; j++)
-            json_array_append_new(points, json_pack("{s:I, s:o, s:o, s:o}", "campaign",
-                                                    (json_int_t)s->points[j].campaign,
-                                                    "estimate",
-                                                    json_num_or_null(s->points[j].estimate), "se",
-                                                    json_num_or_null(s->points[j].se),
-                                                    "segment_mean",
-                                                    json_num_or_null(s->points[j].segment_mean)));
+            json_array_append_new(points,
+                                  json_pack("{s:I, s:o, s:o, s:o}", "campaign",
+                                            (json_int_t)s->points[j].campaign, "estimate",
+                                            json_num_or_null(s->points[j].estimate), "se",
+                                            json_num_or_null(s->points[j].se), "segment_mean",
+                                            json_num_or_null(s->points[j].segment_mean)));
         for (size_t k = 0; k < s->n_changes; k++) {
             const struct history_change *ch = &s->changes[k];
             json_array_append_new(
                 changes,
-                json_pack("{s:I, s:s, s:o, s:o, s:o, s:o, s:[o, o], s:o, s:o, s:b}", "campaign",
-                          (json_int_t)ch->campaign, "kind",
-                          ch->environment ? "environment" : "target", "field",
-                          ch->environment ? json_string(ch->environment) : json_null(), "before",
-                          json_num_or_null(ch->cp.before), "after", json_num_or_null(ch->cp.after),
-                          "step", json_num_or_null(ch->cp.step), "ci",
-                          json_num_or_null(ch->cp.lo), json_num_or_null(ch->cp.hi), "relative",
-                          json_num_or_null(ch->cp.relative), "p", json_num_or_null(ch->cp.p),
-                          "worse", ch->worse));
+                json_pack(
+                    "{s:I, s:s, s:o, s:o, s:o, s:o, s:[o, o], s:o, s:o, s:b}", "campaign",
+                    (json_int_t)ch->campaign, "kind", ch->environment ? "environment" : "target",
+                    "field", ch->environment ? json_string(ch->environment) : json_null(), "before",
+                    json_num_or_null(ch->cp.before), "after", json_num_or_null(ch->cp.after),
+                    "step", json_num_or_null(ch->cp.step), "ci", json_num_or_null(ch->cp.lo),
+                    json_num_or_null(ch->cp.hi), "relative", json_num_or_null(ch->cp.relative), "p",
+                    json_num_or_null(ch->cp.p), "worse", ch->worse));
         }
-        json_t *o_s = json_pack("{s:s, s:s, s:o, s:s, s:s, s:o, s:o, s:b}", "setting",
-                                s->setting, "metric", s->metric, "variant",
-                                s->variant ? json_string(s->variant) : json_null(), "scale",
-                                s->log_scale ? "log" : "level", "better",
-                                profile_direction_name(s->lower_is_better ? LOWER_IS_BETTER
-                                                                          : HIGHER_IS_BETTER), "points", points,
-                                "change_points", changes, "fails", s->fails);
+        json_t *o_s = json_pack(
+            "{s:s, s:s, s:o, s:s, s:s, s:o, s:o, s:b}", "setting", s->setting, "metric", s->metric,
+            "variant", s->variant ? json_string(s->variant) : json_null(), "scale",
+            s->log_scale ? "log" : "level", "better",
+            profile_direction_name(s->lower_is_better ? LOWER_IS_BETTER : HIGHER_IS_BETTER),
+            "points", points, "change_points", changes, "fails", s->fails);
         json_array_append_new(series, o_s);
     }
     return json_pack("{s:{s:f, s:f, s:I, s:I}, s:o, s:o, s:b}", "options", "max_p", o->max_p,
-                     "min_magnitude", o->min_magnitude, "min_segment",
-                     (json_int_t)o->min_segment, "permutations", (json_int_t)CP_PERMUTATIONS,
-                     "campaigns", campaigns, "series", series, "fails", h->fails);
+                     "min_magnitude", o->min_magnitude, "min_segment", (json_int_t)o->min_segment,
+                     "permutations", (json_int_t)CP_PERMUTATIONS, "campaigns", campaigns, "series",
+                     series, "fails", h->fails);
 }
 
 void history_release(struct history *h)

@@ -28,29 +28,29 @@ struct history_opts {
  * log CPU; of a health key's values); of a campaign of variants, the mean log ratio of the
  * variant to the base, paired by round where the runs share rounds. */
 struct history_point {
-    size_t campaign;      /* index into history.campaigns */
-    double estimate, se;  /* se: of the campaign's own runs (the change points use the
-                           * scatter between campaigns, which drift dominates) */
-    double segment_mean;  /* of the segment it falls in */
+    size_t campaign;     /* index into history.campaigns */
+    double estimate, se; /* se: of the campaign's own runs (the change points use the
+                          * scatter between campaigns, which drift dominates) */
+    double segment_mean; /* of the segment it falls in */
 };
 
 struct history_change {
-    struct cp_point cp;   /* cp.start: index into the series' points */
-    size_t campaign;      /* the first campaign of the new segment */
+    struct cp_point cp;      /* cp.start: index into the series' points */
+    size_t campaign;         /* the first campaign of the new segment */
     const char *environment; /* the fingerprint's field that changed there ("kernel"),
                               * NULL for a change of the target's own */
-    bool worse;           /* the step is a change for the worse */
+    bool worse;              /* the step is a change for the worse */
 };
 
 struct history_series {
     const char *setting, *metric, *variant; /* borrowed; variant NULL without variants */
-    const char *label;    /* the metric's label */
+    const char *label;                      /* the metric's label */
     bool log_scale, lower_is_better;
     struct history_point *points;
     size_t n;
     struct history_change *changes;
     size_t n_changes;
-    bool fails;           /* its newest segment opens at a change for the worse of its own */
+    bool fails; /* its newest segment opens at a change for the worse of its own */
 };
 
 struct history {
@@ -61,7 +61,7 @@ struct history {
     const char **environment;
     struct history_series *series;
     size_t n_series;
-    size_t tested;        /* series long enough to split: max_p is shared among them */
+    size_t tested; /* series long enough to split: max_p is shared among them */
     bool fails;
 };
 

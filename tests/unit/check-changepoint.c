@@ -13,8 +13,12 @@
 
 static struct cp_opts opts(void)
 {
-    return (struct cp_opts){.max_p = 0.01, .min_magnitude = 0.05, .min_segment = 3,
-                            .log_scale = true, .permutations = CP_PERMUTATIONS, .seed = 7};
+    return (struct cp_opts){.max_p = 0.01,
+                            .min_magnitude = 0.05,
+                            .min_segment = 3,
+                            .log_scale = true,
+                            .permutations = CP_PERMUTATIONS,
+                            .seed = 7};
 }
 
 /* log CPU of n campaigns at drift sd 0.15, times `factor` from campaign `at` on */
