@@ -12,6 +12,7 @@
 
 #include "capture.h"
 #include "endpoint.h"
+#include "fingerprint.h"
 #include "platform/platform.h"
 #include "profile.h"
 #include "rtt.h"
@@ -151,6 +152,7 @@ struct campaign {
     struct campaign_endpoint endpoint; /* url NULL: none */
     bool has_rtt;               /* the profile runs a round-trip probe */
     struct plat_host_facts host;
+    struct host_fingerprint fingerprint; /* of host, computed when read (fingerprint.h) */
     struct strv values;         /* settings, in the order given */
     size_t baseline;            /* index into values */
     /* Builds compared setting by setting, the first the base the others are compared

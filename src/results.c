@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "compat.h"
+#include "fingerprint.h"
 #include "histogram.h"
 #include "noise.h"
 #include "sequential.h"
@@ -105,7 +106,10 @@ static int signal_named(const char *s)
 
 static json_t *host_json(const struct plat_host_facts *h)
 {
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:[f,f,f], s:o, s:I, s:o, s:o}",
+    struct host_fingerprint fp;
+    fingerprint_compute(h, &fp);
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:[f,f,f], s:o, s:I, s:o, s:o, s:o, "
+                     "s:{s:o, s:o, s:o}, s:o}",
                      "hostname", json_str_or_null(h->hostname),
                      "os", json_str_or_null(h->os),
                      "kernel", json_str_or_null(h->kernel),
@@ -117,9 +121,15 @@ static json_t *host_json(const struct plat_host_facts *h)
                      "clocksource", json_str_or_null(h->clocksource),
                      "clock_resolution_ns", (json_int_t)h->clock_resolution_ns,
                      "governor", json_str_or_null(h->governor),
-                     "virtualization", json_str_or_null(h->virtualization));
+                     "virtualization", json_str_or_null(h->virtualization),
+                     "cpuidle_driver", json_str_or_null(h->cpuidle_driver),
+                     "runner", "image_os", json_str_or_null(h->runner_image_os),
+                     "image_version", json_str_or_null(h->runner_image_version),
+                     "name", json_str_or_null(h->runner_name),
+                     "fingerprint", fingerprint_json(&fp));
 }
 
+/* host.fingerprint is not read: it is the facts' own, computed again (fingerprint.h). */
 static void host_from_json(json_t *o, struct plat_host_facts *h)
 {
     h->hostname = dup_str(o, "hostname");
@@ -138,6 +148,11 @@ static void host_from_json(json_t *o, struct plat_host_facts *h)
     h->clock_resolution_ns = get_u64(o, "clock_resolution_ns");
     h->governor = dup_str(o, "governor");
     h->virtualization = dup_str(o, "virtualization");
+    h->cpuidle_driver = dup_str(o, "cpuidle_driver");
+    json_t *runner = json_object_get(o, "runner");
+    h->runner_image_os = dup_str(runner, "image_os");
+    h->runner_image_version = dup_str(runner, "image_version");
+    h->runner_name = dup_str(runner, "name");
 }
 
 static json_t *self_json(const struct campaign_self *s)
@@ -930,6 +945,10 @@ static int names_check(const struct campaign *c, const char *where, struct lb_er
         {c->host.cpu_model, "host.cpu_model"},
         {c->host.os, "host.os"},
         {c->host.kernel, "host.kernel"},
+        {c->host.virtualization, "host.virtualization"},
+        {c->host.runner_image_os, "host.runner.image_os"},
+        {c->host.runner_image_version, "host.runner.image_version"},
+        {c->host.runner_name, "host.runner.name"},
         {c->self.version, "loopbench.version"},
         {c->cpus, "campaign.cpus.targets"},
         {c->loopbench_cpus, "campaign.cpus.loopbench"},
@@ -987,6 +1006,10 @@ int results_from_json(json_t *doc, const char *out_dir, const char *where, struc
     c->command_line = xstrdup(get_str(doc, "command_line") ? get_str(doc, "command_line") : "");
     self_from_json(json_object_get(doc, "loopbench"), &c->self);
     host_from_json(json_object_get(doc, "host"), &c->host);
+    /* campaigns run before the host recorded its driver recorded it here */
+    if (!c->host.cpuidle_driver && c->cpuidle_driver)
+        c->host.cpuidle_driver = xstrdup(c->cpuidle_driver);
+    fingerprint_compute(&c->host, &c->fingerprint);
     at = xasprintf("'%s'", where);
     rc = names_check(c, at, err);
     free(at);

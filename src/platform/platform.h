@@ -267,8 +267,17 @@ struct plat_host_facts {
     uint64_t clock_resolution_ns; /* of the monotonic clock (clock_getres); 0 if unknown */
     char *governor;      /* cpufreq governor of cpu0, where readable */
     char *virtualization;/* hypervisor or container, if detectable */
+    char *cpuidle_driver;/* plat_cpuidle_driver's */
+    /* The CI runner, from the environment GitHub gives a job ($ImageOS, $ImageVersion,
+     * $RUNNER_NAME): a runner image is a host of its own to the figures. */
+    char *runner_image_os, *runner_image_version, *runner_name;
 };
 int plat_host_facts(struct plat_host_facts *out, struct lb_error *err);
+/* The facts every system reads the same way (the cpuidle driver, the runner's names),
+ * into f: each port's plat_host_facts ends with it. A runner's name longer than
+ * PLAT_RUNNER_NAME_MAX bytes or holding a control character is not recorded. */
+#define PLAT_RUNNER_NAME_MAX 128
+void plat_host_facts_common(struct plat_host_facts *f);
 void plat_host_facts_release(struct plat_host_facts *f);
 
 struct plat_host_cpu {

@@ -1425,6 +1425,7 @@ int plat_host_facts(struct plat_host_facts *out, struct lb_error *err)
         out->clock_resolution_ns = (NS_PER_SEC + (uint64_t)freq.QuadPart - 1) / (uint64_t)freq.QuadPart;
     }
     out->virtualization = ntdll_function("wine_get_version") ? xstrdup("wine") : NULL;
+    plat_host_facts_common(out);
     return 0;
 }
 
