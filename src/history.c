@@ -22,21 +22,6 @@ static bool same_text(const char *a, const char *b)
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-/* The first field of the host's fingerprint that differs between two campaigns, NULL
- * when none: what moves the CPU a target uses with no change of its own. */
-static const char *fingerprint_change(const struct campaign *a, const struct campaign *b)
-{
-    if (!same_text(a->host.cpu_model, b->host.cpu_model))
-        return "cpu_model";
-    if (a->host.logical_cpus != b->host.logical_cpus)
-        return "logical_cpus";
-    if (!same_text(a->host.kernel, b->host.kernel))
-        return "kernel";
-    if (!same_text(a->host.virtualization, b->host.virtualization))
-        return "virtualization";
-    return NULL;
-}
-
 /* Of campaign c, setting si, variant vi (0 without variants; else against the base) and
  * metric m (-1 CPU, else a health key): the estimate and its standard error. false when
  * the campaign has too few runs of it. */
@@ -202,7 +187,7 @@ int history_build(const struct campaign **campaigns, size_t n, const struct hist
     out->n_campaigns = n;
     out->environment = xcalloc(n, sizeof(*out->environment));
     for (size_t i = 1; i < n; i++)
-        out->environment[i] = fingerprint_change(campaigns[i - 1], campaigns[i]);
+        out->environment[i] = campaign_fingerprint_differs(campaigns[i - 1], campaigns[i]);
     for (size_t ci = 0; ci < n; ci++) {
         const struct campaign *c = campaigns[ci];
         for (size_t vi = c->n_variants > 1 ? 1 : 0; vi < (c->n_variants > 1 ? c->n_variants : 1);
