@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "commit.h"
 #include "compat.h"
 #include "fingerprint.h"
 #include "histogram.h"
@@ -626,8 +627,9 @@ static json_t *campaign_json(const struct campaign *c)
     }
     json_t *variants = json_array();
     for (size_t i = 0; i < c->n_variants; i++)
-        json_array_append_new(variants, json_pack("{s:s, s:s}", "name", c->variants[i].name,
-                                                  "dir", c->variants[i].dir));
+        json_array_append_new(variants, json_pack("{s:s, s:s, s:o}", "name", c->variants[i].name,
+                                                  "dir", c->variants[i].dir, "commit",
+                                                  commit_json(&c->variants[i].commit)));
     json_t *o = json_pack("{s:o, s:s, s:o, s:I, s:f, s:f, s:I, s:s, s:I, s:s, s:o, s:o, s:s, s:o, "
                      "s:o, s:o}",
                      "settings", strv_json(&c->values), "baseline", c->values.v[c->baseline],
@@ -657,6 +659,7 @@ static json_t *campaign_json(const struct campaign *c)
     if (c->rotate_s > 0) /* absent: no swaps inside the window */
         json_object_set_new(o, "rotate_seconds", json_real(c->rotate_s));
     json_object_set_new(o, "cpuidle_driver", json_str_or_null(c->cpuidle_driver));
+    json_object_set_new(o, "commit", commit_json(&c->commit));
     if (c->cpus) /* absent: not pinned */
         json_object_set_new(o, "cpus", json_pack("{s:s, s:o}", "targets", c->cpus, "loopbench",
                                                  json_str_or_null(c->loopbench_cpus)));
@@ -809,8 +812,17 @@ static int campaign_from_json(json_t *camp, struct campaign *c, const char *wher
         const char *name = get_str(v, "name"), *dir = get_str(v, "dir");
         if (!name || !dir)
             return lb_fail(err, "%s: campaign.variants[%zu]: expected its name and dir", where, i);
-        c->variants[c->n_variants++] = (struct campaign_variant){xstrdup(name), xstrdup(dir)};
+        c->variants[c->n_variants++] = (struct campaign_variant){.name = xstrdup(name),
+                                                                  .dir = xstrdup(dir)};
+        char key[64];
+        snprintf(key, sizeof(key), "campaign.variants[%zu].commit", i);
+        if (commit_from_json(json_object_get(v, "commit"), where, key,
+                             &c->variants[i].commit, err) < 0)
+            return -1;
     }
+    if (commit_from_json(json_object_get(camp, "commit"), where, "campaign.commit", &c->commit,
+                         err) < 0)
+        return -1;
     c->repeat = (long)get_int(camp, "repeat");
     c->warmup_s = get_num(camp, "warmup_seconds");
     c->sample_s = get_num(camp, "sample_seconds");

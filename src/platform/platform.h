@@ -186,6 +186,13 @@ bool plat_path_is_separator(char c);
  * this way. */
 int plat_run_program(char *const *argv, const char *dir, const char *output_path,
                      int *wstatus, struct lb_error *err);
+/* Run argv (argv[0] looked up in loopbench's PATH) in the environment envp alone,
+ * stdin and stderr the null device, and read at most limit bytes of its stdout into
+ * *out (new string; the rest is not read: the pipe is closed on it), waiting at most
+ * timeout_ms for it to exit before it is killed: 0 with its wait status, -1 with err
+ * when it could not be started (Windows: not yet, it says so). git is run this way. */
+int plat_run_output(char *const *argv, char *const *envp, size_t limit, unsigned timeout_ms,
+                    char **out, int *wstatus, struct lb_error *err);
 /* 1 when something accepts TCP connections at host:port within 100 ms, else 0. */
 int plat_tcp_accepting(const char *host, int port);
 
