@@ -236,6 +236,43 @@ static const char *campaign_name(const struct campaign *c)
     return path_basename(c->out_dir);
 }
 
+/* The commit of a series' build in campaign c: the variant's, else the campaign's. */
+static const struct campaign_commit *commit_of(const struct campaign *c,
+                                               const struct history_series *s)
+{
+    for (size_t i = 0; s->variant && i < c->n_variants; i++)
+        if (strcmp(c->variants[i].name, s->variant) == 0)
+            return &c->variants[i].commit;
+    return &c->commit;
+}
+
+/* "`1a2b3c4`" or "`1a2b3c4` (dirty)", "none recorded" without one. */
+static void put_commit(FILE *out, const struct campaign_commit *k)
+{
+    if (!k->sha)
+        fputs("none recorded", out);
+    else
+        fprintf(out, "`%.7s`%s", k->sha, k->dirty ? " (dirty)" : "");
+}
+
+/* The commits between the last campaign before the change and the first after it: what
+ * a user bisects. */
+static void put_commit_range(FILE *out, const struct history *h, const struct history_series *s,
+                             const struct history_change *ch)
+{
+    const struct campaign_commit *a =
+        commit_of(h->campaigns[s->points[ch->cp.start - 1].campaign], s);
+    const struct campaign_commit *b = commit_of(h->campaigns[ch->campaign], s);
+    if (a->sha && b->sha && strcmp(a->sha, b->sha) == 0 && !a->dirty && !b->dirty) {
+        put_commit(out, b);
+        fputs(", the same on both sides", out);
+        return;
+    }
+    put_commit(out, a);
+    fputs(" .. ", out);
+    put_commit(out, b);
+}
+
 static void put_change_row(FILE *out, const struct history *h, const struct history_series *s,
                            const struct history_change *ch)
 {
@@ -244,8 +281,10 @@ static void put_change_row(FILE *out, const struct history *h, const struct hist
     format_utc(c->started_wall_ns, false, when, sizeof(when));
     char *name = series_name(h, s), *series = text_markdown(name),
          *dir = text_code(campaign_name(c));
-    fprintf(out, "| %s | %s (%zu of %zu) | %s | %s | %s | %s (%s to %s) | %s | %s%s%s |\n", series,
-            dir, ch->campaign + 1, h->n_campaigns, when,
+    fprintf(out, "| %s | %s (%zu of %zu) | %s | ", series, dir, ch->campaign + 1, h->n_campaigns,
+            when);
+    put_commit_range(out, h, s, ch);
+    fprintf(out, " | %s | %s | %s (%s to %s) | %s | %s%s%s |\n",
             compare_fmt(shown(s, ch->cp.before), b, sizeof(b)),
             compare_fmt(shown(s, ch->cp.after), a, sizeof(a)),
             compare_fmt_change(ch->cp.relative, st, sizeof(st)),
@@ -317,8 +356,8 @@ int history_markdown(const struct history *h, const struct history_opts *o, FILE
             h->tested, o->max_p / (double)(h->tested ? h->tested : 1), o->max_p,
             compare_fmt_change(o->min_magnitude, mag, sizeof(mag)), o->min_segment);
     if (changes) {
-        fputs("| series | new segment from | started | before | after | step (95% CI) | p | "
-              "change |\n|---|---|---|--:|--:|---|--:|---|\n",
+        fputs("| series | new segment from | started | commits | before | after | step (95% CI) "
+              "| p | change |\n|---|---|---|---|--:|--:|---|--:|---|\n",
               out);
         for (size_t i = 0; i < h->n_series; i++)
             for (size_t k = 0; k < h->series[i].n_changes; k++)
@@ -364,6 +403,12 @@ int history_markdown(const struct history *h, const struct history_opts *o, FILE
     return fflush(out) != 0 || ferror(out) ? lb_fail(err, "cannot write the history") : 0;
 }
 
+/* {"sha", "dirty"}, or null when no commit was recorded. */
+static json_t *commit_json(const struct campaign_commit *k)
+{
+    return k->sha ? json_pack("{s:s, s:b}", "sha", k->sha, "dirty", k->dirty) : json_null();
+}
+
 json_t *history_json(const struct history *h, const struct history_opts *o)
 {
     char when[32];
@@ -388,16 +433,21 @@ json_t *history_json(const struct history *h, const struct history_opts *o)
                                             json_num_or_null(s->points[j].segment_mean)));
         for (size_t k = 0; k < s->n_changes; k++) {
             const struct history_change *ch = &s->changes[k];
-            json_array_append_new(
-                changes,
-                json_pack(
-                    "{s:I, s:s, s:o, s:o, s:o, s:o, s:[o, o], s:o, s:o, s:b}", "campaign",
-                    (json_int_t)ch->campaign, "kind", ch->environment ? "environment" : "target",
-                    "field", ch->environment ? json_string(ch->environment) : json_null(), "before",
-                    json_num_or_null(ch->cp.before), "after", json_num_or_null(ch->cp.after),
-                    "step", json_num_or_null(ch->cp.step), "ci", json_num_or_null(ch->cp.lo),
-                    json_num_or_null(ch->cp.hi), "relative", json_num_or_null(ch->cp.relative), "p",
-                    json_num_or_null(ch->cp.p), "worse", ch->worse));
+            json_t *o_ch = json_pack(
+                "{s:I, s:s, s:o, s:o, s:o, s:o, s:[o, o], s:o, s:o, s:b}", "campaign",
+                (json_int_t)ch->campaign, "kind", ch->environment ? "environment" : "target",
+                "field", ch->environment ? json_string(ch->environment) : json_null(), "before",
+                json_num_or_null(ch->cp.before), "after", json_num_or_null(ch->cp.after), "step",
+                json_num_or_null(ch->cp.step), "ci", json_num_or_null(ch->cp.lo),
+                json_num_or_null(ch->cp.hi), "relative", json_num_or_null(ch->cp.relative), "p",
+                json_num_or_null(ch->cp.p), "worse", ch->worse);
+            /* the commits a user bisects: of the last campaign before, the first after */
+            json_object_set_new(
+                o_ch, "last_before",
+                commit_json(commit_of(h->campaigns[s->points[ch->cp.start - 1].campaign], s)));
+            json_object_set_new(o_ch, "first_after",
+                                commit_json(commit_of(h->campaigns[ch->campaign], s)));
+            json_array_append_new(changes, o_ch);
         }
         json_t *o_s = json_pack(
             "{s:s, s:s, s:o, s:s, s:s, s:o, s:o, s:b}", "setting", s->setting, "metric", s->metric,
