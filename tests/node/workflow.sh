@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The GitHub Actions workflows are valid: .github/workflows/ci.yml and the regression job's
-# example (harness/ci/loopbench-regress.yml). action-validator checks each against the
+# The GitHub Actions workflows are valid: .github/workflows/ci.yml and the examples of the
+# regression job and the nightly history job (harness/ci/loopbench-regress.yml,
+# harness/ci/loopbench-nightly.yml). action-validator checks each against the
 # workflow schema (and the actions it names, their inputs).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
