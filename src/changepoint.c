@@ -93,6 +93,23 @@ static int by_start(const void *a, const void *b)
     return (x->start > y->start) - (x->start < y->start);
 }
 
+/* x[0..m) into y with each value beyond CP_WINSOR robust standard deviations (1.4826
+ * MAD) of the median pulled in to that bound: a disturbed night weighs on the t as a
+ * campaign well off the level, never as one that sets the spread. The bound is of the
+ * whole segment, the same for every order of its values, so the permutation test stays
+ * exact; the order of the values is kept, so a clear step stays as clear. */
+static void winsorize(const double *x, size_t m, double *y)
+{
+    struct stats_summary s;
+    stats_summarize(x, m, &s);
+    double bound = CP_WINSOR * 1.4826 * s.mad;
+    for (size_t i = 0; i < m; i++)
+        y[i] = !(bound > 0)              ? x[i]
+               : x[i] > s.median + bound ? s.median + bound
+               : x[i] < s.median - bound ? s.median - bound
+                                         : x[i];
+}
+
 /* The steps of every point between its neighbours (0 and n at the ends). */
 static void steps_of(const double *x, size_t n, bool log_scale, struct cp_point *pts, size_t k)
 {
@@ -116,8 +133,11 @@ void cp_detect(const double *x, size_t n, const struct cp_opts *o, struct cp_res
         size_t b = todo[--n_todo], a = todo[--n_todo], at;
         if (b - a < 2 * ms)
             continue;
-        double t = max_t(x + a, b - a, ms, &at);
-        double p = t > 0 ? permutation_p(x + a, b - a, t, &po, &rng) : 1;
+        double *y = xmalloc((b - a) * sizeof(*y));
+        winsorize(x + a, b - a, y);
+        double t = max_t(y, b - a, ms, &at);
+        double p = t > 0 ? permutation_p(y, b - a, t, &po, &rng) : 1;
+        free(y);
         if (p > o->max_p)
             continue;
         out->points = xrealloc(out->points, (out->n + 1) * sizeof(*out->points));

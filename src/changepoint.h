@@ -6,7 +6,10 @@
  * 2001), so a history with no change shows one with probability max_p whatever the shape
  * of its noise, spikes included; E-Divisive means (Matteson & James 2014), which Hunter
  * uses (Fleming et al., ICPE 2023), tests the same way with a distance statistic instead of
- * t. Segments shorter than min_segment are never made: a single spike is no segment.
+ * t. Each segment is winsorized before it is tested (values beyond CP_WINSOR robust
+ * standard deviations of its median held at that bound), so that one disturbed campaign
+ * does not inflate the spread the t divides by; the steps reported are of the values as
+ * they are. Segments shorter than min_segment are never made: a single spike is no segment.
  * Steps smaller than min_magnitude are merged away afterwards, the smallest first.
  * Calibrated in tests/bench/calibrate.c (mode history); docs/report.md has the figures. */
 #ifndef LOOPBENCH_CHANGEPOINT_H
@@ -26,6 +29,9 @@ struct cp_opts {
     uint64_t seed; /* the same series and seed always give the same answer */
 };
 #define CP_PERMUTATIONS 999
+/* Values beyond this many robust standard deviations of a segment's median are tested as
+ * at that bound (Tukey's and Huber's 3 sigma of the normal's bulk). */
+#define CP_WINSOR 3.0
 
 /* A boundary: values [start..) begin a new segment. */
 struct cp_point {

@@ -530,16 +530,24 @@ static int crossover(void)
 #define AFTER_MAX 10      /* campaigns after a step looked at */
 #define FOUND_WITHIN 2    /* a change point this close to the step finds it */
 
-static void draw_history(double campaign_sd, bool spikes, size_t n, size_t step_at, double factor,
-                         uint64_t *rng, double (*x)[HISTORY_MAX])
+/* The kinds of nightly campaign: knob-only (each setting's level: the campaign's drift
+ * and a disturbed night's spike are in it), or base (a fixed build: the last release) and
+ * head as variants, run round by round (the log ratio: drift, rounds and spikes hit both
+ * builds and cancel, the runs' noise of both remains). */
+enum nightly { KNOB_ONLY, SPIKED, VARIANTS };
+static const char *const nightly_names[] = {"none", "spikes", "variants"};
+
+static void draw_history(double campaign_sd, enum nightly kind, size_t n, size_t step_at,
+                         double factor, uint64_t *rng, double (*x)[HISTORY_MAX])
 {
     for (size_t i = 0; i < n; i++) {
-        double shared = campaign_sd * draw_normal(rng);
-        if (spikes && draw_uniform(rng) < SPIKE_SHARE)
+        double shared = kind == VARIANTS ? 0 : campaign_sd * draw_normal(rng);
+        if (kind == SPIKED && draw_uniform(rng) < SPIKE_SHARE)
             shared += log(SPIKE);
+        double runs = RUN_SD * sqrt((kind == VARIANTS ? 2.0 : 1.0) / HISTORY_RUNS);
         for (size_t s = 0; s < SETTINGS; s++)
-            x[s][i] = log(metrics[0].level[s]) + shared +
-                      RUN_SD / sqrt(HISTORY_RUNS) * draw_normal(rng) +
+            x[s][i] = (kind == VARIANTS ? 0 : log(metrics[0].level[s])) + shared +
+                      runs * draw_normal(rng) +
                       (s == CHANGED_SETTING && i >= step_at ? log(factor) : 0);
     }
 }
@@ -576,21 +584,23 @@ static int history(void)
     uint64_t rng = 20261204u;
     printf("History: %d settings' CPU, one log estimate per campaign (campaign drift shared by "
            "the settings, plus runs sd %.2f over %d runs); spikes: %.0f%% of campaigns read %gx "
-           "at every setting. Binary segmentation, max |t| by permutation (%d), max_p %.3f per "
-           "series (0.05 over the history, Bonferroni), min magnitude %.0f%%, min segment %zu.\n\n",
-           SETTINGS, RUN_SD, HISTORY_RUNS, SPIKE_SHARE * 100, SPIKE, CP_PERMUTATIONS, o.max_p,
-           o.min_magnitude * 100, o.min_segment);
+           "at every setting; variants: head/base of campaigns of variants, drift and spikes "
+           "cancelled, runs sd %.2f x sqrt 2 over %d rounds. Binary segmentation of winsorized "
+           "segments (%.0f robust sd), max |t| by permutation (%d), max_p %.3f per series (0.05 "
+           "over the history, Bonferroni), min magnitude %.0f%%, min segment %zu.\n\n",
+           SETTINGS, RUN_SD, HISTORY_RUNS, SPIKE_SHARE * 100, SPIKE, RUN_SD, HISTORY_RUNS,
+           CP_WINSOR, CP_PERMUTATIONS, o.max_p, o.min_magnitude * 100, o.min_segment);
     printf("A/A histories with a false change point (%% of %d):\n\n| campaigns | drift sd | no "
-           "spikes | spikes |\n|--:|--:|--:|--:|\n", HISTORY_AA_TRIALS);
+           "spikes | spikes | variants |\n|--:|--:|--:|--:|--:|\n", HISTORY_AA_TRIALS);
     for (size_t l = 0; l < ARRAY_SIZE(lengths); l++)
         for (size_t d = 0; d < ARRAY_SIZE(sds); d++) {
             printf("| %zu | %.2f |", lengths[l], sds[d]);
-            for (int spikes = 0; spikes < 2; spikes++) {
+            for (enum nightly kind = KNOB_ONLY; kind <= VARIANTS; kind++) {
                 long false_points = 0;
                 bool found;
                 for (long t = 0; t < HISTORY_AA_TRIALS; t++) {
                     o.seed = stats_random(&rng);
-                    draw_history(sds[d], spikes, lengths[l], lengths[l], 1, &rng, x);
+                    draw_history(sds[d], kind, lengths[l], lengths[l], 1, &rng, x);
                     false_points += history_points((const double (*)[HISTORY_MAX])x,
                                                    lengths[l], &o, 0, &found);
                 }
@@ -613,12 +623,12 @@ static int history(void)
     static const double steps[] = {1.3, 1.1};
     for (size_t l = 0; l < ARRAY_SIZE(lengths); l++)
         for (size_t st = 0; st < ARRAY_SIZE(steps); st++)
-            for (int spikes = 0; spikes < 2; spikes++) {
+            for (enum nightly kind = KNOB_ONLY; kind <= VARIANTS; kind++) {
                 long by[AFTER_MAX + 1] = {0};
                 size_t before = lengths[l] - AFTER_MAX;
                 for (long t = 0; t < HISTORY_STEP_TRIALS; t++) {
                     o.seed = stats_random(&rng);
-                    draw_history(CAMPAIGN_SD, spikes, lengths[l], before, steps[st], &rng, x);
+                    draw_history(CAMPAIGN_SD, kind, lengths[l], before, steps[st], &rng, x);
                     for (size_t k = 1; k <= AFTER_MAX; k++) {
                         bool found;
                         history_points((const double (*)[HISTORY_MAX])x, before + k, &o, before,
@@ -630,7 +640,7 @@ static int history(void)
                         }
                     }
                 }
-                printf("| %zu, %gx, %s |", before, steps[st], spikes ? "spikes" : "none");
+                printf("| %zu, %gx, %s |", before, steps[st], nightly_names[kind]);
                 for (size_t k = 1; k <= AFTER_MAX; k++)
                     printf(" %.0f |", pct(by[k], HISTORY_STEP_TRIALS));
                 putchar('\n');
