@@ -32,6 +32,7 @@ const char cmd_history_usage[] =
     "      --min-segment N        fewest campaigns in a segment (default 3), so a single\n"
     "                             spike is no change\n"
     "  -f, --format md|json       output (default md)\n"
+    "      --json                 the same as --format json\n"
     "  -h, --help                 show this help\n"
     "\n"
     "The Markdown is also appended to $GITHUB_STEP_SUMMARY when that is set.\n"
@@ -131,13 +132,14 @@ static void print_history(const struct history *h, const struct history_opts *o,
 
 int cmd_history(int argc, char **argv)
 {
-    enum { OPT_METRIC = 256, OPT_MAX_P, OPT_MIN_MAGNITUDE, OPT_MIN_SEGMENT };
+    enum { OPT_METRIC = 256, OPT_MAX_P, OPT_MIN_MAGNITUDE, OPT_MIN_SEGMENT, OPT_JSON };
     static const struct option longopts[] = {
         {"metric", required_argument, NULL, OPT_METRIC},
         {"max-p", required_argument, NULL, OPT_MAX_P},
         {"min-magnitude", required_argument, NULL, OPT_MIN_MAGNITUDE},
         {"min-segment", required_argument, NULL, OPT_MIN_SEGMENT},
         {"format", required_argument, NULL, 'f'},
+        {"json", no_argument, NULL, OPT_JSON},
         {NULL, 0, NULL, 0},
     };
     struct history_opts o = {.max_p = HISTORY_MAX_P,
@@ -177,6 +179,9 @@ int cmd_history(int argc, char **argv)
                 return msg_usage_error("history", "history: --format '%s': expected md or json",
                                        optarg);
             json = strcmp(optarg, "json") == 0;
+            break;
+        case OPT_JSON:
+            json = true;
             break;
         default:
             return cli_bad_option("history", argc, argv);

@@ -60,7 +60,9 @@ check "  ... naming the commits between the fifth campaign and the sixth" \
 check "  ... a chart of the series with its segments' means" \
   grep -q '^    line "its segment.s mean"' "$TMP/h.md"
 check "  ... the same Markdown appended to \$GITHUB_STEP_SUMMARY" cmp -s "$TMP/h.md" "$TMP/summary.md"
-"$LOOPBENCH" history "$hist" --metric cpu -f json >"$TMP/h.json" || true
+rc=0
+"$LOOPBENCH" history "$hist" --metric cpu --json >"$TMP/h.json" || rc=$?
+check "--json: exit 1 too (got $rc)" [ "$rc" -eq 1 ]
 check "  ... JSON: one change point, of the target, at campaign index 5, worse, +1000% or more" \
   jq -e '[.series[] | select(.setting == "2" and .metric == "cpu")][0] |
     (.change_points | length) == 1 and .change_points[0].campaign == 5 and
