@@ -166,7 +166,9 @@ static void series_changes(const struct history *h, struct history_series *s,
         j = end;
     }
     const struct history_change *last = s->n_changes ? &s->changes[s->n_changes - 1] : NULL;
-    s->fails = last && !last->environment && last->worse;
+    /* its step measured again between its neighbours, an epoch's cut among them */
+    s->fails = last && !last->environment && last->worse &&
+               fabs(last->cp.relative) >= o->min_magnitude;
     free(x);
 }
 
