@@ -58,7 +58,8 @@ _loopbench() {
     --log) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -s | --settings | -n | --repeat | -w | --warmup | -t | --sample | --seed | --interval | \
       --pid | --seconds | --marker | --metric | --max-increase | --alpha | --title | \
-      --github | --api-url | --webhook | --primary | --cpus | --rotate | --commit) return ;;
+      --github | --api-url | --webhook | --primary | --cpus | --rotate | --commit | \
+      --max-p | --min-magnitude | --min-segment) return ;;
   esac
 
   if [[ $cur == -* ]]; then
@@ -68,7 +69,7 @@ _loopbench() {
   compopt -o filenames 2>/dev/null
   case $cmd in
     run | validate) COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")) ;;
-    report | compare | restore) _loopbench_dirs "$cur" ;;
+    report | compare | history | restore) _loopbench_dirs "$cur" ;;
     publish) COMPREPLY=($(compgen -f -X '!*.md' -- "$cur") $(compgen -d -- "$cur")) ;;
     help) COMPREPLY=($(compgen -W "$(_loopbench_commands "$lb")" -- "$cur")) ;;
   esac

@@ -25,6 +25,7 @@ COMMAND(run);
 COMMAND(sample);
 COMMAND(validate);
 COMMAND(compare);
+COMMAND(history);
 COMMAND(report);
 COMMAND(probe);
 COMMAND(restore);

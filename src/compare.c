@@ -516,8 +516,7 @@ const char *compare_fmt(double v, char *buf, size_t len)
     return buf;
 }
 
-/* "+12.3%" for a change fraction. */
-static const char *fmt_change(double f, char *buf, size_t len)
+const char *compare_fmt_change(double f, char *buf, size_t len)
 {
     char n[32];
     if (isnan(f))
@@ -529,8 +528,7 @@ static const char *fmt_change(double f, char *buf, size_t len)
     return buf;
 }
 
-/* "0.031", "< 0.001", "-" when untested. */
-static const char *fmt_p(double p, char *buf, size_t len)
+const char *compare_fmt_p(double p, char *buf, size_t len)
 {
     char n[32];
     if (isnan(p))
@@ -548,7 +546,7 @@ static void explain(const struct compare_row *row, const struct compare_result *
 {
     char a[32], b[32];
     const struct gate_result *g = &row->g;
-    fmt_change(o->gate.threshold, b, sizeof(b));
+    compare_fmt_change(o->gate.threshold, b, sizeof(b));
     if (!row->gated)
         fputs("not gated; ", out);
     if (r->sequential_max && row->decided_at)
@@ -564,7 +562,7 @@ static void explain(const struct compare_row *row, const struct compare_result *
         fprintf(out, "within +-%s (90%% interval)", b + 1);
     else if (g->verdict == VERDICT_INCONCLUSIVE) {
         fprintf(out, "only a change of %s would be called",
-                fmt_change(g->detectable, a, sizeof(a)));
+                compare_fmt_change(g->detectable, a, sizeof(a)));
         if (r->base_campaigns == 1)
             fputs("; one campaign a side: run base and head as variants of one campaign "
                   "to decide", out);
@@ -644,10 +642,11 @@ static void fmt_interval(const struct gate_result *g, char *buf, size_t len)
 {
     char c[32], lo[32], hi[32];
     if (!g->tested)
-        snprintf(buf, len, "%s", fmt_change(g->change, c, sizeof(c)));
+        snprintf(buf, len, "%s", compare_fmt_change(g->change, c, sizeof(c)));
     else
-        snprintf(buf, len, "%s (%s to %s)", fmt_change(g->change, c, sizeof(c)),
-                 fmt_change(g->lo, lo, sizeof(lo)), fmt_change(g->hi, hi, sizeof(hi)));
+        snprintf(buf, len, "%s (%s to %s)", compare_fmt_change(g->change, c, sizeof(c)),
+                 compare_fmt_change(g->lo, lo, sizeof(lo)),
+                 compare_fmt_change(g->hi, hi, sizeof(hi)));
 }
 
 char *compare_host_change(const struct campaign *a, const struct campaign *b, bool markdown)
@@ -709,7 +708,7 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
     fprintf(out, ". A regression is worse than %s and significant after Holm's correction "
                  "over the %zu gated comparisons: comparing a build with itself fails with a "
                  "chance of at most %g.\n\n",
-            fmt_change(o->gate.threshold, th, sizeof(th)), tested, o->gate.alpha);
+            compare_fmt_change(o->gate.threshold, th, sizeof(th)), tested, o->gate.alpha);
     if (r->base_campaigns == 1)
         fprintf(out, "One campaign a side: drift between campaigns cannot be told from a "
                      "change, so a drift of %.0f%% (sd) in each is allowed for. Gate base and "
@@ -744,9 +743,10 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
         char *name = text_markdown(cell), *label = text_markdown(row->label);
         fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | **%s** | ", name, label,
                 compare_fmt(row->a.median, m1, sizeof(m1)),
-                compare_fmt(row->b.median, m2, sizeof(m2)), ch, fmt_p(row->g.p, p, sizeof(p)),
-                fmt_p(row->g.p_adjusted, pa, sizeof(pa)), row->g.test ? row->g.test : "-",
-                verdict_name(row->g.verdict));
+                compare_fmt(row->b.median, m2, sizeof(m2)), ch,
+                compare_fmt_p(row->g.p, p, sizeof(p)),
+                compare_fmt_p(row->g.p_adjusted, pa, sizeof(pa)),
+                row->g.test ? row->g.test : "-", verdict_name(row->g.verdict));
         free(cell);
         free(name);
         free(label);

@@ -21,6 +21,8 @@ static const struct command commands[] = {
      cmd_validate_usage, cmd_validate},
     {"compare", "compare two campaigns: regressed, improved, no change or inconclusive",
      cmd_compare_usage, cmd_compare},
+    {"history", "find when a kept history of campaigns changed, and which commits",
+     cmd_history_usage, cmd_history},
     {"report", "write a campaign's results as Markdown, CSV or JSON",
      cmd_report_usage, cmd_report},
     {"probe", "measure what this host does to an event loop",

@@ -23,10 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "changepoint.h"
 #include "gate.h"
 #include "../draws.h"
 #include "sequential.h"
 #include "stats.h"
+#include "util.h"
 
 /* ---- the noise model (log scale: a standard deviation of 0.15 is about 15%) ---------- */
 
@@ -523,8 +525,146 @@ static int crossover(void)
     return 0;
 }
 
+
+/* ---- history: change points over kept campaigns (loopbench history) ------------------ */
+
+/* A nightly history as `history --metric cpu` reads it: the CPU of each setting, one log
+ * estimate per campaign: the campaign's drift (shared by its settings) plus its own runs'
+ * error (RUN_SD over HISTORY_RUNS runs). A spiked campaign (a disturbed night) reads
+ * SPIKE times its level at every setting; the step multiplies idle wait 2's CPU from
+ * campaign `step_at` on. The command corrects max_p over its series (Bonferroni), as
+ * here. */
+#define HISTORY_RUNS 5
+#define HISTORY_MAX 110
+#define SPIKE_SHARE 0.05
+#define SPIKE 2.0
+#define HISTORY_AA_TRIALS 2000
+#define HISTORY_STEP_TRIALS 500
+#define AFTER_MAX 10      /* campaigns after a step looked at */
+#define FOUND_WITHIN 2    /* a change point this close to the step finds it */
+
+/* The kinds of nightly campaign: knob-only (each setting's level: the campaign's drift
+ * and a disturbed night's spike are in it), or base (a fixed build: the last release) and
+ * head as variants, run round by round (the log ratio: drift, rounds and spikes hit both
+ * builds and cancel, the runs' noise of both remains). */
+enum nightly { KNOB_ONLY, SPIKED, VARIANTS };
+static const char *const nightly_names[] = {"none", "spikes", "variants"};
+
+static void draw_history(double campaign_sd, enum nightly kind, size_t n, size_t step_at,
+                         double factor, uint64_t *rng, double (*x)[HISTORY_MAX])
+{
+    for (size_t i = 0; i < n; i++) {
+        double shared = kind == VARIANTS ? 0 : campaign_sd * draw_normal(rng);
+        if (kind == SPIKED && draw_uniform(rng) < SPIKE_SHARE)
+            shared += log(SPIKE);
+        double runs = RUN_SD * sqrt((kind == VARIANTS ? 2.0 : 1.0) / HISTORY_RUNS);
+        for (size_t s = 0; s < SETTINGS; s++)
+            x[s][i] = (kind == VARIANTS ? 0 : log(metrics[0].level[s])) + shared +
+                      runs * draw_normal(rng) +
+                      (s == CHANGED_SETTING && i >= step_at ? log(factor) : 0);
+    }
+}
+
+/* The change points of each setting's series of x[.][0..n); returns whether any was found,
+ * and with `near` whether the changed setting's last one is within FOUND_WITHIN of near
+ * and up (what fails a nightly job). */
+static bool history_points(const double (*x)[HISTORY_MAX], size_t n, const struct cp_opts *o,
+                           size_t near, bool *found)
+{
+    bool any = false;
+    *found = false;
+    for (size_t s = 0; s < SETTINGS; s++) {
+        struct cp_result r;
+        cp_detect(x[s], n, o, &r);
+        any |= r.n > 0;
+        if (s == CHANGED_SETTING && r.n) {
+            const struct cp_point *last = &r.points[r.n - 1];
+            *found = last->step > 0 && last->start + FOUND_WITHIN >= near &&
+                     last->start <= near + FOUND_WITHIN;
+        }
+        cp_result_release(&r);
+    }
+    return any;
+}
+
+static int history(void)
+{
+    struct cp_opts o = {.max_p = 0.05 / SETTINGS, .min_magnitude = 0.05, .min_segment = 3,
+                        .log_scale = true, .permutations = CP_PERMUTATIONS, .seed = 1};
+    static const size_t lengths[] = {30, 100};
+    static const double sds[] = {0.12, 0.15, 0.18};
+    static double x[SETTINGS][HISTORY_MAX];
+    uint64_t rng = 20261204u;
+    printf("History: %d settings' CPU, one log estimate per campaign (campaign drift shared by "
+           "the settings, plus runs sd %.2f over %d runs); spikes: %.0f%% of campaigns read %gx "
+           "at every setting; variants: head/base of campaigns of variants, drift and spikes "
+           "cancelled, runs sd %.2f x sqrt 2 over %d rounds. Binary segmentation of winsorized "
+           "segments (%.0f robust sd), max |t| by permutation (%d), max_p %.3f per series (0.05 "
+           "over the history, Bonferroni), min magnitude %.0f%%, min segment %zu.\n\n",
+           SETTINGS, RUN_SD, HISTORY_RUNS, SPIKE_SHARE * 100, SPIKE, RUN_SD, HISTORY_RUNS,
+           CP_WINSOR, CP_PERMUTATIONS, o.max_p, o.min_magnitude * 100, o.min_segment);
+    printf("A/A histories with a false change point (%% of %d):\n\n| campaigns | drift sd | no "
+           "spikes | spikes | variants |\n|--:|--:|--:|--:|--:|\n", HISTORY_AA_TRIALS);
+    for (size_t l = 0; l < ARRAY_SIZE(lengths); l++)
+        for (size_t d = 0; d < ARRAY_SIZE(sds); d++) {
+            printf("| %zu | %.2f |", lengths[l], sds[d]);
+            for (enum nightly kind = KNOB_ONLY; kind <= VARIANTS; kind++) {
+                long false_points = 0;
+                bool found;
+                for (long t = 0; t < HISTORY_AA_TRIALS; t++) {
+                    o.seed = stats_random(&rng);
+                    draw_history(sds[d], kind, lengths[l], lengths[l], 1, &rng, x);
+                    false_points += history_points((const double (*)[HISTORY_MAX])x,
+                                                   lengths[l], &o, 0, &found);
+                }
+                printf(" %.1f |", pct(false_points, HISTORY_AA_TRIALS));
+            }
+            putchar('\n');
+        }
+    printf("\nSteps of idle wait 2's CPU after %zu or %zu campaigns, drift sd %.2f: the share "
+           "found (the last change point up, within %d campaigns of the step) when the "
+           "history ends k campaigns after it (%% of %d; cumulative: found at k or before):\n\n",
+           lengths[0] - AFTER_MAX, lengths[1] - AFTER_MAX, CAMPAIGN_SD, FOUND_WITHIN,
+           HISTORY_STEP_TRIALS);
+    printf("| campaigns before, step, spikes |");
+    for (size_t k = 1; k <= AFTER_MAX; k++)
+        printf(" k = %zu |", k);
+    printf("\n|---|");
+    for (size_t k = 1; k <= AFTER_MAX; k++)
+        printf("--:|");
+    putchar('\n');
+    static const double steps[] = {1.3, 1.1};
+    for (size_t l = 0; l < ARRAY_SIZE(lengths); l++)
+        for (size_t st = 0; st < ARRAY_SIZE(steps); st++)
+            for (enum nightly kind = KNOB_ONLY; kind <= VARIANTS; kind++) {
+                long by[AFTER_MAX + 1] = {0};
+                size_t before = lengths[l] - AFTER_MAX;
+                for (long t = 0; t < HISTORY_STEP_TRIALS; t++) {
+                    o.seed = stats_random(&rng);
+                    draw_history(CAMPAIGN_SD, kind, lengths[l], before, steps[st], &rng, x);
+                    for (size_t k = 1; k <= AFTER_MAX; k++) {
+                        bool found;
+                        history_points((const double (*)[HISTORY_MAX])x, before + k, &o, before,
+                                       &found);
+                        if (found) {
+                            for (size_t j = k; j <= AFTER_MAX; j++)
+                                by[j]++;
+                            break;
+                        }
+                    }
+                }
+                printf("| %zu, %gx, %s |", before, steps[st], nightly_names[kind]);
+                for (size_t k = 1; k <= AFTER_MAX; k++)
+                    printf(" %.0f |", pct(by[k], HISTORY_STEP_TRIALS));
+                putchar('\n');
+            }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "history") == 0)
+        return history();
     if (argc > 1 && strcmp(argv[1], "crossover") == 0)
         return crossover();
     if (argc > 1 && strcmp(argv[1], "sequential") == 0)

@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 check "--help lists the commands" grep -Eq '^  run .*campaign' "$TMP/help"
 check "  ... sample and validate too" bash -c "grep -q '^  sample ' '$TMP/help' && grep -q '^  validate ' '$TMP/help'"
 check "--version prints the project version" bash -c "'$LOOPBENCH' --version | grep -Eq '^loopbench [0-9]+\.[0-9]+\.[0-9]+ \(linux(, commit [0-9a-z.-]+(, dirty)?)?\)$'"
-for cmd in run sample validate probe report compare restore publish; do
+for cmd in run sample validate probe report compare history restore publish; do
   check "help $cmd prints its usage" bash -c "'$LOOPBENCH' help $cmd | grep -q '^usage: loopbench $cmd'"
   check "$cmd --help prints its usage" bash -c "'$LOOPBENCH' $cmd --help | grep -q '^usage: loopbench $cmd'"
 done
@@ -62,6 +62,13 @@ expect_usage_error "report: bad format" report -f xml "$TMP"
 expect_usage_error "compare: one input" compare "$TMP"
 expect_usage_error "compare: bad alpha" compare --alpha 2 "$TMP" "$TMP"
 expect_usage_error "compare: unreadable input" compare "$TMP/none" "$TMP/none"
+expect_usage_error "history: no directory" history
+expect_usage_error "history: bad --max-p" history --max-p 0 "$TMP"
+expect_usage_error "history: bad --min-magnitude" history --min-magnitude -5 "$TMP"
+expect_usage_error "history: bad --min-segment" history --min-segment 1 "$TMP"
+expect_usage_error "history: bad format" history -f xml "$TMP"
+expect_usage_error "history: no campaign in the directory" history "$TMP"
+expect_usage_error "history: unreadable input" history "$TMP/none"
 expect_usage_error "restore: no file" restore
 expect_usage_error "restore: unknown option" restore --frob
 expect_usage_error "restore: no such file" restore "$TMP/none.json"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The GitHub Action and workflows are valid: action.yml (the Action: action-validator takes
 # a file named action.yml against the action schema), .github/workflows/*.yml and the
-# examples in harness/ci/ (the regression job, the matrix). action-validator checks each
-# workflow against the workflow schema (and the actions it names, their inputs).
+# examples in harness/ci/ (the regression job, the matrix, the nightly history job).
+# action-validator checks each workflow against the workflow schema (and the actions it
+# names, their inputs).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need_node

@@ -1,0 +1,218 @@
+/* loopbench history: when did it change, over the campaigns a nightly job keeps. */
+#include <dirent.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "history.h"
+#include "results.h"
+#include "util.h"
+
+const char cmd_history_usage[] =
+    "usage: loopbench history DIR... [options]\n"
+    "\n"
+    "Find when a target's figures changed over a kept history of campaigns: each DIR a\n"
+    "campaign (a result directory or its results.json) or a directory holding campaigns\n"
+    "(DIR/*/results.json), all of the same profile, ordered by their start time. For each\n"
+    "setting x metric (x variant against the base, in campaigns of variants) the series of\n"
+    "the campaigns' estimates is cut into segments by binary segmentation, each split\n"
+    "tested by permutation. A change of the host's fingerprint (CPU model, CPUs, kernel,\n"
+    "virtualization, runner image) starts a new epoch: an environment change, which never\n"
+    "fails.\n"
+    "\n"
+    "      --metric KEY           only KEY: cpu or a health key\n"
+    "      --max-p P              chance a history without change shows one, over all its\n"
+    "                             series (default 0.05)\n"
+    "      --min-magnitude PCT    smallest step that is a change, in percent (default 5)\n"
+    "      --min-segment N        fewest campaigns in a segment (default 3), so a single\n"
+    "                             spike is no change\n"
+    "  -f, --format md|json       output (default md)\n"
+    "      --json                 the same as --format json\n"
+    "  -h, --help                 show this help\n"
+    "\n"
+    "The Markdown is also appended to $GITHUB_STEP_SUMMARY when that is set.\n"
+    "\n"
+    "exit status: 0 no series' newest segment opens at a change for the worse of the\n"
+    "target's own, 1 one does (what a nightly job fails on), 2 bad usage or unreadable or\n"
+    "incompatible input.\n";
+
+/* A history of more campaigns than this is refused rather than read whole. */
+#define HISTORY_MAX_CAMPAIGNS 10000
+
+struct loaded {
+    struct campaign *c;
+    size_t n;
+};
+
+static int load_one(const char *path, struct loaded *l, struct lb_error *err)
+{
+    if (l->n == HISTORY_MAX_CAMPAIGNS)
+        return lb_fail(err, "'%s': more than %d campaigns: expected at most that many", path,
+                       HISTORY_MAX_CAMPAIGNS);
+    l->c = xrealloc(l->c, (l->n + 1) * sizeof(*l->c));
+    int rc = results_load(path, &l->c[l->n], err);
+    l->n++; /* the reader leaves what it read to release */
+    return rc;
+}
+
+/* DIR as a campaign (its results.json, or the file itself), else every campaign directly
+ * under it. */
+static int load_arg(const char *arg, struct loaded *l, struct lb_error *err)
+{
+    struct stat st;
+    char *json = path_join(arg, "results.json");
+    bool is_dir = stat(arg, &st) == 0 && S_ISDIR(st.st_mode);
+    bool campaign = !is_dir || access(json, F_OK) == 0;
+    free(json);
+    if (campaign)
+        return load_one(arg, l, err);
+    DIR *d = opendir(arg);
+    if (!d)
+        return lb_fail(err, "cannot open directory '%s'", arg);
+    size_t found = 0;
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *sub = path_join(arg, e->d_name), *sub_json = path_join(sub, "results.json");
+        if (access(sub_json, F_OK) == 0) {
+            found++;
+            rc = load_one(sub, l, err);
+        }
+        free(sub);
+        free(sub_json);
+    }
+    closedir(d);
+    if (rc == 0 && found == 0)
+        return lb_fail(err,
+                       "'%s' holds no results.json, nor does any directory in it: "
+                       "expected a campaign or a directory of campaigns",
+                       arg);
+    return rc;
+}
+
+/* A percentage option as a fraction; -1 after saying why. */
+static int percent_option(const char *name, const char *arg, double *out)
+{
+    double d;
+    if (parse_double(arg, &d) < 0 || d < 0 || d > 10000)
+        return msg_usage_error("history",
+                               "history: --%s '%s': expected a percentage, 0 or "
+                               "more",
+                               name, arg),
+               -1;
+    *out = d / 100.0;
+    return 0;
+}
+
+static void print_history(const struct history *h, const struct history_opts *o, bool json)
+{
+    struct lb_error err;
+    if (json) {
+        json_t *doc = history_json(h, o);
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else if (history_markdown(h, o, stdout, &err) < 0)
+        msg_warn("%s", err.msg);
+    /* GitHub shows the step summary file on the run's page. */
+    const char *summary = getenv("GITHUB_STEP_SUMMARY");
+    if (summary && *summary) {
+        FILE *f = fopen(summary, "a");
+        int rc = f ? history_markdown(h, o, f, &err) : -1;
+        if ((f && fclose(f) != 0) || rc < 0)
+            msg_warn("cannot append to '%s' ($GITHUB_STEP_SUMMARY)", summary);
+    }
+}
+
+int cmd_history(int argc, char **argv)
+{
+    enum { OPT_METRIC = 256, OPT_MAX_P, OPT_MIN_MAGNITUDE, OPT_MIN_SEGMENT, OPT_JSON };
+    static const struct option longopts[] = {
+        {"metric", required_argument, NULL, OPT_METRIC},
+        {"max-p", required_argument, NULL, OPT_MAX_P},
+        {"min-magnitude", required_argument, NULL, OPT_MIN_MAGNITUDE},
+        {"min-segment", required_argument, NULL, OPT_MIN_SEGMENT},
+        {"format", required_argument, NULL, 'f'},
+        {"json", no_argument, NULL, OPT_JSON},
+        {NULL, 0, NULL, 0},
+    };
+    struct history_opts o = {.max_p = HISTORY_MAX_P,
+                             .min_magnitude = HISTORY_MIN_MAGNITUDE,
+                             .min_segment = HISTORY_MIN_SEGMENT};
+    bool json = false;
+    double d;
+    long n;
+    int c;
+    while ((c = getopt_long(argc, argv, ":f:", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_METRIC:
+            o.metric = optarg;
+            break;
+        case OPT_MAX_P:
+            if (parse_double(optarg, &d) < 0 || d <= 0 || d >= 1)
+                return msg_usage_error("history",
+                                       "history: --max-p '%s': expected a number "
+                                       "between 0 and 1",
+                                       optarg);
+            o.max_p = d;
+            break;
+        case OPT_MIN_MAGNITUDE:
+            if (percent_option("min-magnitude", optarg, &o.min_magnitude) < 0)
+                return LB_EXIT_USAGE;
+            break;
+        case OPT_MIN_SEGMENT:
+            if (parse_long(optarg, 2, 1000, &n) < 0)
+                return msg_usage_error("history",
+                                       "history: --min-segment '%s': expected a "
+                                       "whole number from 2 to 1000",
+                                       optarg);
+            o.min_segment = (size_t)n;
+            break;
+        case 'f':
+            if (strcmp(optarg, "md") != 0 && strcmp(optarg, "json") != 0)
+                return msg_usage_error("history", "history: --format '%s': expected md or json",
+                                       optarg);
+            json = strcmp(optarg, "json") == 0;
+            break;
+        case OPT_JSON:
+            json = true;
+            break;
+        default:
+            return cli_bad_option("history", argc, argv);
+        }
+    }
+    if (optind >= argc)
+        return msg_usage_error("history", "history: expected DIR...");
+    struct loaded l = {0};
+    struct history h = {0};
+    const struct campaign **order = NULL;
+    struct lb_error err;
+    int status = LB_EXIT_USAGE;
+    for (int i = optind; i < argc; i++)
+        if (load_arg(argv[i], &l, &err) < 0) {
+            msg_error("%s", err.msg);
+            goto out;
+        }
+    order = xmalloc(l.n * sizeof(*order));
+    for (size_t i = 0; i < l.n; i++)
+        order[i] = &l.c[i];
+    if (history_build(order, l.n, &o, &h, &err) < 0) {
+        msg_error("%s", err.msg);
+        goto out;
+    }
+    print_history(&h, &o, json);
+    status = h.fails ? LB_EXIT_FAILURE : LB_EXIT_OK;
+out:
+    history_release(&h);
+    free(order);
+    for (size_t i = 0; i < l.n; i++)
+        campaign_release(&l.c[i]);
+    free(l.c);
+    return status;
+}
