@@ -54,8 +54,9 @@ budget own0 --budget "cpu@2<=$typical"
 check "  ... and exit 0 without it" [ "$(cat "$TMP/own0.rc")" -eq 0 ]
 
 "$LOOPBENCH" compare "$TMP/plain" --budget 'cpu@2<=5' --budget 'cpu@2<=0.01' -f json >"$TMP/two.json" || true
-check "JSON: budget rows in compare's shape, with their bound and typical value" jq -e --argjson t "$typical" '
-  .verdict == "over" and (.rows | length) == 2 and all(.rows[]; .kind == "budget"
+# slurped, so that no output at all is a failure (jq -e passes an empty file)
+check "JSON: budget rows in compare's shape, with their bound and typical value" jq -se --argjson t "$typical" '
+  .[0] | .verdict == "over" and (.rows | length) == 2 and all(.rows[]; .kind == "budget"
     and .bound == "max" and .gated and .new_runs == 3 and .test != null
     and ((.typical - $t) | fabs) < 0.001 * $t)
   and ([.rows[].verdict] == ["within", "over"]) and .rows[1].p_adjusted < 0.05' "$TMP/two.json"
