@@ -940,9 +940,10 @@ static int parse_budgets(struct loader *ld, json_t *root, struct profile *p)
         const char *setting = NULL, *key = NULL;
         double max = NAN, min = NAN;
         kp_index(at, "budgets", i);
+        int name = STR_REQUIRED | STR_NONEMPTY | STR_NAME;
         if (check_object(ld, o, at, budget_keys) < 0 ||
-            get_string(ld, o, at, "setting", STR_REQUIRED | STR_NONEMPTY | STR_NAME, &setting) < 0 ||
-            get_string(ld, o, at, "key", STR_REQUIRED | STR_NONEMPTY | STR_NAME, &key) < 0)
+            get_string(ld, o, at, "setting", name, &setting) < 0 ||
+            get_string(ld, o, at, "key", name, &key) < 0)
             return -1;
         bool known = false, cpu = strcmp(key, "cpu") == 0;
         for (size_t v = 0; v < p->knob.values.n && !known; v++)

@@ -229,7 +229,8 @@ static const struct bad_case {
     {WITH_BUDGETS("{'setting': '2'}"), "profile 'x.json': budgets: expected an array of objects"},
     {WITH_BUDGETS("[{'setting': '2', 'key': 'cpu', 'max': 1, 'maxx': 2}]"),
      "profile 'x.json': budgets[0]: unknown key 'maxx' (did you mean 'max'?)"},
-    {WITH_BUDGETS("[{'key': 'cpu', 'max': 1}]"), "profile 'x.json': budgets[0]: missing key 'setting'"},
+    {WITH_BUDGETS("[{'key': 'cpu', 'max': 1}]"),
+     "profile 'x.json': budgets[0]: missing key 'setting'"},
     {WITH_BUDGETS("[{'setting': '2', 'key': 'cpu', 'max': 1}, {'setting': '4', 'key': 'cpu', "
                   "'max': 1}]"),
      "profile 'x.json': budgets[1].setting: unknown setting '4' (expected one of knob.values)"},
