@@ -35,6 +35,14 @@ const char cmd_compare_usage[] =
     "      --alpha A              chance an A/A gate fails, over the gate (default 0.05)\n"
     "      --drift PCT            drift between campaigns allowed for with one BASE\n"
     "                             (default 18)\n"
+    "      --budget KEY@SETTING<=VALUE\n"
+    "      --budget KEY@SETTING>=VALUE\n"
+    "                             hold NEW's typical value of KEY (cpu: its geometric\n"
+    "                             mean, % of a core; a health key: its mean) at SETTING\n"
+    "                             to a bound with no base: within, over (fails) or\n"
+    "                             inconclusive; repeatable, added to the profile's\n"
+    "                             budgets. A campaign of settings is gated by budgets\n"
+    "                             alone\n"
     "      --fail-on inconclusive an inconclusive gate fails too (exit 3)\n"
     "      --same-host            BASE and NEW run on hosts of different fingerprints\n"
     "                             (CPU model, CPUs, kernel, virtualization, runner\n"
@@ -44,9 +52,9 @@ const char cmd_compare_usage[] =
     "\n"
     "The Markdown is also appended to $GITHUB_STEP_SUMMARY when that is set.\n"
     "\n"
-    "exit status: 0 no regression (improved, no change, or inconclusive), 1 regression,\n"
-    "2 bad usage or unreadable or incompatible input (other hosts under --same-host),\n"
-    "3 inconclusive with --fail-on inconclusive.\n";
+    "exit status: 0 no regression (improved, no change, or inconclusive) and no budget\n"
+    "over, 1 regression or a budget over, 2 bad usage or unreadable or incompatible\n"
+    "input (other hosts under --same-host), 3 inconclusive with --fail-on inconclusive.\n";
 
 /* GitHub shows the step summary file on the run's page. */
 static int append_summary(const char *path, const struct compare_result *r,
@@ -89,7 +97,10 @@ static void print_result(const struct compare_result *r, const struct compare_op
         msg_warn("cannot append to '%s' ($GITHUB_STEP_SUMMARY)", summary);
 }
 
-int cmd_compare(int argc, char **argv)
+/* compare's options into o, budgets (which the caller releases), json, fail_inconclusive
+ * and same_host: LB_EXIT_OK, or the status of a usage error after saying why. */
+static int options(int argc, char **argv, struct compare_opts *o, struct budget_set *budgets,
+                   bool *json, bool *fail_inconclusive, bool *same_host)
 {
     enum {
         OPT_METRIC = 256,
@@ -98,7 +109,8 @@ int cmd_compare(int argc, char **argv)
         OPT_ALPHA,
         OPT_DRIFT,
         OPT_FAIL_ON,
-        OPT_SAME_HOST
+        OPT_SAME_HOST,
+        OPT_BUDGET
     };
     static const struct option longopts[] = {
         {"metric", required_argument, NULL, OPT_METRIC},
@@ -108,61 +120,78 @@ int cmd_compare(int argc, char **argv)
         {"drift", required_argument, NULL, OPT_DRIFT},
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
         {"same-host", no_argument, NULL, OPT_SAME_HOST},
+        {"budget", required_argument, NULL, OPT_BUDGET},
         {"format", required_argument, NULL, 'f'},
         {NULL, 0, NULL, 0},
     };
-    struct compare_opts o = {.gate = gate_opts_default()};
-    bool json = false, fail_inconclusive = false, same_host = false;
+    struct lb_error err;
     double d;
     int c;
     while ((c = getopt_long(argc, argv, ":f:", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_METRIC:
-            o.metric = optarg;
+            o->metric = optarg;
             break;
         case OPT_PRIMARY:
-            o.primary = optarg;
+            o->primary = optarg;
             break;
         case OPT_MAX_INCREASE:
-            if (percent_option("max-increase", optarg, &o.gate.threshold) < 0)
+            if (percent_option("max-increase", optarg, &o->gate.threshold) < 0)
                 return LB_EXIT_USAGE;
             break;
         case OPT_DRIFT:
-            if (percent_option("drift", optarg, &o.gate.drift) < 0)
+            if (percent_option("drift", optarg, &o->gate.drift) < 0)
                 return LB_EXIT_USAGE;
             break;
         case OPT_ALPHA:
             if (parse_double(optarg, &d) < 0 || d <= 0 || d >= 1)
                 return msg_usage_error("compare", "compare: --alpha '%s': expected a number "
                                                   "between 0 and 1", optarg);
-            o.gate.alpha = d;
+            o->gate.alpha = d;
             break;
         case OPT_FAIL_ON:
             if (strcmp(optarg, "inconclusive") != 0)
                 return msg_usage_error("compare", "compare: --fail-on '%s': expected "
                                                   "inconclusive", optarg);
-            fail_inconclusive = true;
+            *fail_inconclusive = true;
+            break;
+        case OPT_BUDGET:
+            if (budget_parse(optarg, budgets, &err) < 0)
+                return msg_usage_error("compare", "compare: %s", err.msg);
             break;
         case OPT_SAME_HOST:
-            same_host = true;
+            *same_host = true;
             break;
         case 'f':
             if (strcmp(optarg, "md") != 0 && strcmp(optarg, "json") != 0)
                 return msg_usage_error("compare", "compare: --format '%s': expected md or json",
                                        optarg);
-            json = strcmp(optarg, "json") == 0;
+            *json = strcmp(optarg, "json") == 0;
             break;
         default:
             return cli_bad_option("compare", argc, argv);
         }
     }
-    if (argc - optind < 1)
-        return msg_usage_error("compare", "compare: expected DIR, or BASE... and NEW");
+    return LB_EXIT_OK;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    struct compare_opts o = {.gate = gate_opts_default()};
+    struct budget_set budgets = {0};
+    struct lb_error err;
+    bool json = false, fail_inconclusive = false, same_host = false;
+    int parsed = options(argc, argv, &o, &budgets, &json, &fail_inconclusive, &same_host);
+    if (parsed != LB_EXIT_OK || argc - optind < 1) {
+        budget_set_release(&budgets);
+        return parsed != LB_EXIT_OK ? parsed
+                                    : msg_usage_error("compare", "compare: expected DIR, or "
+                                                                 "BASE... and NEW");
+    }
     size_t n_base = (size_t)(argc - optind - 1), loaded = 0;
     struct campaign *all = xcalloc(n_base + 1, sizeof(*all));
     const struct campaign **base = xcalloc(n_base, sizeof(*base));
     struct compare_result r = {0};
-    struct lb_error err;
     int status = LB_EXIT_USAGE;
     for (; loaded <= n_base; loaded++)
         if (results_load(argv[optind + (int)loaded], &all[loaded], &err) < 0) {
@@ -193,6 +222,13 @@ int cmd_compare(int argc, char **argv)
     /* the keys NEW's campaign was run to decide, unless told otherwise */
     if (!o.primary)
         o.primary = all[n_base].primary;
+    /* NEW's budgets: those asked for, then its profile's */
+    if (budget_from_campaign(&all[n_base], &budgets, &err) < 0 ||
+        budget_check(&budgets, &all[n_base], &err) < 0) {
+        msg_error("%s", err.msg);
+        goto out;
+    }
+    o.budgets = &budgets;
     /* One directory: its variants against its base, round by round. */
     if ((n_base ? compare_results(base, n_base, &all[n_base], &o, &r, &err)
                 : compare_variants(&all[0], &o, &r, &err)) < 0) {
@@ -205,6 +241,7 @@ int cmd_compare(int argc, char **argv)
                                                                     : LB_EXIT_OK;
 out:
     compare_result_release(&r);
+    budget_set_release(&budgets);
     for (size_t i = 0; i < loaded; i++)
         campaign_release(&all[i]);
     free(all);

@@ -244,6 +244,57 @@ static enum verdict worst_gated(const struct compare_result *r)
     return worst;
 }
 
+/* The budgets' rows of campaign c, appended to out: each budget at its setting, of every
+ * variant against the base (heads) or of the one that campaign_values reads; gated, and
+ * in one Holm correction with the gated comparisons already in out. */
+static void add_budgets(const struct campaign *c, bool heads, const struct compare_opts *o,
+                        struct compare_result *out)
+{
+    size_t per = heads && c->n_variants > 1 ? c->n_variants - 1 : 1;
+    size_t n = o->budgets ? o->budgets->n * per : 0, first = out->n_rows;
+    out->rows = xrealloc(out->rows, (out->n_rows + n + 1) * sizeof(*out->rows));
+    struct budget_input *in = xcalloc(n + 1, sizeof(*in));
+    double **values = xcalloc(n + 1, sizeof(*values));
+    for (size_t j = 0; j < n; j++) {
+        const struct budget *b = &o->budgets->v[j / per];
+        long si = campaign_setting(c, b->setting), k = campaign_health_index(c, b->key);
+        struct cell x = {(size_t)si, heads && c->n_variants > 1 ? 1 + j % per : 0};
+        struct compare_row *row = &out->rows[out->n_rows++];
+        memset(row, 0, sizeof(*row));
+        row->setting = c->values.v[x.setting];
+        row->variant = heads && c->n_variants ? c->variants[x.variant].name : NULL;
+        row->metric = b->key;
+        row->label = k < 0 ? "CPU %" : c->profile.health[k].label;
+        row->lower_is_better = b->upper;
+        row->gated = true;
+        row->budget = b;
+        values[j] = xcalloc(c->n_runs + 1, sizeof(double));
+        size_t runs = heads ? campaign_cell_values(c, x, (int)k, values[j])
+                            : campaign_values(c, x.setting, (int)k, values[j]);
+        stats_summarize(NULL, 0, &row->a);
+        stats_summarize(values[j], runs, &row->b);
+        row->typical = budget_typical(values[j], runs);
+        in[j] = (struct budget_input){b->upper, b->limit, values[j], runs};
+    }
+    struct gate_result *res = xcalloc(n + 1, sizeof(*res));
+    budget_test(in, n, &o->gate, res);
+    struct gate_result **gated = xcalloc(out->n_rows + 1, sizeof(*gated));
+    size_t m = 0;
+    for (size_t i = 0; i < out->n_rows; i++) {
+        if (i >= first)
+            out->rows[i].g = res[i - first];
+        if (out->rows[i].gated)
+            gated[m++] = &out->rows[i].g;
+    }
+    gate_holm_joint(gated, m, o->gate.alpha);
+    for (size_t j = 0; j < n; j++)
+        free(values[j]);
+    free(values);
+    free(in);
+    free(res);
+    free(gated);
+}
+
 int compare_results(const struct campaign *const *base, size_t n_base,
                     const struct campaign *new_, const struct compare_opts *o,
                     struct compare_result *out, struct lb_error *err)
@@ -285,10 +336,13 @@ int compare_results(const struct campaign *const *base, size_t n_base,
             summarize_row(rv, row);
             out->n_rows++;
         }
+    size_t compared = out->n_rows;
     int rc = gate_family(out, v, what, true, o, err);
     if (rc == 0)
         rc = gate_family(out, v, what, false, o, err);
-    for (size_t i = 0; i < out->n_rows; i++)
+    if (rc == 0)
+        add_budgets(new_, false, o, out);
+    for (size_t i = 0; i < compared; i++)
         row_values_release(&v[i]);
     free(v);
     free(what);
@@ -318,11 +372,16 @@ int compare_variants(const struct campaign *c, const struct compare_opts *o,
                      struct compare_result *out, struct lb_error *err)
 {
     memset(out, 0, sizeof(*out));
-    if (c->n_variants < 2)
+    bool budgets = o->budgets && o->budgets->n;
+    if (c->n_variants < 2 && !budgets)
         return lb_fail(err, "'%s' is a campaign of settings, not of variants: compare it with "
-                            "another campaign (compare BASE NEW), or run builds as variants "
-                            "(run --variant NAME=DIR ...)", campaign_where(c));
-    return c->sequential_max ? compare_sequential(c, o, out, err) : compare_within(c, o, out, err);
+                            "another campaign (compare BASE NEW), run builds as variants "
+                            "(run --variant NAME=DIR ...), or hold it to budgets (--budget, "
+                            "the profile's budgets)", campaign_where(c));
+    struct compare_opts own = *o;
+    own.budgets_only = c->n_variants < 2;
+    return c->sequential_max ? compare_sequential(c, &own, out, err)
+                             : compare_within(c, &own, out, err);
 }
 
 int *compare_cpu_assignments(const char *const *cpus_a, const char *const *cpus_b, size_t n)
@@ -359,7 +418,7 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
     const char **cpus_b = xcalloc(c->n_runs + 1, sizeof(*cpus_b));
     for (size_t ci = 0; ci < campaign_cells(c); ci++) {
         struct cell x = campaign_cell(c, ci), base = campaign_reference(c, x);
-        if (base.setting == x.setting && base.variant == x.variant)
+        if ((base.setting == x.setting && base.variant == x.variant) || o->budgets_only)
             continue;
         for (int k = -1; k < (int)nh; k++) {
             const struct campaign_health *h = k < 0 ? NULL : &c->profile.health[k];
@@ -388,12 +447,15 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
                 a, b, rounds, labels[i]};
         }
     }
+    size_t compared = out->n_rows;
     int rc = gate_paired_family(out, in, true, o, err);
     if (rc == 0)
         rc = gate_paired_family(out, in, false, o, err);
-    for (size_t i = 0; i < 2 * out->n_rows; i++)
+    if (rc == 0)
+        add_budgets(c, true, o, out);
+    for (size_t i = 0; i < 2 * compared; i++)
         free(values[i]);
-    for (size_t i = 0; i < out->n_rows; i++)
+    for (size_t i = 0; i < compared; i++)
         free(labels[i]);
     free(values);
     free(labels);
@@ -540,6 +602,40 @@ const char *compare_fmt_p(double p, char *buf, size_t len)
     return buf;
 }
 
+/* A row's verdict in its kind's words: a budget is within or over. */
+static const char *row_verdict(const struct compare_row *row)
+{
+    return row->budget ? budget_verdict_name(row->g.verdict) : verdict_name(row->g.verdict);
+}
+
+/* The gate's verdict, in the budgets' words when budgets alone are gated. */
+static const char *result_verdict(const struct compare_result *r)
+{
+    bool budgets_only = true;
+    for (size_t i = 0; i < r->n_rows; i++)
+        budgets_only = budgets_only && (!r->rows[i].gated || r->rows[i].budget);
+    return r->n_rows && budgets_only ? budget_verdict_name(r->worst) : verdict_name(r->worst);
+}
+
+/* Why a budget's row got its verdict. */
+static void explain_budget(const struct compare_row *row, const struct compare_opts *o,
+                           FILE *out)
+{
+    char a[32];
+    const struct gate_result *g = &row->g;
+    const char *beyond = row->budget->upper ? "above" : "below";
+    if (!g->tested)
+        fprintf(out, "too few runs to test (%zu)", row->b.n);
+    else if (g->verdict == VERDICT_NO_CHANGE)
+        fprintf(out, "not %s the budget (one-sided %.0f%% bound)", beyond,
+                100.0 * (1.0 - o->gate.equivalence_alpha));
+    else if (g->verdict == VERDICT_REGRESSED)
+        fprintf(out, "%s the budget after Holm's correction", beyond);
+    else
+        fprintf(out, "only a typical value %s %s the budget would be called over",
+                compare_fmt_change(g->detectable, a, sizeof(a)), beyond);
+}
+
 /* Why a row got its verdict, in words a reviewer can act on. */
 static void explain(const struct compare_row *row, const struct compare_result *r,
                     const struct compare_opts *o, FILE *out)
@@ -551,7 +647,9 @@ static void explain(const struct compare_row *row, const struct compare_result *
         fputs("not gated; ", out);
     if (r->sequential_max && row->decided_at)
         fprintf(out, "decided at the look after round %ld; ", row->decided_at);
-    if (g->test && !g->tested) /* a guardrail */
+    if (row->budget)
+        explain_budget(row, o, out);
+    else if (g->test && !g->tested) /* a guardrail */
         fputs(g->verdict == VERDICT_REGRESSED ? "must stay 0: non-zero in a window"
                                               : "must stay 0: 0 in every window", out);
     else if (!g->tested && g->cpu_note)
@@ -589,7 +687,8 @@ static int cpu_chart(const struct compare_result *r, const struct campaign *new_
     size_t n = 0, baseline = 0;
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct compare_row *row = &r->rows[i];
-        if (strcmp(row->metric, "cpu") != 0 ||
+        /* a budget has no base to draw beside; comparisons come first */
+        if (row->budget || strcmp(row->metric, "cpu") != 0 ||
             (row->variant && strcmp(row->variant, r->rows[0].variant) != 0))
             continue;
         if (strcmp(row->setting, new_->values.v[new_->baseline]) == 0)
@@ -676,14 +775,20 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
                      const struct campaign *const *base, const struct campaign *new_, FILE *out,
                      struct lb_error *err)
 {
-    char m1[32], m2[32], ch[96], p[32], pa[32], th[32];
+    char m1[64], m2[32], ch[96], p[32], pa[32], th[32];
     size_t tested = 0;
     for (size_t i = 0; i < r->n_rows; i++)
         tested += r->rows[i].gated && r->rows[i].g.tested;
-    fprintf(out, "### loopbench compare: %s\n\n", verdict_name(r->worst));
+    fprintf(out, "### loopbench compare: %s\n\n", result_verdict(r));
     char *where = text_code(campaign_where(new_)), *host = text_markdown(campaign_host(new_));
     char *profile = text_code(new_->profile.name);
-    if (r->base_campaigns == 0) {
+    size_t budgets = 0;
+    for (size_t i = 0; i < r->n_rows; i++)
+        budgets += r->rows[i].budget != NULL;
+    if (r->base_campaigns == 0 && new_->n_variants < 2)
+        fprintf(out, "Campaign %s (%s), profile %s: held to its budgets, with no base. Gated: ",
+                where, host, profile);
+    else if (r->base_campaigns == 0) {
         char *variant = text_code(new_->variants[0].name);
         fprintf(out, "Campaign %s (%s), profile %s: each variant against %s at the same "
                      "setting, paired round by round (the rounds ran every build under the "
@@ -705,10 +810,22 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
     free(host);
     free(profile);
     gated_keys(r, out);
-    fprintf(out, ". A regression is worse than %s and significant after Holm's correction "
-                 "over the %zu gated comparisons: comparing a build with itself fails with a "
-                 "chance of at most %g.\n\n",
-            compare_fmt_change(o->gate.threshold, th, sizeof(th)), tested, o->gate.alpha);
+    if (r->base_campaigns == 0 && new_->n_variants < 2)
+        fprintf(out, ". A budget is over when significantly beyond it after Holm's correction "
+                     "over the %zu tested: a campaign whose typical values lie exactly at its "
+                     "budgets fails with a chance of at most %g.\n\n", tested, o->gate.alpha);
+    else
+        fprintf(out, ". A regression is worse than %s and significant after Holm's correction "
+                     "over the %zu gated comparisons: comparing a build with itself fails with "
+                     "a chance of at most %g.\n\n",
+                compare_fmt_change(o->gate.threshold, th, sizeof(th)), tested, o->gate.alpha);
+    if (budgets)
+        fprintf(out, "%zu budget%s: a metric's typical value over NEW's runs (the geometric "
+                     "mean for CPU, the mean for a health key) held to a bound with no base; "
+                     "*over* when beyond it by a one-sided t test in the same correction, "
+                     "*within* when its one-sided %.0f%% bound is not, *inconclusive* "
+                     "otherwise.\n\n",
+                budgets, budgets == 1 ? "" : "s", 100.0 * (1.0 - o->gate.equivalence_alpha));
     if (r->base_campaigns == 1)
         fprintf(out, "One campaign a side: drift between campaigns cannot be told from a "
                      "change, so a drift of %.0f%% (sd) in each is allowed for. Gate base and "
@@ -741,12 +858,15 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
         char *cell = xasprintf("%s%s%s", row->setting, row->variant ? " " : "",
                                row->variant ? row->variant : "");
         char *name = text_markdown(cell), *label = text_markdown(row->label);
-        fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | **%s** | ", name, label,
-                compare_fmt(row->a.median, m1, sizeof(m1)),
-                compare_fmt(row->b.median, m2, sizeof(m2)), ch,
-                compare_fmt_p(row->g.p, p, sizeof(p)),
-                compare_fmt_p(row->g.p_adjusted, pa, sizeof(pa)),
-                row->g.test ? row->g.test : "-", verdict_name(row->g.verdict));
+        if (row->budget) /* the budget stands where the base would */
+            snprintf(m1, sizeof(m1), "budget %s %s", row->budget->upper ? "<=" : ">=",
+                     compare_fmt(row->budget->limit, th, sizeof(th)));
+        else
+            compare_fmt(row->a.median, m1, sizeof(m1));
+        fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | **%s** | ", name, label, m1,
+                compare_fmt(row->budget ? row->typical : row->b.median, m2, sizeof(m2)), ch,
+                compare_fmt_p(row->g.p, p, sizeof(p)), compare_fmt_p(row->g.p_adjusted, pa, sizeof(pa)),
+                row->g.test ? row->g.test : "-", row_verdict(row));
         free(cell);
         free(name);
         free(label);
@@ -759,6 +879,9 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
           "*Regressed*: significant toward harm after the correction and worse than the "
           "threshold; *improved*: the same toward benefit; *no change*: the 90% interval "
           "lies within the threshold (two one-sided tests); *inconclusive*: neither.\n", out);
+    if (budgets)
+        fputs("A budget's row gives its bound as base, NEW's typical value as new, and that "
+              "against the bound as the change.\n", out);
     return cpu_chart(r, new_, out, err);
 }
 
@@ -797,6 +920,17 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
                       json_num_or_null(g->detectable), "runs_needed",
                       (json_int_t)g->rounds_needed));
     }
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const struct compare_row *row = &r->rows[i];
+        json_t *o_row = json_array_get(rows, i);
+        json_object_set_new(o_row, "kind", json_string(row->budget ? "budget" : "comparison"));
+        if (!row->budget)
+            continue;
+        json_object_update_new(
+            o_row, json_pack("{s:s, s:f, s:o, s:s}", "bound", row->budget->upper ? "max" : "min",
+                             "budget", row->budget->limit, "typical",
+                             json_num_or_null(row->typical), "verdict", row_verdict(row)));
+    }
     for (size_t i = 0; r->base_campaigns == 0 && i < r->n_rows; i++) {
         const struct gate_result *g = &r->rows[i].g;
         json_object_update_new(
@@ -813,7 +947,7 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
                                 r->rows[i].decided_at ? json_integer(r->rows[i].decided_at)
                                                       : json_null());
     return json_pack("{s:s, s:f, s:f, s:f, s:f, s:I, s:o, s:o, s:o}", "verdict",
-                     verdict_name(r->worst), "alpha", o->gate.alpha, "max_increase",
+                     result_verdict(r), "alpha", o->gate.alpha, "max_increase",
                      o->gate.threshold, "level", o->gate.level, "drift_allowance", o->gate.drift,
                      "base_campaigns", (json_int_t)r->base_campaigns, "sequential_max",
                      r->sequential_max ? json_integer(r->sequential_max) : json_null(), "gated",

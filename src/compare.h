@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "msg.h"
+#include "budget.h"
 #include "campaign.h"
 #include "gate.h"
 #include "sequential.h"
@@ -49,6 +50,12 @@ struct compare_opts {
                                * metric. Others are reported, corrected among themselves,
                                * and never fail. must_be_zero keys always gate. */
     struct gate_opts gate;    /* alpha over the gate, threshold, interval level, drift */
+    /* Bounds held to with no base (src/budget.c): each a gated row of NEW (within one
+     * campaign, of each variant against the base), in Holm's correction with the gated
+     * comparisons. NULL: none. budgets_only: the budgets' rows alone (a campaign of
+     * settings has no base to compare with). */
+    const struct budget_set *budgets;
+    bool budgets_only;
 };
 
 /* One setting x metric (x variant, within one campaign). */
@@ -61,6 +68,9 @@ struct compare_row {
                                * verdict; 0 undecided, or a fixed count of rounds */
     struct stats_summary a, b; /* every run of the BASE campaigns; NEW's runs */
     struct gate_result g;
+    const struct budget *budget; /* a budget's row (borrowed): g is budget_test's, a is
+                                  * empty; NULL: a comparison */
+    double typical;           /* a budget's row: the typical value budget_test held to it */
 };
 
 struct compare_result {

@@ -669,6 +669,27 @@ int gate_across(const struct gate_across_input *in, size_t n, const struct gate_
     return gate(in, true, n, o, out, err);
 }
 
+void gate_holm_joint(struct gate_result *const *r, size_t n, double alpha)
+{
+    double *p = xcalloc(n + 1, sizeof(double)), *adj = xcalloc(n + 1, sizeof(double));
+    bool *use = xcalloc(n + 1, sizeof(bool));
+    for (size_t i = 0; i < n; i++) {
+        use[i] = r[i]->tested;
+        p[i] = r[i]->p_worse;
+    }
+    holm(p, use, n, adj);
+    for (size_t i = 0; i < n; i++) {
+        if (!use[i])
+            continue;
+        r[i]->p_adjusted = adj[i];
+        if (r[i]->verdict == VERDICT_REGRESSED && !(adj[i] < alpha))
+            r[i]->verdict = VERDICT_INCONCLUSIVE;
+    }
+    free(p);
+    free(adj);
+    free(use);
+}
+
 enum verdict gate_worst(const struct gate_result *r, size_t n)
 {
     static const int rank[] = {[VERDICT_NO_CHANGE] = 0, [VERDICT_IMPROVED] = 1,

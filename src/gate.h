@@ -147,6 +147,12 @@ int gate_paired(const struct gate_paired_input *in, size_t n, const struct gate_
 int gate_across(const struct gate_across_input *in, size_t n, const struct gate_opts *o,
                 struct gate_result *out, struct lb_error *err);
 
+/* Holm's step-down over results decided apart that share the gate's alpha (the gate's
+ * comparisons and budgets, src/budget.c): p_adjusted recomputed from p_worse over every
+ * tested one of *r[0..n), and a regression that no longer reaches alpha after it made
+ * inconclusive. More tests only raise adjusted p, so nothing is promoted. */
+void gate_holm_joint(struct gate_result *const *r, size_t n, double alpha);
+
 /* The worst of n verdicts: regressed > inconclusive > improved > no change. */
 enum verdict gate_worst(const struct gate_result *r, size_t n);
 

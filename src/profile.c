@@ -68,7 +68,8 @@ static const char *const direction_names[] = {[LOWER_IS_BETTER] = "lower",
 static const char *const top_keys[] = {"name",    "description", "command",  "cwd",
                                        "env",     "pass_env",    "knob",     "fixed",
                                        "ready",   "rtt",         "http_metrics",
-                                       "metrics", "stop",        "defaults", NULL};
+                                       "metrics", "stop",        "defaults", "budgets",
+                                       NULL};
 static const char *const knob_keys[] = {"name",   "label", "values", "baseline",
                                         "config", "argv",  "env",    NULL};
 static const char *const fixed_keys[] = {"name", "value", "config", "argv", "env", NULL};
@@ -83,6 +84,7 @@ static const char *const rtt_keys[] = {"tcp",     "send",        "expect",      
                                        "connections", "timeout", "connect_rate", NULL};
 static const char *const metrics_keys[] = {"marker", "health", "primary", NULL};
 static const char *const health_keys[] = {"key", "label", "better", "must_be_zero", NULL};
+static const char *const budget_keys[] = {"setting", "key", "max", "min", NULL};
 static const char *const stop_keys[] = {"signal", "grace", NULL};
 static const char *const defaults_keys[] = {"warmup", "sample", "repeat", "log_limit",
                                              "hold_idle", NULL};
@@ -921,6 +923,54 @@ static int check_primary(struct loader *ld, const struct profile *p)
     return 0;
 }
 
+/* budgets: each names a setting of the knob and "cpu" or a health key (so read after
+ * the probe's and the endpoint's keys are added) and bounds it by max, min or both. */
+static int parse_budgets(struct loader *ld, json_t *root, struct profile *p)
+{
+    char at[KP_MAX], sub[KP_MAX];
+    json_t *arr = json_object_get(root, "budgets");
+    if (!arr)
+        return 0;
+    if (!json_is_array(arr))
+        return fail(ld, "budgets", "expected an array of objects");
+    p->budgets = xcalloc(json_array_size(arr) + 1, sizeof(*p->budgets));
+    size_t i;
+    json_t *o;
+    json_array_foreach(arr, i, o) {
+        const char *setting = NULL, *key = NULL;
+        double max = NAN, min = NAN;
+        kp_index(at, "budgets", i);
+        int name = STR_REQUIRED | STR_NONEMPTY | STR_NAME;
+        if (check_object(ld, o, at, budget_keys) < 0 ||
+            get_string(ld, o, at, "setting", name, &setting) < 0 ||
+            get_string(ld, o, at, "key", name, &key) < 0)
+            return -1;
+        bool known = false, cpu = strcmp(key, "cpu") == 0;
+        for (size_t v = 0; v < p->knob.values.n && !known; v++)
+            known = strcmp(p->knob.values.v[v], setting) == 0;
+        kp_key(sub, at, "setting");
+        if (!known)
+            return fail(ld, sub, "unknown setting '%s' (expected one of knob.values)", setting);
+        known = cpu;
+        for (size_t k = 0; k < p->n_health && !known; k++)
+            known = strcmp(p->health[k].key, key) == 0;
+        kp_key(sub, at, "key");
+        if (!known)
+            return fail(ld, sub, "unknown key '%s' (expected 'cpu' or a health key)", key);
+        /* CPU is tested on logs: its bounds are above 0 */
+        if (get_number(ld, o, at, "max", 0, cpu, &max) < 0 ||
+            get_number(ld, o, at, "min", 0, cpu, &min) < 0)
+            return -1;
+        if (isnan(max) && isnan(min))
+            return fail(ld, at, "expected a max, a min or both");
+        if (min > max)
+            return fail(ld, at, "min %g is above max %g: no value could be within", min, max);
+        p->budgets[p->n_budgets++] =
+            (struct profile_budget){xstrdup(setting), xstrdup(key), max, min};
+    }
+    return 0;
+}
+
 static int parse_stop(struct loader *ld, json_t *root, struct profile *p)
 {
     json_t *o;
@@ -1118,7 +1168,7 @@ static int parse_profile(struct loader *ld, json_t *root, struct profile *p)
         parse_metrics(ld, root, p) < 0 || parse_rtt(ld, root, p) < 0 ||
         parse_http_metrics(ld, root, p) < 0 || parse_stop(ld, root, p) < 0 ||
         parse_defaults(ld, root, p) < 0 || check_conflicts(ld, p) < 0 ||
-        check_primary(ld, p) < 0)
+        check_primary(ld, p) < 0 || parse_budgets(ld, root, p) < 0)
         return -1;
     /* Every argv placeholder must occur in the command: confedit_argv checks that. */
     struct strv argv = {0};
@@ -1240,6 +1290,11 @@ void profile_release(struct profile *p)
     metrics_endpoint_release(&p->endpoint);
     free(p->marker);
     strv_release(&p->primary);
+    for (size_t i = 0; i < p->n_budgets; i++) {
+        free(p->budgets[i].setting);
+        free(p->budgets[i].key);
+    }
+    free(p->budgets);
     for (size_t i = 0; i < p->n_health; i++) {
         free(p->health[i].key);
         free(p->health[i].label);
@@ -1438,6 +1493,19 @@ json_t *profile_to_json(const struct profile *p)
     json_object_set_new(o, "health", health);
     if (p->primary.n)
         json_object_set_new(o, "primary", strings_json(p->primary.v, p->primary.n));
+    if (p->n_budgets) {
+        json_t *budgets = json_array();
+        for (size_t i = 0; i < p->n_budgets; i++) {
+            const struct profile_budget *b = &p->budgets[i];
+            json_t *v = json_pack("{s:s, s:s}", "setting", b->setting, "key", b->key);
+            if (!isnan(b->max))
+                json_object_set_new(v, "max", json_real(b->max));
+            if (!isnan(b->min))
+                json_object_set_new(v, "min", json_real(b->min));
+            json_array_append_new(budgets, v);
+        }
+        json_object_set_new(o, "budgets", budgets);
+    }
     if (p->has_rtt)
         json_object_set_new(o, "rtt", rtt_json(&p->rtt));
     if (p->endpoint.n_select)

@@ -85,6 +85,13 @@ struct health_key {
     bool must_be_zero;  /* guardrail: any non-zero window is a regression */
 };
 
+/* A bound on a setting's typical value, held to with no base (src/budget.c): max, min
+ * or both, NaN when not given. */
+struct profile_budget {
+    char *setting, *key; /* a knob value; "cpu" or a health key */
+    double max, min;
+};
+
 struct profile {
     char *path;         /* as given */
     char *dir;          /* directory of the profile file (absolute) */
@@ -104,6 +111,8 @@ struct profile {
     /* metrics.primary: the keys ("cpu", health keys) a campaign's gate holds to by
      * default; empty: every one. */
     struct strv primary;
+    struct profile_budget *budgets; /* "budgets" */
+    size_t n_budgets;
     int stop_signal;        /* default SIGTERM */
     double stop_grace_s;    /* default 10 */
     double warmup_s;        /* defaults: 45, 60, 3 as the seeds ran */
@@ -151,7 +160,7 @@ char *profile_default_path(struct lb_error *err);
  * every default filled in and every path resolved (description when there is one,
  * command, cwd, env, knob with its setter, fixed, ready, rtt and http_metrics when
  * declared, stop, defaults), and instead of "metrics" its marker, health and primary (when
- * declared) at the top,
+ * declared) at the top, budgets when declared,
  * health holding every health key (the rtt probe's and the endpoint's too), each
  * {key, label, better, must_be_zero}. Not the file's text: results.json adds that. */
 json_t *profile_to_json(const struct profile *p);

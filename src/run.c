@@ -1174,9 +1174,17 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
         }
     if (compare_check_keys(c, c->primary, "--primary", err) < 0 || target_env(o, rn, err) < 0)
         return -1;
-    if (c->sequential_max && campaign_cells(c) < 2)
-        return lb_fail(err, "--repeat auto: nothing to compare: give two settings or more, or "
-                            "two variants");
+    /* budgets need no second cell: a single setting can run until they are decided */
+    struct budget_set budgets = {0};
+    if (budget_from_campaign(c, &budgets, err) < 0 || budget_check(&budgets, c, err) < 0) {
+        budget_set_release(&budgets);
+        return -1;
+    }
+    size_t n_budgets = budgets.n;
+    budget_set_release(&budgets);
+    if (c->sequential_max && campaign_cells(c) < 2 && n_budgets == 0)
+        return lb_fail(err, "--repeat auto: nothing to compare: give two settings or more, "
+                            "two variants, or budgets in the profile");
     plan_runs(c);
     return 0;
 }
@@ -1243,11 +1251,14 @@ static char *undecided_names(const struct compare_result *res, const struct comp
 static int look_after_round(struct campaign *c, struct compare_looks *l, long round, size_t i,
                             double run_s, struct lb_error *err)
 {
-    struct compare_opts co = {.primary = c->primary, .gate = gate_opts_default()};
-    struct compare_result res;
-    if (compare_within(c, &co, &res, err) < 0 ||
+    struct budget_set budgets = {0};
+    struct compare_opts co = {.primary = c->primary, .gate = gate_opts_default(),
+                              .budgets = &budgets};
+    struct compare_result res = {0};
+    if (budget_from_campaign(c, &budgets, err) < 0 || compare_within(c, &co, &res, err) < 0 ||
         (c->n_looks == 0 && compare_looks_init(l, &res, c->sequential_max, &co.gate, err) < 0)) {
         compare_result_release(&res);
+        budget_set_release(&budgets);
         return -1;
     }
     size_t undecided = compare_looks_take(l, round, &res);
@@ -1276,6 +1287,7 @@ static int look_after_round(struct campaign *c, struct compare_looks *l, long ro
         free(names);
     }
     compare_result_release(&res);
+    budget_set_release(&budgets);
     return 0;
 }
 

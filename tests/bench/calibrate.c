@@ -10,7 +10,8 @@
  * `--repeat auto` (src/sequential.c) beside fixed round counts, on the same model; with
  * `crossover` (bench-crossover) the same figures for a duet whose CPUs differ or whose
  * host disturbs a round, judged by today's paired t, the CPU set as a factor, and that
- * trimmed (Yuen).
+ * trimmed (Yuen); with `budget` (bench-budget) a budget's false "over" rate when set
+ * exactly at the truth, its interval's coverage and its power, fixed and sequential.
  *
  * The gate simulated: 3 settings (refshard's idle wait 0, 2 and 8) x 3 metrics: CPU, a
  * peak lag (log-normal, like CPU) and a count that is often 0 (missed16ms: compared on
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "changepoint.h"
 #include "gate.h"
 #include "../draws.h"
@@ -661,10 +663,146 @@ static int history(void)
     return 0;
 }
 
+/* ---- budgets: a gate with no base (src/budget.c) ------------------------------------- */
+
+/* Budgets are drawn at idle wait 2 on the central noise: CPU (log-normal) and
+ * missed16ms (a count, Poisson around a mean of 1 a run). */
+#define BUDGET_SETTING 1
+#define CPU_METRIC 0
+#define COUNT_METRIC 2
+
+/* Where a budget set "at the truth" is: the campaign's own level (the host as it ran:
+ * what the test estimates), or the long-run level, the drift between campaigns not
+ * allowed for. */
+enum budget_truth { AT_CAMPAIGN, AT_LONG_RUN };
+
+/* At the truth a budget's false "over" rate is held against 5%: 20000 trials give it a
+ * standard error of 0.15 points (a trial costs a t test, not a gate). */
+#define BUDGET_AA_TRIALS 20000
+
+struct budget_tally {
+    long trials, over, within, covered, rounds;
+};
+
+/* n runs x[0..n) of one campaign of metric m, and the truth of the typical value the
+ * test estimates: a CPU's geometric mean (its log's expectation), a count's mean. */
+static double draw_budget_runs(size_t m, size_t n, enum budget_truth truth, uint64_t *rng,
+                               double *x)
+{
+    const struct noise nz = {{RUN_SD, RUN_SD, RUN_SD}, CAMPAIGN_SD, ROUND_SD};
+    double campaign = CAMPAIGN_SD * draw_normal(rng);
+    for (size_t r = 0; r < n; r++)
+        x[r] = run_value(&nz, BUDGET_SETTING, m, campaign + ROUND_SD * draw_normal(rng), rng);
+    /* a count's mean takes the rounds' log-normal drift in expectation */
+    double spread = metrics[m].count ? ROUND_SD * ROUND_SD / 2.0 : 0;
+    if (truth == AT_LONG_RUN)
+        campaign = metrics[m].count ? CAMPAIGN_SD * CAMPAIGN_SD / 2.0 : 0;
+    return metrics[m].level[BUDGET_SETTING] * exp(campaign + spread);
+}
+
+/* Budgets held to metric m's runs, the truth `factor` times the budget: fixed n runs, or
+ * (n == 0) --repeat auto=SEQ_CAP, the budget alone gated. */
+static void budget_trials(size_t m, size_t n, double factor, enum budget_truth truth, long trials,
+                          uint64_t *rng, struct budget_tally *t)
+{
+    struct gate_opts o = gate_opts_default();
+    double x[MAX_N];
+    struct seq s;
+    struct lb_error err;
+    if (seq_init(&s, 1, SEQ_CAP, &o, &err) < 0) {
+        fprintf(stderr, "calibrate: %s\n", err.msg);
+        exit(1);
+    }
+    memset(t, 0, sizeof(*t));
+    for (long i = 0; i < trials; i++) {
+        double limit = draw_budget_runs(m, n ? n : SEQ_CAP, truth, rng, x) / factor;
+        struct gate_result r;
+        long round = (long)n;
+        if (n) {
+            budget_test(&(struct budget_input){true, limit, x, n}, 1, &o, &r);
+        } else {
+            seq_reset(&s);
+            for (round = SEQ_MIN_ROUNDS;; round++) {
+                budget_test(&(struct budget_input){true, limit, x, (size_t)round}, 1, &o, &r);
+                if (seq_look(&s, round, &r, NULL) == 0 || round == SEQ_CAP)
+                    break;
+            }
+            r = s.latest[0];
+        }
+        t->trials++;
+        t->rounds += round;
+        t->over += r.verdict == VERDICT_REGRESSED;
+        t->within += r.verdict == VERDICT_NO_CHANGE;
+        double change = factor - 1.0;
+        t->covered += r.lo <= change + 1e-12 && change - 1e-12 <= r.hi;
+    }
+    seq_release(&s);
+}
+
+static int budgets(void)
+{
+    uint64_t rng = 20261204u;
+    struct gate_opts o = gate_opts_default();
+    struct budget_tally t;
+    printf("Budgets (src/budget.c) at idle wait 2 on bench-calibrate's central noise (log sd: "
+           "runs %.2f, rounds %.2f, campaigns %.2f): CPU around %.2f%% of a core, missed16ms a "
+           "count around %.1f a run. One budget, alpha %.2f (over), %.2f (within). %d trials "
+           "per figure (at the truth: %d). \"At the truth\": the budget equals the campaign's "
+           "own typical value (a CPU's geometric mean, a count's mean), unless said long-run "
+           "(the level over campaigns: the drift between campaigns is then part of the "
+           "error).\n\n",
+           RUN_SD, ROUND_SD, CAMPAIGN_SD, metrics[CPU_METRIC].level[BUDGET_SETTING],
+           metrics[COUNT_METRIC].level[BUDGET_SETTING], o.alpha, o.equivalence_alpha, TRIALS,
+           BUDGET_AA_TRIALS);
+    header("budget, truth: % of trials");
+    static const struct {
+        const char *name;
+        size_t metric;
+        double factor;
+        enum budget_truth truth;
+        int figure; /* 0 over, 1 within, 2 covered */
+    } rows[] = {
+        {"false \"over\", CPU at the truth", CPU_METRIC, 1.0, AT_CAMPAIGN, 0},
+        {"false \"over\", missed16ms at the truth", COUNT_METRIC, 1.0, AT_CAMPAIGN, 0},
+        {"false \"over\", CPU at the long-run truth", CPU_METRIC, 1.0, AT_LONG_RUN, 0},
+        {"coverage of the 95% interval, CPU at the truth", CPU_METRIC, 1.0, AT_CAMPAIGN, 2},
+        {"coverage of the 95% interval, missed16ms at the truth", COUNT_METRIC, 1.0, AT_CAMPAIGN,
+         2},
+        {"called over, CPU 1.1x the budget", CPU_METRIC, 1.1, AT_CAMPAIGN, 0},
+        {"called over, CPU 1.3x the budget", CPU_METRIC, 1.3, AT_CAMPAIGN, 0},
+        {"called over, missed16ms 1.3x the budget", COUNT_METRIC, 1.3, AT_CAMPAIGN, 0},
+        {"called within, CPU 1/1.3 of the budget", CPU_METRIC, 1 / 1.3, AT_CAMPAIGN, 1},
+        {"called within, CPU 1/1.1 of the budget", CPU_METRIC, 1 / 1.1, AT_CAMPAIGN, 1},
+    };
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        printf("| %s |", rows[i].name);
+        for (size_t j = 0; j < N_SIZES; j++) {
+            budget_trials(rows[i].metric, sizes[j], rows[i].factor, rows[i].truth,
+                          rows[i].factor == 1.0 ? BUDGET_AA_TRIALS : TRIALS, &rng, &t);
+            long k = rows[i].figure == 0 ? t.over : rows[i].figure == 1 ? t.within : t.covered;
+            printf(" %.1f |", pct(k, t.trials));
+        }
+        putchar('\n');
+    }
+    printf("\nThe sequential path: `--repeat auto=%d`, the budget alone gated (a campaign of one "
+           "setting), looked at after every round from %d; CPU.\n\n| truth | over | within | "
+           "mean rounds |\n|---|--:|--:|--:|\n", SEQ_CAP, SEQ_MIN_ROUNDS);
+    static const double factors[] = {1.0, 1.1, 1.3, 1 / 1.1, 1 / 1.3};
+    for (size_t i = 0; i < sizeof(factors) / sizeof(factors[0]); i++) {
+        budget_trials(CPU_METRIC, 0, factors[i], AT_CAMPAIGN, i ? TRIALS : BUDGET_AA_TRIALS, &rng,
+                      &t);
+        printf("| %.3gx the budget | %.1f | %.1f | %.1f |\n", factors[i], pct(t.over, t.trials),
+               pct(t.within, t.trials), (double)t.rounds / (double)t.trials);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "history") == 0)
         return history();
+    if (argc > 1 && strcmp(argv[1], "budget") == 0)
+        return budgets();
     if (argc > 1 && strcmp(argv[1], "crossover") == 0)
         return crossover();
     if (argc > 1 && strcmp(argv[1], "sequential") == 0)

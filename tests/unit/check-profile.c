@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,8 @@ static void put_config_files(void)
 #define WITH_FIXED(fixed) "{" BASE ", 'fixed': " fixed "}"
 #define WITH_READY(ready) "{" CMD ", " KNOB ", 'ready': " ready "}"
 #define WITH_HEALTH(health) "{" BASE ", 'metrics': {'health': " health "}}"
+#define WITH_BUDGETS(budgets) \
+    "{" BASE ", 'metrics': {'health': [{'key': 'slots'}]}, 'budgets': " budgets "}"
 
 /* {dir} stands for the test's directory, {regex_error} for the platform's own words. */
 static const struct bad_case {
@@ -222,6 +225,27 @@ static const struct bad_case {
      "profile 'x.json': metrics.primary[1]: unknown key 'lag' (expected 'cpu' or a health key)"},
     {WITH_HEALTH("[{'key': 'slots'}], 'primary': []"),
      "profile 'x.json': metrics.primary: expected a non-empty array of strings"},
+    /* budgets: a setting of the knob, cpu or a health key, a bound */
+    {WITH_BUDGETS("{'setting': '2'}"), "profile 'x.json': budgets: expected an array of objects"},
+    {WITH_BUDGETS("[{'setting': '2', 'key': 'cpu', 'max': 1, 'maxx': 2}]"),
+     "profile 'x.json': budgets[0]: unknown key 'maxx' (did you mean 'max'?)"},
+    {WITH_BUDGETS("[{'key': 'cpu', 'max': 1}]"),
+     "profile 'x.json': budgets[0]: missing key 'setting'"},
+    {WITH_BUDGETS("[{'setting': '2', 'key': 'cpu', 'max': 1}, {'setting': '4', 'key': 'cpu', "
+                  "'max': 1}]"),
+     "profile 'x.json': budgets[1].setting: unknown setting '4' (expected one of knob.values)"},
+    {WITH_BUDGETS("[{'setting': '2', 'key': 'lag', 'max': 1}]"),
+     "profile 'x.json': budgets[0].key: unknown key 'lag' (expected 'cpu' or a health key)"},
+    {WITH_BUDGETS("[{'setting': '2', 'key': 'cpu'}]"),
+     "profile 'x.json': budgets[0]: expected a max, a min or both"},
+    {WITH_BUDGETS("[{'setting': '2', 'key': 'cpu', 'max': 0}]"),
+     "profile 'x.json': budgets[0].max: expected a number > 0, got 0"},
+    {WITH_BUDGETS("[{'setting': '2', 'key': 'slots', 'min': -1}]"),
+     "profile 'x.json': budgets[0].min: expected a number >= 0, got -1"},
+    {WITH_BUDGETS("[{'setting': '2', 'key': 'slots', 'max': '1'}]"),
+     "profile 'x.json': budgets[0].max: expected a number >= 0"},
+    {WITH_BUDGETS("[{'setting': '0', 'key': 'slots', 'min': 3, 'max': 2}]"),
+     "profile 'x.json': budgets[0]: min 3 is above max 2: no value could be within"},
     {WITH_HEALTH("[{'key': 'slots'}, {'key': 'slots'}]"),
      "profile 'x.json': metrics.health[1].key: duplicate key 'slots'"},
     /* stop and defaults */
@@ -500,6 +524,33 @@ START_TEST(test_every_key)
     ck_assert_int_eq(p.repeat, 5);
     free(cwd);
     free(cfg);
+    profile_release(&p);
+}
+END_TEST
+
+/* Budgets are kept, each bound NaN when not given, and written back as results.json
+ * records them (what compare reads). */
+START_TEST(test_budgets)
+{
+    testlib_case_dir();
+    put_profile("x.json", WITH_BUDGETS("[{'setting': '2', 'key': 'cpu', 'max': 1.5}, "
+                                       "{'setting': '0', 'key': 'slots', 'min': 0, 'max': 4}]"));
+    struct profile p;
+    struct lb_error err;
+    ck_assert_msg(profile_load("x.json", &p, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(p.n_budgets, 2);
+    ck_assert_str_eq(p.budgets[0].setting, "2");
+    ck_assert_str_eq(p.budgets[0].key, "cpu");
+    ck_assert_double_eq(p.budgets[0].max, 1.5);
+    ck_assert(isnan(p.budgets[0].min));
+    ck_assert_double_eq(p.budgets[1].min, 0);
+    ck_assert_double_eq(p.budgets[1].max, 4);
+    json_t *o = profile_to_json(&p);
+    char *text = json_dumps(json_object_get(o, "budgets"), JSON_COMPACT);
+    ck_assert_str_eq(text, "[{\"setting\":\"2\",\"key\":\"cpu\",\"max\":1.5},"
+                           "{\"setting\":\"0\",\"key\":\"slots\",\"max\":4.0,\"min\":0.0}]");
+    free(text);
+    json_decref(o);
     profile_release(&p);
 }
 END_TEST
@@ -790,6 +841,7 @@ static Suite *profile_suite(void)
     tcase_add_test(tc, test_every_key);
     tcase_add_test(tc, test_loopbench_dir);
     tcase_add_test(tc, test_empty_argument);
+    tcase_add_test(tc, test_budgets);
     tcase_add_test(tc, test_profile_json);
     tcase_add_test(tc, test_enum_words);
     tcase_add_test(tc, test_modernuo_shipped);
