@@ -66,6 +66,7 @@ dpkg -i "$deb" >"$TMP/dpkg.log" 2>&1 || rc=$?
 check "dpkg -i installs it ($((SECONDS - start)) s)" [ "$rc" -eq 0 ]
 [ "$rc" -eq 0 ] || { cat "$TMP/dpkg.log"; exit 1; }
 dpkg -L loopbench >"$TMP/dpkg-L"
+echo "dpkg -L loopbench:" && sed 's/^/  /' "$TMP/dpkg-L"
 for f in /usr/bin/loopbench /usr/bin/refshard /usr/share/loopbench/profiles/refshard.json \
     /usr/share/loopbench/profiles/refshard.config.json /usr/share/loopbench/profiles/haproxy.cfg \
     /usr/share/man/man1/loopbench.1.gz /usr/share/man/man1/refshard.1.gz \
