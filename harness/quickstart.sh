@@ -21,8 +21,9 @@ BUILD_PACKAGES=(gcc pkg-config meson ninja-build libjansson-dev libcurl4-openssl
 PACKAGES=("${BUILD_PACKAGES[@]}" clang check python3 valgrind)
 # Only the tests need these: Node.js runs Mermaid's parser and the workflow validator
 # (tests/node/, their npm packages cached by harness/npm-deps.sh); man renders
-# loopbench(1) (tests/e2e/manpage.sh, install.sh).
-TEST_PACKAGES=(nodejs npm man-db)
+# loopbench(1) (tests/e2e/manpage.sh, install.sh); the Debian package is built, linted and
+# installed (tests/e2e/deb.sh); real servers run with their profiles (tests/e2e/servers.sh).
+TEST_PACKAGES=(nodejs npm man-db debhelper dpkg-dev fakeroot lintian redis-server erlang-base haproxy)
 
 # install_missing PACKAGE...: apt-get install those not installed.
 install_missing() {

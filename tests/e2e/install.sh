@@ -19,7 +19,7 @@ MAN1=$PREFIX/$(option mandir)/man1/loopbench.1
 COMPLETION=$DATA/bash-completion/completions/loopbench
 for f in "$BIN/loopbench" "$BIN/refshard" "$DATA/loopbench/profiles/refshard.json" \
     "$DATA/loopbench/profiles/refshard.config.json" "$DATA/loopbench/profiles/redis.json" \
-    "$MAN1" "$COMPLETION"; do
+    "$MAN1" "$PREFIX/$(option mandir)/man1/refshard.1" "$COMPLETION"; do
   check "meson install put ${f#"$PREFIX"/} in place" [ -f "$f" ]
 done
 check "  ... the programs executable" test -x "$BIN/loopbench" -a -x "$BIN/refshard"

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The profiles of real servers from Debian's packages (docs/profiles.md), each run as
+# shipped (on a free port where it listens) in a short campaign of its knob's extremes,
+# and the direction physics demands: Redis's timer frequency hz wakes it and costs CPU in
+# proportion; an Erlang VM whose schedulers busy-wait before sleeping (+sbwt very_long)
+# burns more than one that sleeps at once (none); HAProxy's busy-polling spins where its
+# idle event loop would sleep. A server whose package is not installed is skipped, said
+# so on one line. Runs alone: every check is a CPU figure.
+source "$(dirname "$0")/lib.sh"
+
+# copy_profile NAME [PORT [FILE...]]: the profile and the files beside it that it reads
+# into $TMP/NAME/, its loopback port PORT, if any, replaced by a free one.
+copy_profile() {
+  local name=$1 port=${2:-} f subst=
+  shift $(($# < 2 ? $# : 2))
+  [ -z "$port" ] || subst="s/$port/$(free_port)/g"
+  mkdir -p "$TMP/$name"
+  for f in "$name.json" "$@"; do sed "$subst" "$SOURCE_ROOT/profiles/$f" >"$TMP/$name/$f"; done
+}
+
+# campaign NAME SETTINGS: a short campaign of $TMP/NAME/NAME.json into $TMP/NAME/out;
+# checks it completed with every run ok.
+campaign() {
+  local rc=0
+  "$LOOPBENCH" run "$TMP/$1/$1.json" -s "$2" -n 1 -w 0.5 -t 2 -o "$TMP/$1/out" -q \
+    >"$TMP/$1.out" 2>"$TMP/$1.err" || rc=$?
+  grep '^|' "$TMP/$1.out" || true
+  check "profiles/$1.json, $2: the campaign completes (exit 0), every run ok" bash -c "[ $rc -eq 0 ] &&
+    jq -e 'all(.runs[]; .status == \"ok\")' '$TMP/$1/out/results.json' >/dev/null"
+  [ "$rc" -eq 0 ] || cat "$TMP/$1.err"
+}
+
+# figure NAME SETTING KEY: the run's KEY (e.g. cpu_percent) at SETTING.
+figure() {
+  jq -r --arg s "$2" --arg k "$3" '.runs[] | select(.setting == $s) | .[$k]' "$TMP/$1/out/results.json"
+}
+
+# --- Redis: hz ------------------------------------------------------------------------
+if command -v redis-server >/dev/null; then
+  copy_profile redis 6399
+  campaign redis 1,500
+  c1=$(figure redis 1 cpu_percent) c500=$(figure redis 500 cpu_percent)
+  v1=$(figure redis 1 voluntary_per_s) v500=$(figure redis 500 voluntary_per_s)
+  # 499 more timer events a second; the round-trip probe's 200 wakes a second are in both.
+  check "redis: hz 500 wakes it up 100 times a second more than hz 1 ($v500 vs $v1)" \
+    gt "$v500" "$(awk -v v="$v1" 'BEGIN { print v + 100 }')"
+  check "redis: hz 500 costs more CPU than hz 1, by a tenth or more ($c500% vs $c1%)" \
+    gt "$c500" "$(awk -v c="$c1" 'BEGIN { print c * 1.1 }')"
+else
+  echo "skip: profiles/redis.json (redis-server is not installed)"
+fi
+
+# --- the Erlang VM: +sbwt -------------------------------------------------------------
+if command -v erl >/dev/null; then
+  copy_profile erlang
+  campaign erlang none,very_long
+  cn=$(figure erlang none cpu_percent) cv=$(figure erlang very_long cpu_percent)
+  check "erlang: +sbwt very_long burns twice the CPU of none or more ($cv% vs $cn%)" \
+    gt "$cv" "$(awk -v c="$cn" 'BEGIN { print c * 2 }')"
+else
+  echo "skip: profiles/erlang.json (erl is not installed: Debian's erlang-base)"
+fi
+
+# --- HAProxy: busy-polling ------------------------------------------------------------
+if command -v haproxy >/dev/null; then
+  copy_profile haproxy 6398 haproxy.cfg
+  campaign haproxy off,on
+  coff=$(figure haproxy off cpu_percent) con=$(figure haproxy on cpu_percent)
+  # A spinning loop takes whatever share of a core the host leaves it: on a quiet host a
+  # whole one, under a loaded CI still far more than an idle frontend's hundredths.
+  check "haproxy: busy-polling on spins (over 5% of a core, 10x off or more: $con% vs $coff%)" \
+    bash -c "awk -v on='$con' -v off='$coff' 'BEGIN { exit !(on > 5 && on > 10 * off) }'"
+else
+  echo "skip: profiles/haproxy.json (haproxy is not installed)"
+fi
+
+check "no server left running" no_process_from "$TMP"
+[ "$fails" -eq 0 ]
