@@ -46,7 +46,7 @@ struct estimate {
     /* paired: the assignments of CPU sets (0: not pinned), modelled as a factor or not
      * (why in cpu_note), half the range of their means; rounds trimmed */
     size_t cpu_sets, trimmed;
-    bool crossover;
+    bool crossover, pending;
     double cpu_effect;
     const char *cpu_note;
 };
@@ -220,6 +220,7 @@ static void estimate_paired(const struct gate_paired_input *in, const struct gat
     if (!in->cpu_set)
         e->cpu_sets = 0;
     bool estimable = groups > 0;
+    e->pending = !estimable;
     groups += !estimable; /* its figures still shown, as one group: never tested */
     e->crossover = groups > 1;
     double sum = 0, inverse_h = 0, lowest = INFINITY, highest = -INFINITY;
@@ -535,6 +536,7 @@ static void untested(const struct gate_comparison *w, const struct estimate *e,
     out->cpu_sets = e->cpu_sets;
     out->cpu_effect = e->cpu_effect;
     out->cpu_note = e->cpu_note;
+    out->pending = e->pending;
     out->trimmed = e->trimmed;
     out->verdict = w->must_be_zero ? (w->guardrail_hit ? VERDICT_REGRESSED : VERDICT_NO_CHANGE)
                                    : VERDICT_INCONCLUSIVE;

@@ -97,6 +97,8 @@ struct gate_across_input {
 struct gate_result {
     enum verdict verdict;
     bool tested;        /* false: a guardrail, or too few runs (then verdict inconclusive) */
+    bool pending;       /* not tested yet, but more rounds will test it: an assignment of
+                         * CPU sets has run too few (the sequential looks wait for it) */
     bool log_scale;     /* compared on logs (every value > 0), else on differences */
     double prior_df;    /* degrees of freedom the other settings lent to the spread */
     const char *test;   /* what decided, for people ("paired t on log ratios"...), static */

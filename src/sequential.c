@@ -257,10 +257,13 @@ size_t seq_look(struct seq *s, long round, const struct gate_result *now, const 
             s->decided_at[i] = round;
             continue;
         }
-        /* a guardrail keeps the word of the rounds so far; a test not decided waits */
+        /* a guardrail keeps the word of the rounds so far; a test not decided waits, and
+         * one its design cannot make yet (pending) is undecided until it can */
         s->futile[i] = false;
-        if (!tested[i])
+        if (!tested[i]) {
+            undecided += now[i].pending && (!gated || gated[i]);
             continue;
+        }
         s->latest[i].verdict = VERDICT_INCONCLUSIVE;
         s->futile[i] =
             round < s->max && chance_decided_at_cap(s, &now[i], round, family) < SEQ_FUTILITY;

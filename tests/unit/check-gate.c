@@ -331,7 +331,7 @@ START_TEST(cpu_set_not_modelled)
     for (size_t i = 0; i < 2; i++) {
         in.cpu_set = designs[i];
         ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
-        ck_assert(!r.cpu_modelled);
+        ck_assert(!r.cpu_modelled && !r.pending);
         ck_assert_str_eq(r.test, "paired t on log ratios");
         ck_assert_double_eq_tol(r.p_worse, plain.p_worse, 1e-15);
         ck_assert_double_eq_tol(r.df, 5, 1e-12);
@@ -345,6 +345,7 @@ START_TEST(cpu_set_not_modelled)
     in.cpu_set = once;
     ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
     ck_assert(!r.tested);
+    ck_assert(r.pending);
     ck_assert(!r.cpu_modelled);
     ck_assert_uint_eq(r.cpu_sets, 2);
     ck_assert_int_eq(r.verdict, VERDICT_INCONCLUSIVE);

@@ -116,6 +116,9 @@ START_TEST(past_the_threshold_and_untested)
     ck_assert_int_eq(s.latest[0].verdict, VERDICT_INCONCLUSIVE);
     gated[0] = false;
     ck_assert_uint_eq(seq_look(&s, 4, now, gated), 0);
+    /* untested because its CPU sets ran too few rounds (pending): it holds the stop */
+    now[1].pending = true;
+    ck_assert_uint_eq(seq_look(&s, 5, now, gated), 1);
     seq_release(&s);
 }
 END_TEST
