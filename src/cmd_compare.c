@@ -6,12 +6,14 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "pool.h"
 #include "results.h"
 #include "util.h"
 
 const char cmd_compare_usage[] =
     "usage: loopbench compare DIR [options]\n"
     "       loopbench compare BASE... NEW [options]\n"
+    "       loopbench compare --pool DIR... [options]\n"
     "\n"
     "With one DIR, a campaign of variants (run --variant): gate each variant against the\n"
     "base (the first) setting by setting, paired round by round, which cancels the host's\n"
@@ -25,6 +27,9 @@ const char cmd_compare_usage[] =
     "worse than the threshold; no change when its 90% interval lies within the threshold;\n"
     "inconclusive otherwise, with the smallest change that would be called. A health key\n"
     "the profile marks must_be_zero regresses on any non-zero window in NEW.\n"
+    "With --pool, each DIR a campaign of variants from one host (or occasion): each is\n"
+    "compared as compare DIR, and their changes pooled by a random-effects model, hosts\n"
+    "as the unit, under the same verdicts; with one DIR the verdicts are compare DIR's.\n"
     "\n"
     "      --metric KEY           compare only KEY: cpu or a health key\n"
     "      --primary KEY,...      gate only these keys (default: NEW's campaign's, from\n"
@@ -36,6 +41,7 @@ const char cmd_compare_usage[] =
     "      --drift PCT            drift between campaigns allowed for with one BASE\n"
     "                             (default 18)\n"
     "      --fail-on inconclusive an inconclusive gate fails too (exit 3)\n"
+    "      --pool                 pool campaigns of the same variants from several hosts\n"
     "  -f, --format md|json       output (default md)\n"
     "  -h, --help                 show this help\n"
     "\n"
@@ -86,9 +92,76 @@ static void print_result(const struct compare_result *r, const struct compare_op
         msg_warn("cannot append to '%s' ($GITHUB_STEP_SUMMARY)", summary);
 }
 
+/* The exit status of a gate whose worst gated verdict is worst. */
+static int gate_status(enum verdict worst, bool fail_inconclusive)
+{
+    return worst == VERDICT_REGRESSED                              ? LB_EXIT_FAILURE
+           : fail_inconclusive && worst == VERDICT_INCONCLUSIVE ? COMPARE_EXIT_INCONCLUSIVE
+                                                                : LB_EXIT_OK;
+}
+
+/* The pooled result as asked, and to $GITHUB_STEP_SUMMARY when set. */
+static void print_pool(const struct pool_result *r, const struct compare_opts *o, bool json)
+{
+    struct lb_error err;
+    if (json) {
+        json_t *doc = pool_json(r, o);
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else if (pool_markdown(r, o, stdout, &err) < 0)
+        msg_warn("%s", err.msg);
+    const char *summary = getenv("GITHUB_STEP_SUMMARY");
+    FILE *f = summary && *summary ? fopen(summary, "a") : NULL;
+    if (f) {
+        int rc = pool_markdown(r, o, f, NULL);
+        if (fclose(f) != 0 || rc < 0)
+            f = NULL;
+    }
+    if (summary && *summary && !f)
+        msg_warn("cannot append to '%s' ($GITHUB_STEP_SUMMARY)", summary);
+}
+
+/* compare --pool DIR...: n campaigns of variants, one per host, pooled. */
+static int compare_pool(int n, char **dirs, struct compare_opts *o, bool json,
+                        bool fail_inconclusive)
+{
+    struct campaign *all = xcalloc((size_t)n, sizeof(*all));
+    const struct campaign **c = xcalloc((size_t)n, sizeof(*c));
+    struct pool_result r = {0};
+    struct lb_error err;
+    int status = LB_EXIT_USAGE, loaded = 0;
+    for (; loaded < n; loaded++) {
+        c[loaded] = &all[loaded];
+        if (results_load(dirs[loaded], &all[loaded], &err) < 0) {
+            msg_error("%s", err.msg);
+            loaded++; /* the reader leaves what it read to release */
+            goto out;
+        }
+    }
+    /* the keys the first campaign was run to decide, unless told otherwise: the same for
+     * every campaign, so their rows are the same */
+    if (!o->primary)
+        o->primary = all[0].primary;
+    if (pool_campaigns(c, (size_t)n, o, &r, &err) < 0) {
+        msg_error("%s", err.msg);
+        goto out;
+    }
+    print_pool(&r, o, json);
+    status = gate_status(r.worst, fail_inconclusive);
+out:
+    pool_result_release(&r);
+    for (int i = 0; i < loaded; i++)
+        campaign_release(&all[i]);
+    free(all);
+    free(c);
+    return status;
+}
+
 int cmd_compare(int argc, char **argv)
 {
-    enum { OPT_METRIC = 256, OPT_PRIMARY, OPT_MAX_INCREASE, OPT_ALPHA, OPT_DRIFT, OPT_FAIL_ON };
+    enum { OPT_METRIC = 256, OPT_PRIMARY, OPT_MAX_INCREASE, OPT_ALPHA, OPT_DRIFT, OPT_FAIL_ON,
+           OPT_POOL };
     static const struct option longopts[] = {
         {"metric", required_argument, NULL, OPT_METRIC},
         {"primary", required_argument, NULL, OPT_PRIMARY},
@@ -97,10 +170,11 @@ int cmd_compare(int argc, char **argv)
         {"drift", required_argument, NULL, OPT_DRIFT},
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
         {"format", required_argument, NULL, 'f'},
+        {"pool", no_argument, NULL, OPT_POOL},
         {NULL, 0, NULL, 0},
     };
     struct compare_opts o = {.gate = gate_opts_default()};
-    bool json = false, fail_inconclusive = false;
+    bool json = false, fail_inconclusive = false, pool = false;
     double d;
     int c;
     while ((c = getopt_long(argc, argv, ":f:", longopts, NULL)) != -1) {
@@ -131,6 +205,9 @@ int cmd_compare(int argc, char **argv)
                                                   "inconclusive", optarg);
             fail_inconclusive = true;
             break;
+        case OPT_POOL:
+            pool = true;
+            break;
         case 'f':
             if (strcmp(optarg, "md") != 0 && strcmp(optarg, "json") != 0)
                 return msg_usage_error("compare", "compare: --format '%s': expected md or json",
@@ -142,7 +219,10 @@ int cmd_compare(int argc, char **argv)
         }
     }
     if (argc - optind < 1)
-        return msg_usage_error("compare", "compare: expected DIR, or BASE... and NEW");
+        return msg_usage_error("compare", pool ? "compare: --pool: expected DIR..."
+                                               : "compare: expected DIR, or BASE... and NEW");
+    if (pool)
+        return compare_pool(argc - optind, argv + optind, &o, json, fail_inconclusive);
     size_t n_base = (size_t)(argc - optind - 1), loaded = 0;
     struct campaign *all = xcalloc(n_base + 1, sizeof(*all));
     const struct campaign **base = xcalloc(n_base, sizeof(*base));
@@ -175,9 +255,7 @@ int cmd_compare(int argc, char **argv)
         goto out;
     }
     print_result(&r, &o, base, &all[n_base], json);
-    status = r.worst == VERDICT_REGRESSED                              ? LB_EXIT_FAILURE
-             : fail_inconclusive && r.worst == VERDICT_INCONCLUSIVE ? COMPARE_EXIT_INCONCLUSIVE
-                                                                    : LB_EXIT_OK;
+    status = gate_status(r.worst, fail_inconclusive);
 out:
     compare_result_release(&r);
     for (size_t i = 0; i < loaded; i++)

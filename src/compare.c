@@ -764,3 +764,18 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
                      r->sequential_max ? json_integer(r->sequential_max) : json_null(), "gated",
                      gated, "rows", rows);
 }
+
+const char *compare_fmt_change(double f, char *buf, size_t len)
+{
+    return fmt_change(f, buf, len);
+}
+
+const char *compare_fmt_p(double p, char *buf, size_t len)
+{
+    return fmt_p(p, buf, len);
+}
+
+void compare_fmt_interval(const struct gate_result *g, char *buf, size_t len)
+{
+    fmt_interval(g, buf, len);
+}

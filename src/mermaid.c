@@ -197,7 +197,7 @@ static int check_axis(const struct mermaid_axis *axis, struct lb_error *err)
 {
     if (axis->n == 0)
         return lb_fail(err, "a chart needs at least one setting");
-    if (axis->baseline >= axis->n)
+    if (axis->baseline >= axis->n && axis->baseline != MERMAID_NO_BASELINE)
         return lb_fail(err, "the baseline (%zu) is not one of the chart's %zu settings",
                        axis->baseline, axis->n);
     return 0;

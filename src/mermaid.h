@@ -15,6 +15,7 @@
 #define LOOPBENCH_MERMAID_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "msg.h"
@@ -35,8 +36,11 @@ struct mermaid_axis {
     const char *knob_label;       /* the knob, titles the axis: "idle wait (ms)" */
     const char *const *settings;  /* n labels: "0", "2", "8" */
     size_t n;
-    size_t baseline;              /* index of the baseline, marked "(baseline)" */
+    size_t baseline;              /* index of the baseline, marked "(baseline)";
+                                   * MERMAID_NO_BASELINE: none (the axis is not a knob's) */
 };
+
+#define MERMAID_NO_BASELINE SIZE_MAX
 
 /* One value per setting, e.g. the median CPU of each setting's runs. Several series
  * (one per variant) share the axis and have a colour each. */
