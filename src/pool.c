@@ -449,11 +449,10 @@ int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FIL
     return 0;
 }
 
-/* [lo, hi] of a fraction's interval, or null when untested. */
+/* [lo, hi] of a fraction's interval, as compare's JSON writes it ([null, null] untested). */
 static json_t *json_interval(double lo, double hi)
 {
-    return isnan(lo) || isnan(hi) ? json_null()
-                                  : json_pack("[o, o]", json_num_or_null(lo), json_num_or_null(hi));
+    return json_pack("[o, o]", json_num_or_null(lo), json_num_or_null(hi));
 }
 
 json_t *pool_json(const struct pool_result *r, const struct compare_opts *o)
@@ -483,7 +482,7 @@ json_t *pool_json(const struct pool_result *r, const struct compare_opts *o)
             json_object_set_new(row, "variant", json_string(pr->row.variant));
         json_object_update_new(
             row, json_pack("{s:s, s:b, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-                           "s:o, s:s, s:o}",
+                           "s:s, s:o}",
                            "metric", pr->row.metric, "gated", pr->row.gated, "hosts",
                            (json_int_t)pr->re.k, "scale", logs ? "log" : "difference",
                            "change", json_num_or_null(g->change), "ci",
