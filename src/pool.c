@@ -154,71 +154,84 @@ static const char *pooled_test(bool log_scale)
                      : "random effects on relative differences (Paule-Mandel, HKSJ)";
 }
 
-/* Row i pooled over the campaigns where it was tested, into in (the gate's input) and
- * pr->re: each campaign's change head - base on its scale (a log ratio, or a difference
- * over base's mean) with its variance from compare DIR's standard error, treated as
- * known. One campaign tested: its own estimate and degrees of freedom. */
-static void pool_row_input(const struct pool_result *r, const struct compare_opts *o,
-                           struct pool_row *pr, struct gate_pooled_input *in)
+int pool_gate(const struct gate_result *host, size_t k, const struct gate_comparison *what,
+              size_t n, const struct gate_opts *o, struct gate_result *out,
+              struct pool_estimate *re, struct lb_error *err)
 {
-    double *y = xcalloc(r->k + 1, sizeof(double)), *v = xcalloc(r->k + 1, sizeof(double));
-    size_t k = 0, logs = 0, guard_hit = 0, last = 0;
-    for (size_t c = 0; c < r->k; c++) {
-        const struct gate_result *g = &r->each[c].rows[pr->at].g;
-        guard_hit += g->verdict == VERDICT_REGRESSED;
-        if (!g->tested || !(g->scale > 0)) /* a base of 0: no relative difference */
-            continue;
-        double harm = g->delta / g->scale, se = g->se / g->scale;
-        y[k] = pr->row.lower_is_better ? harm : -harm; /* head - base */
-        v[k] = se * se;
-        logs += g->log_scale;
-        last = c;
-        k++;
+    struct gate_pooled_input *in = xcalloc(n + 1, sizeof(*in));
+    double *y = xcalloc(k + 1, sizeof(double)), *v = xcalloc(k + 1, sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        size_t tested = 0, logs = 0, hit = 0, last = 0;
+        for (size_t c = 0; c < k; c++) {
+            const struct gate_result *g = &host[c * n + i];
+            hit += g->verdict == VERDICT_REGRESSED;
+            if (!g->tested || !(g->scale > 0)) /* a base of 0: no relative difference */
+                continue;
+            double harm = g->delta / g->scale, se = g->se / g->scale;
+            y[tested] = what[i].lower_is_better ? harm : -harm; /* head - base */
+            v[tested] = se * se;
+            logs += g->log_scale;
+            last = c;
+            tested++;
+        }
+        re[i] = (struct pool_estimate){.k = tested, .mu = NAN, .se = NAN, .df = NAN,
+                                       .tau2 = NAN, .q = NAN, .se_fixed = NAN, .pi_lo = NAN,
+                                       .pi_hi = NAN, .mixed_scales = logs != 0 && logs != tested};
+        in[i].what = what[i];
+        in[i].what.guardrail_hit = what[i].must_be_zero && hit;
+        in[i].log_scale = tested > 0 && logs == tested;
+        in[i].test = pooled_test(in[i].log_scale);
+        if (tested == 1) { /* its own estimate, on its own degrees of freedom */
+            re[i].mu = y[0];
+            re[i].se = re[i].se_fixed = sqrt(v[0]);
+            re[i].df = host[last * n + i].df;
+            in[i].test = host[last * n + i].test;
+        } else if (tested >= 2 && !re[i].mixed_scales)
+            pool_random_effects(y, v, tested, o->level, &re[i]);
+        in[i].hosts = re[i].mixed_scales ? 0 : tested;
+        in[i].change = re[i].mu;
+        in[i].se = re[i].se;
+        in[i].df = re[i].df;
     }
-    long h = campaign_health_index(r->campaigns[0], pr->row.metric);
-    bool guard = h >= 0 && r->campaigns[0]->profile.health[h].must_be_zero;
-    pr->mixed_scales = logs != 0 && logs != k;
-    in->what = (struct gate_comparison){pr->row.setting, pr->row.metric,
-                                        pr->row.lower_is_better, guard, guard && guard_hit};
-    in->log_scale = logs == k && k > 0;
-    in->test = pooled_test(in->log_scale);
-    in->change = in->se = in->df = NAN;
-    in->hosts = pr->mixed_scales ? 0 : k;
-    pr->re = (struct pool_estimate){.k = k, .mu = NAN, .se = NAN, .df = NAN, .tau2 = NAN,
-                                    .q = NAN, .se_fixed = NAN, .pi_lo = NAN, .pi_hi = NAN};
-    if (k == 1 && !pr->mixed_scales) {
-        const struct gate_result *g = &r->each[last].rows[pr->at].g;
-        pr->re.mu = y[0];
-        pr->re.se = pr->re.se_fixed = sqrt(v[0]);
-        pr->re.df = g->df;
-        in->test = g->test;
-    } else if (k >= 2 && !pr->mixed_scales)
-        pool_random_effects(y, v, k, o->gate.level, &pr->re);
-    in->change = pr->re.mu;
-    in->se = pr->re.se;
-    in->df = pr->re.df;
+    int rc = gate_pooled(in, n, o, out, err);
+    free(in);
     free(y);
     free(v);
+    return rc;
 }
 
 /* The pooled gate over one family of rows (gated or not), corrected on its own. */
 static int pool_family(struct pool_result *r, const struct compare_opts *o, bool gated,
                        struct lb_error *err)
 {
-    struct gate_pooled_input *in = xcalloc(r->n_rows + 1, sizeof(*in));
     size_t *at = xcalloc(r->n_rows + 1, sizeof(*at)), n = 0;
     for (size_t i = 0; i < r->n_rows; i++)
-        if (r->rows[i].row.gated == gated) {
-            pool_row_input(r, o, &r->rows[i], &in[n]);
+        if (r->rows[i].row.gated == gated)
             at[n++] = i;
-        }
+    struct gate_comparison *what = xcalloc(n + 1, sizeof(*what));
+    struct gate_result *host = xcalloc(r->k * n + 1, sizeof(*host));
     struct gate_result *res = xcalloc(n + 1, sizeof(*res));
-    int rc = gate_pooled(in, n, &o->gate, res, err);
-    for (size_t j = 0; rc == 0 && j < n; j++)
-        r->rows[at[j]].row.g = res[j];
-    free(in);
-    free(at);
+    struct pool_estimate *re = xcalloc(n + 1, sizeof(*re));
+    for (size_t j = 0; j < n; j++) {
+        const struct compare_row *row = &r->rows[at[j]].row;
+        long h = campaign_health_index(r->campaigns[0], row->metric);
+        bool guard = h >= 0 && r->campaigns[0]->profile.health[h].must_be_zero;
+        what[j] = (struct gate_comparison){row->setting, row->metric, row->lower_is_better,
+                                           guard, false};
+        for (size_t c = 0; c < r->k; c++)
+            host[c * n + j] = r->each[c].rows[at[j]].g;
+    }
+    int rc = pool_gate(host, r->k, what, n, &o->gate, res, re, err);
+    for (size_t j = 0; rc == 0 && j < n; j++) {
+        r->rows[at[j]].re = re[j];
+        /* with one campaign, compare DIR's verdicts (a sequential gate's too) are the pool's */
+        r->rows[at[j]].row.g = r->k > 1 ? res[j] : r->each[0].rows[at[j]].g;
+    }
+    free(what);
+    free(host);
     free(res);
+    free(re);
+    free(at);
     return rc;
 }
 
@@ -242,12 +255,7 @@ int pool_campaigns(const struct campaign *const *c, size_t k, const struct compa
         out->rows[i].row = first->rows[i];
         out->rows[i].at = i;
     }
-    int rc = 0;
-    if (k > 1) /* with one campaign, compare DIR's verdicts are the pool's */
-        rc = pool_family(out, o, true, err) < 0 || pool_family(out, o, false, err) < 0 ? -1 : 0;
-    else
-        for (size_t i = 0; i < out->n_rows; i++)
-            pool_row_input(out, o, &out->rows[i], &(struct gate_pooled_input){0});
+    int rc = pool_family(out, o, true, err) < 0 || pool_family(out, o, false, err) < 0 ? -1 : 0;
     out->worst = VERDICT_NO_CHANGE;
     for (size_t i = 0; i < out->n_rows; i++)
         if (out->rows[i].row.gated)
@@ -290,7 +298,7 @@ static void pool_explain(const struct pool_row *pr, const struct compare_opts *o
     if (g->test && !g->tested)
         fputs(g->verdict == VERDICT_REGRESSED ? "must stay 0: non-zero in a window"
                                               : "must stay 0: 0 in every window", out);
-    else if (pr->mixed_scales)
+    else if (pr->re.mixed_scales)
         fputs("some campaigns compared it on logs and some on differences: not pooled", out);
     else if (!g->tested)
         fputs("no campaign could test it", out);

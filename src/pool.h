@@ -25,9 +25,22 @@ struct pool_estimate {
     double q;              /* the generalised Q at tau^2 over k - 1 (1 unless tau^2 is 0) */
     double se_fixed;       /* the fixed-effect (inverse-variance) standard error */
     double pi_lo, pi_hi;   /* at `level`; NaN for k < 3 */
+    bool mixed_scales;     /* pool_gate: some hosts on logs, some on differences: not pooled */
 };
 void pool_random_effects(const double *y, const double *v, size_t k, double level,
                          struct pool_estimate *out);
+
+/* n comparisons (what[0..n)) each gated by k hosts, host[c * n + i] host c's result of
+ * comparison i as gate_paired gives it, pooled into out[0..n) and re[0..n): each host's
+ * change head - base on its scale (a log ratio, or a difference over base's mean) with
+ * its variance from its standard error, taken as known, pooled over the hosts that tested
+ * it by pool_random_effects (one host: its own estimate and degrees of freedom), then
+ * the verdicts by gate_pooled, Holm over the n; a must_be_zero key regresses when it did
+ * on any host. Hosts on different scales are not pooled (untested). -1 with err on bad
+ * options. */
+int pool_gate(const struct gate_result *host, size_t k, const struct gate_comparison *what,
+              size_t n, const struct gate_opts *o, struct gate_result *out,
+              struct pool_estimate *re, struct lb_error *err);
 
 /* One setting x metric (x variant) pooled: the pooled gate's result in row.g (change as a
  * fraction), the model in re (on the scale tested: a log ratio, or a difference relative
@@ -35,7 +48,6 @@ void pool_random_effects(const double *y, const double *v, size_t k, double leve
 struct pool_row {
     struct compare_row row;
     struct pool_estimate re;   /* re.k: the campaigns whose comparison was tested */
-    bool mixed_scales;         /* some campaigns on logs, some on differences: untested */
     size_t at;                 /* the row's index in each campaign's result */
 };
 
