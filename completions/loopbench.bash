@@ -58,7 +58,7 @@ _loopbench() {
     --log) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -s | --settings | -n | --repeat | -w | --warmup | -t | --sample | --seed | --interval | \
       --pid | --seconds | --marker | --metric | --max-increase | --alpha | --title | \
-      --github | --api-url | --webhook | --primary | --cpus | --rotate) return ;;
+      --github | --api-url | --webhook | --primary | --cpus | --rotate | --commit) return ;;
   esac
 
   if [[ $cur == -* ]]; then

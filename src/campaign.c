@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commit.h"
+
 static const char *const order_names[] = {"interleave", "random", "grouped", "duet"};
 static const char *const status_names[] = {"pending", "ok", "failed", "interrupted"};
 
@@ -356,6 +358,7 @@ void campaign_release(struct campaign *c)
     free(c->loopbench_cpus);
     free(c->cpuidle_driver);
     free(c->self.version);
+    free(c->self.commit);
     free(c->self.platform);
     campaign_profile_release(&c->profile);
     free(c->endpoint.url);
@@ -367,7 +370,9 @@ void campaign_release(struct campaign *c)
     for (size_t i = 0; i < c->n_variants; i++) {
         free(c->variants[i].name);
         free(c->variants[i].dir);
+        commit_release(&c->variants[i].commit);
     }
+    commit_release(&c->commit);
     free(c->variants);
     strv_release(&c->resumed_at);
     strv_release(&c->pass_env);

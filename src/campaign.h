@@ -12,6 +12,7 @@
 
 #include "capture.h"
 #include "endpoint.h"
+#include "fingerprint.h"
 #include "platform/platform.h"
 #include "profile.h"
 #include "rtt.h"
@@ -61,11 +62,21 @@ struct campaign_endpoint {
     struct strv keys, sources; /* per selected value, in the profile's order */
 };
 
+/* The commit of a build the campaign ran (commit.h): sha NULL when not known. source
+ * is static: "git" (its directory's work tree), "option" (run --commit) or "env"
+ * ($LOOPBENCH_COMMIT, else $GITHUB_SHA). */
+struct campaign_commit {
+    char *sha;                  /* 40 lowercase hex digits */
+    bool dirty;                 /* its tracked files differed from the commit */
+    const char *source;
+};
+
 /* A build of the target compared with the others in one campaign: its runs take the
  * command, cwd and config files from its directory (docs/cli.md). */
 struct campaign_variant {
     char *name;                 /* "base", "head" */
     char *dir;                  /* as given */
+    struct campaign_commit commit; /* of dir's work tree */
 };
 
 /* An idle state of one CPU over a window: the cpuidle counters' deltas. */
@@ -138,6 +149,7 @@ struct run_record {
 /* loopbench's own version and cost, as of the last write. */
 struct campaign_self {
     char *version, *platform;
+    char *commit;               /* "6cb843b[-dirty]"; NULL: built from a tarball */
     double cpu_seconds;
     long long max_rss_kib;
 };
@@ -151,6 +163,10 @@ struct campaign {
     struct campaign_endpoint endpoint; /* url NULL: none */
     bool has_rtt;               /* the profile runs a round-trip probe */
     struct plat_host_facts host;
+    struct host_fingerprint fingerprint; /* of host, computed when read (fingerprint.h) */
+    /* What ran: run --commit, $LOOPBENCH_COMMIT, the target's directory's work tree
+     * (with variants, the last's: the head), else $GITHUB_SHA. */
+    struct campaign_commit commit;
     struct strv values;         /* settings, in the order given */
     size_t baseline;            /* index into values */
     /* Builds compared setting by setting, the first the base the others are compared

@@ -42,14 +42,17 @@ const char cmd_compare_usage[] =
     "                             (default 18)\n"
     "      --fail-on inconclusive an inconclusive gate fails too (exit 3)\n"
     "      --pool                 pool campaigns of the same variants from several hosts\n"
+    "      --same-host            BASE and NEW run on hosts of different fingerprints\n"
+    "                             (CPU model, CPUs, kernel, virtualization, runner\n"
+    "                             image) is an error (exit 2), not a warning\n"
     "  -f, --format md|json       output (default md)\n"
     "  -h, --help                 show this help\n"
     "\n"
     "The Markdown is also appended to $GITHUB_STEP_SUMMARY when that is set.\n"
     "\n"
     "exit status: 0 no regression (improved, no change, or inconclusive), 1 regression,\n"
-    "2 bad usage or unreadable or incompatible input, 3 inconclusive with --fail-on\n"
-    "inconclusive.\n";
+    "2 bad usage or unreadable or incompatible input (other hosts under --same-host),\n"
+    "3 inconclusive with --fail-on inconclusive.\n";
 
 /* GitHub shows the step summary file on the run's page. */
 static int append_summary(const char *path, const struct compare_result *r,
@@ -160,8 +163,16 @@ out:
 
 int cmd_compare(int argc, char **argv)
 {
-    enum { OPT_METRIC = 256, OPT_PRIMARY, OPT_MAX_INCREASE, OPT_ALPHA, OPT_DRIFT, OPT_FAIL_ON,
-           OPT_POOL };
+    enum {
+        OPT_METRIC = 256,
+        OPT_PRIMARY,
+        OPT_MAX_INCREASE,
+        OPT_ALPHA,
+        OPT_DRIFT,
+        OPT_FAIL_ON,
+        OPT_SAME_HOST,
+        OPT_POOL
+    };
     static const struct option longopts[] = {
         {"metric", required_argument, NULL, OPT_METRIC},
         {"primary", required_argument, NULL, OPT_PRIMARY},
@@ -169,12 +180,13 @@ int cmd_compare(int argc, char **argv)
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"drift", required_argument, NULL, OPT_DRIFT},
         {"fail-on", required_argument, NULL, OPT_FAIL_ON},
+        {"same-host", no_argument, NULL, OPT_SAME_HOST},
         {"format", required_argument, NULL, 'f'},
         {"pool", no_argument, NULL, OPT_POOL},
         {NULL, 0, NULL, 0},
     };
     struct compare_opts o = {.gate = gate_opts_default()};
-    bool json = false, fail_inconclusive = false, pool = false;
+    bool json = false, fail_inconclusive = false, same_host = false, pool = false;
     double d;
     int c;
     while ((c = getopt_long(argc, argv, ":f:", longopts, NULL)) != -1) {
@@ -208,6 +220,9 @@ int cmd_compare(int argc, char **argv)
         case OPT_POOL:
             pool = true;
             break;
+        case OPT_SAME_HOST:
+            same_host = true;
+            break;
         case 'f':
             if (strcmp(optarg, "md") != 0 && strcmp(optarg, "json") != 0)
                 return msg_usage_error("compare", "compare: --format '%s': expected md or json",
@@ -237,6 +252,16 @@ int cmd_compare(int argc, char **argv)
         }
     for (size_t i = 0; i < n_base; i++) {
         base[i] = &all[i];
+        /* a change of host moves the figures as much as a change of code */
+        char *change = compare_host_change(&all[i], &all[n_base], false);
+        if (change && same_host) {
+            msg_error("compare: --same-host: %s", change);
+            free(change);
+            goto out;
+        }
+        if (change)
+            msg_warn("compare: %s", change);
+        free(change);
         /* held CPUs poll instead of idling: wake-ups cost less, and the ratio moves */
         if (all[i].hold_idle != all[n_base].hold_idle)
             msg_warn("'%s' was run with its CPUs %s out of idle states and '%s' %s: their "

@@ -41,6 +41,9 @@ const char cmd_run_usage[] =
     "                             with the cwd and config files (and {variant_dir}) taken\n"
     "                             from DIR; the first is the base the others are compared\n"
     "                             with, e.g. --variant base=../base --variant head=.\n"
+    "      --commit SHA[,dirty]   the commit of what runs (default: $LOOPBENCH_COMMIT,\n"
+    "                             else git's of the target's directory, each variant's\n"
+    "                             too, else $GITHUB_SHA)\n"
     "      --order ORDER          interleave (A B A B, the default without variants),\n"
     "                             random (each round shuffled, seeded; the default with\n"
     "                             variants), grouped (A A B B) or duet (a setting's\n"
@@ -176,6 +179,7 @@ int cmd_run(int argc, char **argv)
         OPT_ROTATE,
         OPT_HOLD_IDLE,
         OPT_PASS_ENV,
+        OPT_COMMIT,
     };
     static const struct option longopts[] = {
         {"settings", required_argument, NULL, 's'},
@@ -186,6 +190,7 @@ int cmd_run(int argc, char **argv)
         {"primary", required_argument, NULL, OPT_PRIMARY},
         {"cpus", required_argument, NULL, OPT_CPUS},
         {"pass-env", required_argument, NULL, OPT_PASS_ENV},
+        {"commit", required_argument, NULL, OPT_COMMIT},
         {"order", required_argument, NULL, OPT_ORDER},
         {"rotate", required_argument, NULL, OPT_ROTATE},
         {"hold-idle", no_argument, NULL, OPT_HOLD_IDLE},
@@ -275,6 +280,9 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_PRIMARY:
             o.primary = optarg;
+            break;
+        case OPT_COMMIT:
+            o.commit = optarg;
             break;
         case OPT_CPUS:
             o.cpus = optarg;

@@ -626,6 +626,29 @@ static void fmt_interval(const struct gate_result *g, char *buf, size_t len)
                  fmt_change(g->lo, lo, sizeof(lo)), fmt_change(g->hi, hi, sizeof(hi)));
 }
 
+char *compare_host_change(const struct campaign *a, const struct campaign *b, bool markdown)
+{
+    int f = fingerprint_first_difference(&a->host, &b->host);
+    if (f < 0)
+        return NULL;
+    char va[2 * PLAT_RUNNER_NAME_MAX + 256], vb[sizeof(va)];
+    fingerprint_value(&a->host, (size_t)f, va, sizeof(va));
+    fingerprint_value(&b->host, (size_t)f, vb, sizeof(vb));
+    char *(*quote)(const char *) = markdown ? text_code : text_shown;
+    char *wa = quote(campaign_where(a)), *wb = quote(campaign_where(b));
+    char *qa = quote(*va ? va : "unknown"), *qb = quote(*vb ? vb : "unknown");
+    const char *q = markdown ? "" : "'";
+    char *s = xasprintf("BASE %s%s%s and NEW %s%s%s ran on different hosts (fingerprints %s and "
+                        "%s): %s %s%s%s against %s%s%s, so the change may be the host's",
+                        q, wa, q, q, wb, q, campaign_fingerprint(a), campaign_fingerprint(b),
+                        fingerprint_fields[f], q, qa, q, q, qb, q);
+    free(wa);
+    free(wb);
+    free(qa);
+    free(qb);
+    return s;
+}
+
 int compare_markdown(const struct compare_result *r, const struct compare_opts *o,
                      const struct campaign *const *base, const struct campaign *new_, FILE *out,
                      struct lb_error *err)
@@ -671,6 +694,14 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
     else if (r->base_campaigns > 1)
         fprintf(out, "Campaigns are the unit: NEW against a prediction from %zu BASE "
                      "campaigns' spread between campaigns.\n\n", r->base_campaigns);
+    for (size_t c = 0; c < r->base_campaigns; c++) {
+        char *change = compare_host_change(base[c], new_, true);
+        if (change)
+            fprintf(out, "**Warning**: %s.\n\n", change);
+        free(change);
+        if (change)
+            break;
+    }
     if (r->sequential_max)
         fprintf(out, "The campaign ran until decided (`--repeat auto=%ld`, %ld rounds): the "
                      "verdicts are its sequential gate's, its looks taken again round by round; "

@@ -74,6 +74,11 @@ int compare_check_keys(const struct campaign *c, const char *list, const char *o
 int compare_compatible(const struct campaign *a, const struct campaign *b,
                        struct lb_error *err);
 
+/* When BASE campaign a and NEW b ran on hosts of different fingerprints (fingerprint.h):
+ * a sentence naming the first field that differs and both values (new string), its
+ * names quoted for Markdown when markdown, else for a one-line message; NULL when not. */
+char *compare_host_change(const struct campaign *a, const struct campaign *b, bool markdown);
+
 /* Gate new_ against base[0..n_base) (one campaign, or a history of several) across
  * campaigns (gate_across), each setting of new_ that a base campaign has, for CPU and
  * each health key. -1 with err when a base is incompatible or a key unknown. */

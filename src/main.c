@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "config.h"
+#include "lbversion.h"
 #include "msg.h"
 #include "platform/platform.h"
 
@@ -59,7 +60,12 @@ static void print_help(FILE *out)
 
 static int print_version(void)
 {
-    printf("loopbench %s (%s)\n", LOOPBENCH_VERSION, plat_name());
+    char commit[64];
+    bool dirty = lbversion_commit(commit, sizeof(commit)) && strstr(commit, "-dirty");
+    if (dirty)
+        *strstr(commit, "-dirty") = '\0';
+    printf("loopbench %s (%s%s%s%s)\n", LOOPBENCH_VERSION, plat_name(), *commit ? ", commit " : "",
+           commit, dirty ? ", dirty" : "");
     return LB_EXIT_OK;
 }
 

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "fingerprint.h"
 #include "mermaid.h"
 #include "text.h"
 #include "util.h"
@@ -331,11 +332,14 @@ static void fmt_spread(const struct pool_row *pr, char *tau, size_t tlen, char *
                  compare_fmt_change(as_fraction(logs, pr->re.pi_hi), hi, sizeof(hi)));
 }
 
-/* "name (dir)": a campaign as its rows name it, for Markdown (new string). */
+/* "hostname (fingerprint's short name) `dir`": a campaign as its rows name it, for
+ * Markdown (new string). */
 static char *host_label(const struct campaign *c)
 {
-    char *h = text_markdown(campaign_host(c)), *w = text_code(campaign_where(c));
+    char *name = xasprintf("%s (%s)", campaign_host(c), campaign_fingerprint_short(c));
+    char *h = text_markdown(name), *w = text_code(campaign_where(c));
     char *s = xasprintf("%s %s", h, w);
+    free(name);
     free(h);
     free(w);
     return s;
@@ -346,23 +350,26 @@ static char *host_label(const struct campaign *c)
 static int host_chart(const struct pool_result *r, const struct pool_row *pr, FILE *out,
                       struct lb_error *err)
 {
-    const char **names = xcalloc(r->k + 2, sizeof(*names));
+    char **names = xcalloc(r->k + 2, sizeof(*names));
     double *ratio = xcalloc(r->k + 2, sizeof(double));
-    for (size_t c = 0; c < r->k; c++) {
-        names[c] = campaign_host(r->campaigns[c]);
+    for (size_t c = 0; c < r->k; c++) { /* numbered: campaigns of one host share its name */
+        names[c] = xasprintf("%zu %s", c + 1, campaign_host(r->campaigns[c]));
         ratio[c] = 1.0 + r->each[c].rows[pr->at].g.change;
     }
-    names[r->k] = "pooled";
+    names[r->k] = xstrdup("pooled");
     ratio[r->k] = 1.0 + pr->row.g.change;
     char *title = row_name(&pr->row);
     char *full = xasprintf("CPU head / base at %s, by host", title);
     const struct mermaid_series series[] = {{NULL, ratio}};
-    struct mermaid_bars chart = {{"host", names, r->k + 1, MERMAID_NO_BASELINE}, full,
+    struct mermaid_bars chart = {{"host", (const char *const *)names, r->k + 1,
+                                  MERMAID_NO_BASELINE}, full,
                                  "ratio (1 = no change)", series, 1};
     fputc('\n', out);
     int rc = mermaid_bars_write(out, &chart, err);
     free(title);
     free(full);
+    for (size_t c = 0; c <= r->k; c++)
+        free(names[c]);
     free(names);
     free(ratio);
     return rc;
@@ -467,10 +474,12 @@ json_t *pool_json(const struct pool_result *r, const struct compare_opts *o)
 {
     json_t *hosts = json_array(), *rows = json_array();
     for (size_t c = 0; c < r->k; c++)
-        json_array_append_new(hosts, json_pack("{s:s, s:s, s:s}", "host",
-                                               campaign_host(r->campaigns[c]), "dir",
-                                               campaign_where(r->campaigns[c]), "verdict",
-                                               verdict_name(r->each[c].worst)));
+        json_array_append_new(
+            hosts, json_pack("{s:s, s:s, s:s, s:s, s:s}", "host", campaign_host(r->campaigns[c]),
+                             "fingerprint", campaign_fingerprint(r->campaigns[c]),
+                             "fingerprint_short", campaign_fingerprint_short(r->campaigns[c]),
+                             "dir", campaign_where(r->campaigns[c]), "verdict",
+                             verdict_name(r->each[c].worst)));
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct pool_row *pr = &r->rows[i];
         const struct gate_result *g = &pr->row.g;

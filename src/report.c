@@ -534,6 +534,34 @@ static void warnings(const struct campaign *c, const char *before, const char *a
         fprintf(out, "%sthe campaign is %s%s", before, campaign_state_name(c), after);
 }
 
+/* Several campaigns' hosts grouped by fingerprint: those in a group ran on hosts the
+ * same to the figures (fingerprint.h), so only they compare absolute figures. */
+static void fingerprint_groups(const struct campaign *c, size_t n, FILE *out)
+{
+    if (n < 2)
+        return;
+    char host[256];
+    fputs("\nHosts by fingerprint:", out);
+    for (size_t i = 0; i < n; i++) {
+        bool first = true;
+        for (size_t j = 0; j < i && first; j++)
+            first = strcmp(campaign_fingerprint(&c[j]), campaign_fingerprint(&c[i])) != 0;
+        if (!first)
+            continue;
+        char *name = text_markdown(campaign_fingerprint_short(&c[i]));
+        fprintf(out, "%s `%s` %s:", i ? ";" : "", campaign_fingerprint(&c[i]), name);
+        free(name);
+        for (size_t j = i, k = 0; j < n; j++) {
+            if (strcmp(campaign_fingerprint(&c[j]), campaign_fingerprint(&c[i])) != 0)
+                continue;
+            host_name(c, n, j, host, sizeof(host));
+            fputs(k++ ? ", " : " ", out);
+            text_put_markdown(out, host);
+        }
+    }
+    fputs(".\n", out);
+}
+
 /* Host, method and whatever the run recorded that weakens the figures. */
 static void footnote(const struct campaign *c, size_t n, FILE *out)
 {
@@ -546,15 +574,17 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
         campaign_warmup_text(ci, warmup, sizeof(warmup));
         /* what the host said of itself, read back from a results.json like the names */
         const char *said[] = {host, ci->host.cpu_model, ci->host.os, ci->host.kernel,
-                              ci->self.version, ci->cpus, ci->loopbench_cpus};
+                              ci->self.version, ci->cpus, ci->loopbench_cpus, ci->self.commit};
         char *fact[ARRAY_SIZE(said)];
         for (size_t f = 0; f < ARRAY_SIZE(said); f++)
             fact[f] = text_markdown(said[f] ? said[f] : f < 5 ? "unknown" : "");
-        fprintf(out, "%s**%s**: %s, %d logical CPUs, %s %s; warm-up %s, sample %g s, "
-                     "%ld runs per setting, order %s (seed %llu); loopbench %s.",
+        fprintf(out, "%s**%s**: %s, %d logical CPUs, %s %s (host fingerprint `%s`); warm-up "
+                     "%s, sample %g s, %ld runs per setting, order %s (seed %llu); loopbench "
+                     "%s%s%s%s.",
                 n > 1 ? "- " : "", fact[0], fact[1], ci->host.logical_cpus, fact[2], fact[3],
-                warmup, ci->sample_s, ci->repeat, run_order_name(ci->order),
-                (unsigned long long)ci->seed, fact[4]);
+                campaign_fingerprint(ci), warmup, ci->sample_s, ci->repeat,
+                run_order_name(ci->order), (unsigned long long)ci->seed, fact[4],
+                ci->self.commit ? " (commit " : "", fact[7], ci->self.commit ? ")" : "");
         if (ci->sequential_max && ci->sequential_stop)
             fprintf(out, " Runs until decided (`--repeat auto=%ld`): %s after %ld rounds.",
                     ci->sequential_max,
@@ -584,6 +614,7 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
         /* Round trips and endpoint metrics are health keys too, with a figure of their own. */
         own_figures |= ci->has_rtt || ci->endpoint.url;
     }
+    fingerprint_groups(c, n, out);
     fprintf(out, "\nCPU: percent of one core for the whole process tree over each window, "
                  "median (min-max) over runs; health keys: each run's mean over its health "
                  "lines%s, median (min-max) over runs. p: a paired t test on the per-round "
@@ -792,13 +823,33 @@ json_t *report_json(const struct campaign *c, size_t n)
                              "health", health));
             json_array_append_new(settings, o);
         }
-        json_array_append_new(hosts, json_pack("{s:s, s:s, s:s, s:s, s:o}", "host",
-                                               campaign_host(ci), "results",
-                                               campaign_where(ci), "profile", ci->profile.name,
-                                               "knob", ci->profile.knob_label, "settings",
-                                               settings));
+        json_array_append_new(hosts, json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:o}",
+                                               "host", campaign_host(ci), "results",
+                                               campaign_where(ci), "fingerprint", "id",
+                                               campaign_fingerprint(ci), "short",
+                                               campaign_fingerprint_short(ci), "profile",
+                                               ci->profile.name, "knob",
+                                               ci->profile.knob_label, "settings", settings));
         summary_free(ci, st);
     }
-    return json_pack("{s:s, s:f, s:o}", "schema", "loopbench/report/1", "confidence_level",
-                     SUMMARY_LEVEL, "hosts", hosts);
+    /* the hosts grouped by fingerprint, in the order first seen: indices into hosts */
+    json_t *groups = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *g = NULL;
+        size_t k;
+        json_t *v;
+        json_array_foreach(groups, k, v) {
+            if (strcmp(json_string_value(json_object_get(v, "id")),
+                       campaign_fingerprint(&c[i])) == 0)
+                g = v;
+        }
+        if (!g) {
+            g = json_pack("{s:s, s:s, s:[]}", "id", campaign_fingerprint(&c[i]), "short",
+                          campaign_fingerprint_short(&c[i]), "hosts");
+            json_array_append_new(groups, g);
+        }
+        json_array_append_new(json_object_get(g, "hosts"), json_integer((json_int_t)i));
+    }
+    return json_pack("{s:s, s:f, s:o, s:o}", "schema", "loopbench/report/1", "confidence_level",
+                     SUMMARY_LEVEL, "hosts", hosts, "fingerprints", groups);
 }

@@ -4,7 +4,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "commit.h"
 #include "compat.h"
+#include "fingerprint.h"
 #include "histogram.h"
 #include "noise.h"
 #include "sequential.h"
@@ -105,7 +107,10 @@ static int signal_named(const char *s)
 
 static json_t *host_json(const struct plat_host_facts *h)
 {
-    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:[f,f,f], s:o, s:I, s:o, s:o}",
+    struct host_fingerprint fp;
+    fingerprint_compute(h, &fp);
+    return json_pack("{s:o, s:o, s:o, s:o, s:o, s:i, s:I, s:[f,f,f], s:o, s:I, s:o, s:o, s:o, "
+                     "s:{s:o, s:o, s:o}, s:o}",
                      "hostname", json_str_or_null(h->hostname),
                      "os", json_str_or_null(h->os),
                      "kernel", json_str_or_null(h->kernel),
@@ -117,9 +122,15 @@ static json_t *host_json(const struct plat_host_facts *h)
                      "clocksource", json_str_or_null(h->clocksource),
                      "clock_resolution_ns", (json_int_t)h->clock_resolution_ns,
                      "governor", json_str_or_null(h->governor),
-                     "virtualization", json_str_or_null(h->virtualization));
+                     "virtualization", json_str_or_null(h->virtualization),
+                     "cpuidle_driver", json_str_or_null(h->cpuidle_driver),
+                     "runner", "image_os", json_str_or_null(h->runner_image_os),
+                     "image_version", json_str_or_null(h->runner_image_version),
+                     "name", json_str_or_null(h->runner_name),
+                     "fingerprint", fingerprint_json(&fp));
 }
 
+/* host.fingerprint is not read: it is the facts' own, computed again (fingerprint.h). */
 static void host_from_json(json_t *o, struct plat_host_facts *h)
 {
     h->hostname = dup_str(o, "hostname");
@@ -138,18 +149,25 @@ static void host_from_json(json_t *o, struct plat_host_facts *h)
     h->clock_resolution_ns = get_u64(o, "clock_resolution_ns");
     h->governor = dup_str(o, "governor");
     h->virtualization = dup_str(o, "virtualization");
+    h->cpuidle_driver = dup_str(o, "cpuidle_driver");
+    json_t *runner = json_object_get(o, "runner");
+    h->runner_image_os = dup_str(runner, "image_os");
+    h->runner_image_version = dup_str(runner, "image_version");
+    h->runner_name = dup_str(runner, "name");
 }
 
 static json_t *self_json(const struct campaign_self *s)
 {
-    return json_pack("{s:o, s:o, s:f, s:I}", "version", json_str_or_null(s->version),
-                     "platform", json_str_or_null(s->platform), "cpu_seconds", s->cpu_seconds,
+    return json_pack("{s:o, s:o, s:o, s:f, s:I}", "version", json_str_or_null(s->version),
+                     "commit", json_str_or_null(s->commit), "platform",
+                     json_str_or_null(s->platform), "cpu_seconds", s->cpu_seconds,
                      "max_rss_kib", (json_int_t)s->max_rss_kib);
 }
 
 static void self_from_json(json_t *o, struct campaign_self *s)
 {
     s->version = dup_str(o, "version");
+    s->commit = dup_str(o, "commit");
     s->platform = dup_str(o, "platform");
     double cpu = get_num(o, "cpu_seconds");
     s->cpu_seconds = isfinite(cpu) ? cpu : 0;
@@ -611,8 +629,9 @@ static json_t *campaign_json(const struct campaign *c)
     }
     json_t *variants = json_array();
     for (size_t i = 0; i < c->n_variants; i++)
-        json_array_append_new(variants, json_pack("{s:s, s:s}", "name", c->variants[i].name,
-                                                  "dir", c->variants[i].dir));
+        json_array_append_new(variants, json_pack("{s:s, s:s, s:o}", "name", c->variants[i].name,
+                                                  "dir", c->variants[i].dir, "commit",
+                                                  commit_json(&c->variants[i].commit)));
     json_t *o = json_pack("{s:o, s:s, s:o, s:I, s:f, s:f, s:I, s:s, s:I, s:s, s:o, s:o, s:s, s:o, "
                      "s:o, s:o}",
                      "settings", strv_json(&c->values), "baseline", c->values.v[c->baseline],
@@ -642,6 +661,7 @@ static json_t *campaign_json(const struct campaign *c)
     if (c->rotate_s > 0) /* absent: no swaps inside the window */
         json_object_set_new(o, "rotate_seconds", json_real(c->rotate_s));
     json_object_set_new(o, "cpuidle_driver", json_str_or_null(c->cpuidle_driver));
+    json_object_set_new(o, "commit", commit_json(&c->commit));
     if (c->cpus) /* absent: not pinned */
         json_object_set_new(o, "cpus", json_pack("{s:s, s:o}", "targets", c->cpus, "loopbench",
                                                  json_str_or_null(c->loopbench_cpus)));
@@ -794,8 +814,17 @@ static int campaign_from_json(json_t *camp, struct campaign *c, const char *wher
         const char *name = get_str(v, "name"), *dir = get_str(v, "dir");
         if (!name || !dir)
             return lb_fail(err, "%s: campaign.variants[%zu]: expected its name and dir", where, i);
-        c->variants[c->n_variants++] = (struct campaign_variant){xstrdup(name), xstrdup(dir)};
+        c->variants[c->n_variants++] = (struct campaign_variant){.name = xstrdup(name),
+                                                                  .dir = xstrdup(dir)};
+        char key[64];
+        snprintf(key, sizeof(key), "campaign.variants[%zu].commit", i);
+        if (commit_from_json(json_object_get(v, "commit"), where, key,
+                             &c->variants[i].commit, err) < 0)
+            return -1;
     }
+    if (commit_from_json(json_object_get(camp, "commit"), where, "campaign.commit", &c->commit,
+                         err) < 0)
+        return -1;
     c->repeat = (long)get_int(camp, "repeat");
     c->warmup_s = get_num(camp, "warmup_seconds");
     c->sample_s = get_num(camp, "sample_seconds");
@@ -930,7 +959,12 @@ static int names_check(const struct campaign *c, const char *where, struct lb_er
         {c->host.cpu_model, "host.cpu_model"},
         {c->host.os, "host.os"},
         {c->host.kernel, "host.kernel"},
+        {c->host.virtualization, "host.virtualization"},
+        {c->host.runner_image_os, "host.runner.image_os"},
+        {c->host.runner_image_version, "host.runner.image_version"},
+        {c->host.runner_name, "host.runner.name"},
         {c->self.version, "loopbench.version"},
+        {c->self.commit, "loopbench.commit"},
         {c->cpus, "campaign.cpus.targets"},
         {c->loopbench_cpus, "campaign.cpus.loopbench"},
     };
@@ -987,6 +1021,10 @@ int results_from_json(json_t *doc, const char *out_dir, const char *where, struc
     c->command_line = xstrdup(get_str(doc, "command_line") ? get_str(doc, "command_line") : "");
     self_from_json(json_object_get(doc, "loopbench"), &c->self);
     host_from_json(json_object_get(doc, "host"), &c->host);
+    /* campaigns run before the host recorded its driver recorded it here */
+    if (!c->host.cpuidle_driver && c->cpuidle_driver)
+        c->host.cpuidle_driver = xstrdup(c->cpuidle_driver);
+    fingerprint_compute(&c->host, &c->fingerprint);
     at = xasprintf("'%s'", where);
     rc = names_check(c, at, err);
     free(at);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "commit.h"
 #include "compare.h"
 #include "compat.h"
 #include "config.h"
@@ -15,6 +16,7 @@
 #include "endpoint.h"
 #include "hostcpus.h"
 #include "http.h"
+#include "lbversion.h"
 #include "progress.h"
 #include "results.h"
 #include "rtt.h"
@@ -959,6 +961,31 @@ static int check_variant_files(const struct runner *rn, struct lb_error *err)
     return 0;
 }
 
+/* What the campaign ran: as told (--commit, then $LOOPBENCH_COMMIT), else the work tree
+ * of the target's directory (with variants the last's, the head), else $GITHUB_SHA. Read
+ * before any config file is edited, which would make every tree dirty. */
+static int campaign_commit(const struct run_opts *o, struct runner *rn, struct lb_error *err)
+{
+    struct campaign *c = &rn->c;
+    struct lb_error e;
+    if (o->commit) {
+        if (commit_parse(o->commit, "option", &c->commit, &e) < 0)
+            return lb_fail(err, "--commit %s", e.msg);
+        return 0;
+    }
+    const char *told = getenv("LOOPBENCH_COMMIT");
+    if (told && *told)
+        return commit_from_env(&c->commit, err);
+    if (c->n_variants && c->variants[c->n_variants - 1].commit.sha) {
+        const struct campaign_commit *head = &c->variants[c->n_variants - 1].commit;
+        c->commit = (struct campaign_commit){xstrdup(head->sha), head->dirty, head->source};
+        return 0;
+    }
+    if (!c->n_variants && commit_from_git(rn->profiles[0].cwd, &c->commit) == 0)
+        return 0;
+    return commit_from_env(&c->commit, err);
+}
+
 /* The target's profile once per variant (once without variants). */
 static int load_profiles(const struct run_opts *o, const char *path, struct runner *rn,
                          struct lb_error *err)
@@ -977,7 +1004,9 @@ static int load_profiles(const struct run_opts *o, const char *path, struct runn
         char *dir = plat_realpath(v->dir);
         if (!dir)
             return lb_fail_errno(err, errno, "--variant '%s': directory '%s'", v->name, v->dir);
-        c->variants[c->n_variants++] = (struct campaign_variant){xstrdup(v->name), dir};
+        c->variants[c->n_variants] =
+            (struct campaign_variant){.name = xstrdup(v->name), .dir = dir};
+        commit_from_git(dir, &c->variants[c->n_variants++].commit);
     }
     for (size_t i = 0; i < rn->n_profiles; i++) {
         int rc = o->n_variants ? profile_load_variant(path, o->variants[i].dir, &rn->profiles[i],
@@ -1076,6 +1105,8 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
     if (rc < 0 || describe_profile(rn, err) < 0)
         return -1;
     const struct profile *prof = &rn->profiles[0];
+    if (campaign_commit(o, rn, err) < 0)
+        return -1;
     if (c->n_variants && o->order == ORDER_GROUPED)
         return lb_fail(err, "--order grouped: variants are compared round by round, and grouped "
                             "runs have no rounds (use random or interleave)");
@@ -1112,6 +1143,9 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
     c->cpu_source = o->cpu_source;
     c->command_line = xstrdup(o->command_line ? o->command_line : "");
     c->self.version = xstrdup(LOOPBENCH_VERSION);
+    char commit[64];
+    if (lbversion_commit(commit, sizeof(commit)))
+        c->self.commit = xstrdup(commit);
     c->self.platform = xstrdup(plat_name());
     if ((o->cpus || c->order == ORDER_DUET) && setup_cpus(o, rn, err) < 0)
         return -1;

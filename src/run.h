@@ -54,6 +54,7 @@ struct run_opts {
     bool keep_going;
     enum cpu_source_kind cpu_source;
     const char *command_line;  /* recorded in results */
+    const char *commit;        /* --commit SHA[,dirty]: what ran; NULL: found (commit.h) */
     struct variant_opt *variants; /* builds compared setting by setting, the first the base */
     size_t n_variants;
 };

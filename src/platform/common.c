@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "text.h"
 #include "util.h"
 
 const char *cpu_source_name(enum cpu_source_kind kind)
@@ -43,6 +44,24 @@ int cpu_source_parse(const char *s, enum cpu_source_kind *out)
     return -1;
 }
 
+/* A runner's name from the environment; the job's environment is the user's, so it is
+ * held to what a name may be before it reaches a report. */
+static char *runner_name(const char *var)
+{
+    const char *v = getenv(var);
+    if (!v || !*v || strlen(v) > PLAT_RUNNER_NAME_MAX || text_control(v))
+        return NULL;
+    return xstrdup(v);
+}
+
+void plat_host_facts_common(struct plat_host_facts *f)
+{
+    f->cpuidle_driver = plat_cpuidle_driver();
+    f->runner_image_os = runner_name("ImageOS");
+    f->runner_image_version = runner_name("ImageVersion");
+    f->runner_name = runner_name("RUNNER_NAME");
+}
+
 void plat_host_facts_release(struct plat_host_facts *f)
 {
     free(f->hostname);
@@ -53,5 +72,9 @@ void plat_host_facts_release(struct plat_host_facts *f)
     free(f->clocksource);
     free(f->governor);
     free(f->virtualization);
+    free(f->cpuidle_driver);
+    free(f->runner_image_os);
+    free(f->runner_image_version);
+    free(f->runner_name);
     memset(f, 0, sizeof(*f));
 }

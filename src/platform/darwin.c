@@ -582,6 +582,7 @@ int plat_host_facts(struct plat_host_facts *out, struct lb_error *err)
     if (clock_getres(CLOCK_MONOTONIC, &res) == 0)
         out->clock_resolution_ns = (uint64_t)res.tv_sec * NS_PER_SEC + (uint64_t)res.tv_nsec;
     out->virtualization = virtualization();
+    plat_host_facts_common(out);
     return 0;
 }
 

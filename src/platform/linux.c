@@ -1224,6 +1224,7 @@ int plat_host_facts(struct plat_host_facts *out, struct lb_error *err)
         out->clock_resolution_ns = (uint64_t)res.tv_sec * NS_PER_SEC + (uint64_t)res.tv_nsec;
     out->governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
     out->virtualization = virtualization();
+    plat_host_facts_common(out);
     return 0;
 }
 

@@ -186,6 +186,13 @@ bool plat_path_is_separator(char c);
  * this way. */
 int plat_run_program(char *const *argv, const char *dir, const char *output_path,
                      int *wstatus, struct lb_error *err);
+/* Run argv (argv[0] looked up in loopbench's PATH) in the environment envp alone,
+ * stdin and stderr the null device, and read at most limit bytes of its stdout into
+ * *out (new string; the rest is not read: the pipe is closed on it), waiting at most
+ * timeout_ms for it to exit before it is killed: 0 with its wait status, -1 with err
+ * when it could not be started (Windows: not yet, it says so). git is run this way. */
+int plat_run_output(char *const *argv, char *const *envp, size_t limit, unsigned timeout_ms,
+                    char **out, int *wstatus, struct lb_error *err);
 /* 1 when something accepts TCP connections at host:port within 100 ms, else 0. */
 int plat_tcp_accepting(const char *host, int port);
 
@@ -267,8 +274,17 @@ struct plat_host_facts {
     uint64_t clock_resolution_ns; /* of the monotonic clock (clock_getres); 0 if unknown */
     char *governor;      /* cpufreq governor of cpu0, where readable */
     char *virtualization;/* hypervisor or container, if detectable */
+    char *cpuidle_driver;/* plat_cpuidle_driver's */
+    /* The CI runner, from the environment GitHub gives a job ($ImageOS, $ImageVersion,
+     * $RUNNER_NAME): a runner image is a host of its own to the figures. */
+    char *runner_image_os, *runner_image_version, *runner_name;
 };
 int plat_host_facts(struct plat_host_facts *out, struct lb_error *err);
+/* The facts every system reads the same way (the cpuidle driver, the runner's names),
+ * into f: each port's plat_host_facts ends with it. A runner's name longer than
+ * PLAT_RUNNER_NAME_MAX bytes or holding a control character is not recorded. */
+#define PLAT_RUNNER_NAME_MAX 128
+void plat_host_facts_common(struct plat_host_facts *f);
 void plat_host_facts_release(struct plat_host_facts *f);
 
 struct plat_host_cpu {

@@ -246,6 +246,64 @@ int plat_run_program(char *const *argv, const char *dir, const char *output_path
     return 0;
 }
 
+int plat_run_output(char *const *argv, char *const *envp, size_t limit, unsigned timeout_ms,
+                    char **out, int *wstatus, struct lb_error *err)
+{
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) < 0)
+        return lb_fail_errno(err, errno, "cannot run %s: pipe", argv[0]);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    if (rc != 0) {
+        close(fds[0]);
+        lb_fail_errno(err, rc, "cannot run %s", argv[0]);
+        errno = rc;
+        return -1;
+    }
+    char *buf = xmalloc(limit + 1);
+    size_t len = 0;
+    uint64_t deadline = mono_ns() + (uint64_t)timeout_ms * 1000000u;
+    bool late = false;
+    while (len < limit) {
+        uint64_t now = mono_ns();
+        struct pollfd pfd = {.fd = fds[0], .events = POLLIN};
+        late = now >= deadline;
+        if (late || poll(&pfd, 1, (int)((deadline - now) / 1000000u) + 1) == 0) {
+            late = true;
+            break;
+        }
+        ssize_t n = read(fds[0], buf + len, limit - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    close(fds[0]);
+    buf[len] = '\0';
+    /* a program that outlives its deadline (or its pipe) is not waited for longer */
+    while (!late && waitpid(pid, wstatus, WNOHANG) == 0) {
+        if (mono_ns() >= deadline)
+            late = true;
+        else
+            usleep(1000);
+    }
+    if (late) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, wstatus, 0) < 0 && errno == EINTR)
+            ;
+    }
+    *out = buf;
+    return 0;
+}
+
 int plat_tcp_accepting(const char *host, int port)
 {
     char service[16];

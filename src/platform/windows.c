@@ -1268,6 +1268,17 @@ static bool tcp_connects(const struct addrinfo *ai, uint64_t deadline)
     return ok;
 }
 
+/* Only git runs this way, for the target's commit, which run then does not record
+ * (docs/platforms.md). */
+int plat_run_output(char *const *argv, char *const *envp, size_t limit, unsigned timeout_ms,
+                    char **out, int *wstatus, struct lb_error *err)
+{
+    (void)envp, (void)limit, (void)timeout_ms, (void)wstatus;
+    *out = NULL;
+    errno = ENOSYS;
+    return lb_fail(err, "cannot run %s: not done on Windows yet", argv[0]);
+}
+
 int plat_tcp_accepting(const char *host, int port)
 {
     /* Winsock must be started before any socket call; the core never needs it elsewhere
@@ -1425,6 +1436,7 @@ int plat_host_facts(struct plat_host_facts *out, struct lb_error *err)
         out->clock_resolution_ns = (NS_PER_SEC + (uint64_t)freq.QuadPart - 1) / (uint64_t)freq.QuadPart;
     }
     out->virtualization = ntdll_function("wine_get_version") ? xstrdup("wine") : NULL;
+    plat_host_facts_common(out);
     return 0;
 }
 

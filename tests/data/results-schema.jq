@@ -7,6 +7,8 @@ def strornull: type == "string" or type == "null";
 def numornull: type == "number" or type == "null";
 def stats: type == "object" and (.median|numornull) and (.min|numornull) and (.max|numornull)
   and (.mean|numornull) and (.sd|numornull);
+def commit: . == null or ((.sha|test("^[0-9a-f]{40}$")) and (.dirty|type == "boolean")
+  and (.source|IN("git", "option", "env")));
 def stream: (.bytes|num) and (.kept|num) and (.dropped|num) and .dropped == .bytes - .kept;
 def aggregate: (.type | IN("number", "percent", "ratio", "duration_ms", "flag"))
   and (.windows|num) and (.mean|numornull) and (.min|numornull) and (.max|numornull)
@@ -24,9 +26,15 @@ and (.host | (.hostname|strornull) and (.os|strornull) and (.kernel|strornull) a
   and (.cpu_model|strornull) and (.logical_cpus|num) and (.mem_total_bytes|num)
   and (.clock_resolution_ns|num)
   and (.loadavg|type == "array" and length == 3) and (.clocksource|strornull)
-  and (.governor|strornull) and (.virtualization|strornull))
+  and (.governor|strornull) and (.virtualization|strornull)
+  and (if has("runner") then .runner | (.image_os|strornull) and (.image_version|strornull)
+    and (.name|strornull) else true end)
+  and (if has("fingerprint") then .fingerprint | (.id|test("^[0-9a-f]{8}$")) and (.short|str)
+    and (.fields|type == "array") else true end))
 and (.campaign | (.settings|type == "array") and (.baseline|str) and (.repeat|num)
-  and ((.variants // [])|type == "array") and all((.variants // [])[]; (.name|str) and (.dir|str))
+  and ((.variants // [])|type == "array") and all((.variants // [])[]; (.name|str) and (.dir|str)
+    and ((.commit // null) | commit))
+  and ((.commit // null) | commit)
   and (.warmup_seconds|num) and (.sample_seconds|num) and (.interval_ms|num)
   and (if has("log_limit") then .log_limit|num else true end)
   and (if has("environment") then .environment | (.pass_env|type == "array")

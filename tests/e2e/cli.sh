@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 "$LOOPBENCH" --help >"$TMP/help"
 check "--help lists the commands" grep -Eq '^  run .*campaign' "$TMP/help"
 check "  ... sample and validate too" bash -c "grep -q '^  sample ' '$TMP/help' && grep -q '^  validate ' '$TMP/help'"
-check "--version prints the project version" bash -c "'$LOOPBENCH' --version | grep -Eq '^loopbench [0-9]+\.[0-9]+\.[0-9]+ \(linux\)$'"
+check "--version prints the project version" bash -c "'$LOOPBENCH' --version | grep -Eq '^loopbench [0-9]+\.[0-9]+\.[0-9]+ \(linux(, commit [0-9a-z.-]+(, dirty)?)?\)$'"
 for cmd in run sample validate probe report compare restore publish; do
   check "help $cmd prints its usage" bash -c "'$LOOPBENCH' help $cmd | grep -q '^usage: loopbench $cmd'"
   check "$cmd --help prints its usage" bash -c "'$LOOPBENCH' $cmd --help | grep -q '^usage: loopbench $cmd'"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "commit.h"
 #include "report.h"
 #include "results.h"
 #include "testlib.h"
@@ -197,6 +198,56 @@ START_TEST(read_back_and_written_again_is_the_same_document)
 }
 END_TEST
 
+/* What ran and where: the commits and the host's provenance read back as written, and a
+ * commit that is none refused naming its key. */
+START_TEST(provenance_reads_back_and_bad_commits_are_refused)
+{
+    char *dir = testlib_tmpdir();
+    struct campaign c;
+    fake_campaign(&c, dir);
+    struct lb_error err;
+    ck_assert_int_eq(commit_parse("0123456789ABCDEF0123456789abcdef01234567,dirty", "option",
+                                  &c.commit, &err), 0);
+    c.host.kernel = xstrdup("6.18.44");
+    c.host.cpuidle_driver = xstrdup("haltpoll");
+    c.host.runner_image_os = xstrdup("ubuntu24");
+    c.host.runner_image_version = xstrdup("20250101.1");
+    ck_assert_msg(results_write(&c, &err) == 0, "%s", err.msg);
+    ck_assert_str_eq(c.commit.sha, "0123456789abcdef0123456789abcdef01234567");
+    ck_assert(c.commit.dirty);
+    ck_assert_str_eq(c.commit.source, "option");
+    ck_assert_str_eq(c.host.cpuidle_driver, "haltpoll");
+    ck_assert_str_eq(c.host.runner_image_version, "20250101.1");
+    ck_assert_ptr_null(c.host.runner_name);
+    ck_assert_uint_eq(strlen(campaign_fingerprint(&c)), 8);
+    json_t *doc = results_to_json(&c);
+    ck_assert_str_eq(json_string_value(json_object_get(
+                         json_object_get(json_object_get(doc, "host"), "fingerprint"), "id")),
+                     campaign_fingerprint(&c));
+    static const char *const bad[] = {"{\"sha\": \"0123\", \"dirty\": false, \"source\": \"git\"}",
+                                      "{\"sha\": \"0123456789abcdef0123456789abcdef0123456g\", "
+                                      "\"dirty\": false, \"source\": \"git\"}",
+                                      "{\"sha\": \"0123456789abcdef0123456789abcdef01234567\", "
+                                      "\"dirty\": false, \"source\": \"guess\"}",
+                                      "\"0123456789abcdef0123456789abcdef01234567\""};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        json_t *copy = json_deep_copy(doc);
+        json_object_set_new(json_object_get(copy, "campaign"), "commit",
+                            json_loads(bad[i], JSON_DECODE_ANY, NULL));
+        struct campaign back;
+        ck_assert_msg(results_from_json(copy, dir, "edited.json", &back, &err) == -1, "case %zu",
+                      i);
+        ck_assert_msg(strstr(err.msg, "campaign.commit: expected null or"), "%s", err.msg);
+        campaign_release(&back);
+        json_decref(copy);
+    }
+    json_decref(doc);
+    campaign_release(&c);
+    testlib_rmtree(dir);
+    free(dir);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("results");
@@ -205,6 +256,7 @@ int main(void)
     tcase_add_test(tc, failed_runs_are_listed_but_not_summarised);
     tcase_add_test(tc, written_file_parses_and_table_marks_baseline);
     tcase_add_test(tc, read_back_and_written_again_is_the_same_document);
+    tcase_add_test(tc, provenance_reads_back_and_bad_commits_are_refused);
     suite_add_tcase(s, tc);
     return testlib_run(s);
 }

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# One version: meson.build's, with the commit loopbench was built from when built from a
+# git checkout, in --version, results.json and the report.
+source "$(dirname "$0")/lib.sh"
+
+version=$(sed -n "s/^ *version : '\([^']*\)',$/\1/p" "$SOURCE_ROOT/meson.build" | head -1)
+out=$("$LOOPBENCH" --version)
+echo "$out"
+if describe=$(git -C "$SOURCE_ROOT" describe --always --dirty --tags 2>/dev/null); then
+  commit=${describe##*-g}
+  commit=${commit%-dirty}
+  dirty=""
+  [ "${describe%-dirty}" != "$describe" ] && dirty=", dirty"
+  check "--version: meson.build's version, the commit built from" \
+    [ "$out" = "loopbench $version (linux, commit $commit$dirty)" ]
+else
+  check "--version: meson.build's version alone, from a tarball" [ "$out" = "loopbench $version (linux)" ]
+fi
+
+"$LOOPBENCH" run "$SOURCE_ROOT/profiles/refshard.json" -s 2 -n 1 -w 0.5 -t 0.5 -o "$TMP/c" -q >/dev/null
+"$LOOPBENCH" report "$TMP/c" --no-plots -o "$TMP/report.md" >/dev/null
+if [ -n "${describe:-}" ]; then
+  check "results.json: loopbench.commit" jq -e --arg c "${describe##*-g}" \
+    '.loopbench.commit == $c' "$TMP/c/results.json"
+  check "the report's footnote names version and commit" grep -q \
+    "loopbench $version (commit ${describe##*-g})\." "$TMP/report.md"
+else
+  check "results.json: loopbench.commit null" jq -e '.loopbench.commit == null' "$TMP/c/results.json"
+fi
