@@ -56,32 +56,13 @@ static double paule_mandel(const double *y, const double *v, size_t k)
     return hi;
 }
 
-/* The degrees of freedom of the variance 1 / sum w, w = 1 / (v + tau^2), by Satterthwaite
- * (1946): its relative error is sum (w_i / W) (dv_i + dtau^2) / (v_i + tau^2), each v_i
- * estimated on dof[i] degrees of freedom, tau^2 on k - 1 (shared by every host). With
- * tau^2 = 0 the hosts' own spreads set it (k (rounds - 1) for alike hosts); where tau^2
- * dominates, k - 1 (HKSJ's). */
-static double satterthwaite_df(const double *v, const double *dof, size_t k, double tau2)
-{
-    double sum_w = 0, within = 0, between = 0;
-    for (size_t i = 0; i < k; i++)
-        sum_w += 1.0 / (v[i] + tau2);
-    for (size_t i = 0; i < k; i++) {
-        double share = 1.0 / (v[i] + tau2) / sum_w, u = v[i] + tau2;
-        within += dof[i] > 0 ? pow(share * v[i] / u, 2) / dof[i] : 0;
-        between += share * tau2 / u;
-    }
-    double inverse = within + between * between / ((double)k - 1.0);
-    return inverse > 0 ? 1.0 / inverse : (double)k - 1.0;
-}
-
-void pool_random_effects(const double *y, const double *v, const double *dof, size_t k,
-                         double level, struct pool_estimate *out)
+void pool_random_effects(const double *y, const double *v, size_t k, double level,
+                         struct pool_estimate *out)
 {
     memset(out, 0, sizeof(*out));
     out->k = k;
+    out->df = (double)k - 1.0;
     out->tau2 = paule_mandel(y, v, k);
-    out->df = dof ? satterthwaite_df(v, dof, k, out->tau2) : (double)k - 1.0;
     double fixed = 0;
     bool exact = false; /* a host without spread: the fixed-effect weight is infinite */
     for (size_t i = 0; i < k; i++) {
@@ -180,7 +161,6 @@ int pool_gate(const struct gate_result *host, size_t k, const struct gate_compar
 {
     struct gate_pooled_input *in = xcalloc(n + 1, sizeof(*in));
     double *y = xcalloc(k + 1, sizeof(double)), *v = xcalloc(k + 1, sizeof(double));
-    double *dof = xcalloc(k + 1, sizeof(double));
     for (size_t i = 0; i < n; i++) {
         size_t tested = 0, logs = 0, hit = 0, last = 0;
         for (size_t c = 0; c < k; c++) {
@@ -191,7 +171,6 @@ int pool_gate(const struct gate_result *host, size_t k, const struct gate_compar
             double harm = g->delta / g->scale, se = g->se / g->scale;
             y[tested] = what[i].lower_is_better ? harm : -harm; /* head - base */
             v[tested] = se * se;
-            dof[tested] = g->df;
             logs += g->log_scale;
             last = c;
             tested++;
@@ -209,7 +188,7 @@ int pool_gate(const struct gate_result *host, size_t k, const struct gate_compar
             re[i].df = host[last * n + i].df;
             in[i].test = host[last * n + i].test;
         } else if (tested >= 2 && !re[i].mixed_scales)
-            pool_random_effects(y, v, dof, tested, o->level, &re[i]);
+            pool_random_effects(y, v, tested, o->level, &re[i]);
         in[i].hosts = re[i].mixed_scales ? 0 : tested;
         in[i].change = re[i].mu;
         in[i].se = re[i].se;
@@ -219,7 +198,6 @@ int pool_gate(const struct gate_result *host, size_t k, const struct gate_compar
     free(in);
     free(y);
     free(v);
-    free(dof);
     return rc;
 }
 

@@ -10,27 +10,25 @@
 
 #include "compare.h"
 
-/* The random-effects model over k >= 2 estimates y[i] with variances v[i] >= 0, each
- * estimated on dof[i] degrees of freedom (NULL: known): the between-host variance tau^2
- * by Paule and Mandel (1982), the generalised Q at tau^2 set to its expectation k - 1
- * (recommended for few studies by Veroniki et al. 2016); the mean weighted by 1 / (v +
- * tau^2); its standard error by Hartung-Knapp-Sidik-Jonkman with the factor max(1, q)
- * (Roever, Knapp and Friede 2015), so it is never below the fixed-effect one. Its degrees
- * of freedom: k - 1 (HKSJ's) with dof NULL, else by Satterthwaite over the hosts' own
- * variances and tau^2 (k - 1), docs/report.md says why. The prediction interval for a
- * new host (Higgins, Thompson and Spiegelhalter 2009): t with k - 2 df on tau^2 + se^2,
- * NaN for k < 3. Every figure on the scale of y. */
+/* The random-effects model over k >= 2 estimates y[i] with known variances v[i] >= 0:
+ * the between-host variance tau^2 by Paule and Mandel (1982), the generalised Q at
+ * tau^2 set to its expectation k - 1 (recommended for few studies by Veroniki et al.
+ * 2016); the mean weighted by 1 / (v + tau^2); its standard error by Hartung-Knapp-
+ * Sidik-Jonkman with the factor max(1, q) (Roever, Knapp and Friede 2015), so it is never
+ * below the fixed-effect one; t with k - 1 df. The prediction interval for a new host
+ * (Higgins, Thompson and Spiegelhalter 2009): t with k - 2 df on tau^2 + se^2, NaN for
+ * k < 3. Every figure on the scale of y. */
 struct pool_estimate {
     size_t k;
-    double mu, se, df;     /* the pooled change, its HKSJ standard error and its df */
+    double mu, se, df;     /* the pooled change, its HKSJ standard error, k - 1 */
     double tau2;           /* between hosts */
     double q;              /* the generalised Q at tau^2 over k - 1 (1 unless tau^2 is 0) */
     double se_fixed;       /* the fixed-effect (inverse-variance) standard error */
     double pi_lo, pi_hi;   /* at `level`; NaN for k < 3 */
     bool mixed_scales;     /* pool_gate: some hosts on logs, some on differences: not pooled */
 };
-void pool_random_effects(const double *y, const double *v, const double *dof, size_t k,
-                         double level, struct pool_estimate *out);
+void pool_random_effects(const double *y, const double *v, size_t k, double level,
+                         struct pool_estimate *out);
 
 /* n comparisons (what[0..n)) each gated by k hosts, host[c * n + i] host c's result of
  * comparison i as gate_paired gives it, pooled into out[0..n) and re[0..n): each host's
