@@ -236,6 +236,9 @@ int cmd_compare(int argc, char **argv)
     if (argc - optind < 1)
         return msg_usage_error("compare", pool ? "compare: --pool: expected DIR..."
                                                : "compare: expected DIR, or BASE... and NEW");
+    if (pool && same_host)
+        return msg_usage_error("compare", "compare: --same-host: not with --pool, whose "
+                                          "campaigns are of several hosts");
     if (pool)
         return compare_pool(argc - optind, argv + optind, &o, json, fail_inconclusive);
     size_t n_base = (size_t)(argc - optind - 1), loaded = 0;
