@@ -6,12 +6,14 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "pool.h"
 #include "results.h"
 #include "util.h"
 
 const char cmd_compare_usage[] =
     "usage: loopbench compare DIR [options]\n"
     "       loopbench compare BASE... NEW [options]\n"
+    "       loopbench compare --pool DIR... [options]\n"
     "\n"
     "With one DIR, a campaign of variants (run --variant): gate each variant against the\n"
     "base (the first) setting by setting, paired round by round, which cancels the host's\n"
@@ -25,6 +27,9 @@ const char cmd_compare_usage[] =
     "worse than the threshold; no change when its 90% interval lies within the threshold;\n"
     "inconclusive otherwise, with the smallest change that would be called. A health key\n"
     "the profile marks must_be_zero regresses on any non-zero window in NEW.\n"
+    "With --pool, each DIR a campaign of variants from one host (or occasion): each is\n"
+    "compared as compare DIR, and their changes pooled by a random-effects model, hosts\n"
+    "as the unit, under the same verdicts; with one DIR the verdicts are compare DIR's.\n"
     "\n"
     "      --metric KEY           compare only KEY: cpu or a health key\n"
     "      --primary KEY,...      gate only these keys (default: NEW's campaign's, from\n"
@@ -44,6 +49,7 @@ const char cmd_compare_usage[] =
     "                             budgets. A campaign of settings is gated by budgets\n"
     "                             alone\n"
     "      --fail-on inconclusive an inconclusive gate fails too (exit 3)\n"
+    "      --pool                 pool campaigns of the same variants from several hosts\n"
     "      --same-host            BASE and NEW run on hosts of different fingerprints\n"
     "                             (CPU model, CPUs, kernel, virtualization, runner\n"
     "                             image) is an error (exit 2), not a warning\n"
@@ -97,10 +103,76 @@ static void print_result(const struct compare_result *r, const struct compare_op
         msg_warn("cannot append to '%s' ($GITHUB_STEP_SUMMARY)", summary);
 }
 
-/* compare's options into o, budgets (which the caller releases), json, fail_inconclusive
- * and same_host: LB_EXIT_OK, or the status of a usage error after saying why. */
+/* The exit status of a gate whose worst gated verdict is worst. */
+static int gate_status(enum verdict worst, bool fail_inconclusive)
+{
+    return worst == VERDICT_REGRESSED                              ? LB_EXIT_FAILURE
+           : fail_inconclusive && worst == VERDICT_INCONCLUSIVE ? COMPARE_EXIT_INCONCLUSIVE
+                                                                : LB_EXIT_OK;
+}
+
+/* The pooled result as asked, and to $GITHUB_STEP_SUMMARY when set. */
+static void print_pool(const struct pool_result *r, const struct compare_opts *o, bool json)
+{
+    struct lb_error err;
+    if (json) {
+        json_t *doc = pool_json(r, o);
+        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+        fputc('\n', stdout);
+        json_decref(doc);
+    } else if (pool_markdown(r, o, stdout, &err) < 0)
+        msg_warn("%s", err.msg);
+    const char *summary = getenv("GITHUB_STEP_SUMMARY");
+    FILE *f = summary && *summary ? fopen(summary, "a") : NULL;
+    if (f) {
+        int rc = pool_markdown(r, o, f, NULL);
+        if (fclose(f) != 0 || rc < 0)
+            f = NULL;
+    }
+    if (summary && *summary && !f)
+        msg_warn("cannot append to '%s' ($GITHUB_STEP_SUMMARY)", summary);
+}
+
+/* compare --pool DIR...: n campaigns of variants, one per host, pooled. */
+static int compare_pool(int n, char **dirs, struct compare_opts *o, bool json,
+                        bool fail_inconclusive)
+{
+    struct campaign *all = xcalloc((size_t)n, sizeof(*all));
+    const struct campaign **c = xcalloc((size_t)n, sizeof(*c));
+    struct pool_result r = {0};
+    struct lb_error err;
+    int status = LB_EXIT_USAGE, loaded = 0;
+    for (; loaded < n; loaded++) {
+        c[loaded] = &all[loaded];
+        if (results_load(dirs[loaded], &all[loaded], &err) < 0) {
+            msg_error("%s", err.msg);
+            loaded++; /* the reader leaves what it read to release */
+            goto out;
+        }
+    }
+    /* the keys the first campaign was run to decide, unless told otherwise: the same for
+     * every campaign, so their rows are the same */
+    if (!o->primary)
+        o->primary = all[0].primary;
+    if (pool_campaigns(c, (size_t)n, o, &r, &err) < 0) {
+        msg_error("%s", err.msg);
+        goto out;
+    }
+    print_pool(&r, o, json);
+    status = gate_status(r.worst, fail_inconclusive);
+out:
+    pool_result_release(&r);
+    for (int i = 0; i < loaded; i++)
+        campaign_release(&all[i]);
+    free(all);
+    free(c);
+    return status;
+}
+
+/* compare's options into o, budgets (which the caller releases), json, fail_inconclusive,
+ * same_host and pool: LB_EXIT_OK, or the status of a usage error after saying why. */
 static int options(int argc, char **argv, struct compare_opts *o, struct budget_set *budgets,
-                   bool *json, bool *fail_inconclusive, bool *same_host)
+                   bool *json, bool *fail_inconclusive, bool *same_host, bool *pool)
 {
     enum {
         OPT_METRIC = 256,
@@ -110,7 +182,8 @@ static int options(int argc, char **argv, struct compare_opts *o, struct budget_
         OPT_DRIFT,
         OPT_FAIL_ON,
         OPT_SAME_HOST,
-        OPT_BUDGET
+        OPT_BUDGET,
+        OPT_POOL
     };
     static const struct option longopts[] = {
         {"metric", required_argument, NULL, OPT_METRIC},
@@ -122,6 +195,7 @@ static int options(int argc, char **argv, struct compare_opts *o, struct budget_
         {"same-host", no_argument, NULL, OPT_SAME_HOST},
         {"budget", required_argument, NULL, OPT_BUDGET},
         {"format", required_argument, NULL, 'f'},
+        {"pool", no_argument, NULL, OPT_POOL},
         {NULL, 0, NULL, 0},
     };
     struct lb_error err;
@@ -159,6 +233,9 @@ static int options(int argc, char **argv, struct compare_opts *o, struct budget_
             if (budget_parse(optarg, budgets, &err) < 0)
                 return msg_usage_error("compare", "compare: %s", err.msg);
             break;
+        case OPT_POOL:
+            *pool = true;
+            break;
         case OPT_SAME_HOST:
             *same_host = true;
             break;
@@ -180,14 +257,21 @@ int cmd_compare(int argc, char **argv)
     struct compare_opts o = {.gate = gate_opts_default()};
     struct budget_set budgets = {0};
     struct lb_error err;
-    bool json = false, fail_inconclusive = false, same_host = false;
-    int parsed = options(argc, argv, &o, &budgets, &json, &fail_inconclusive, &same_host);
-    if (parsed != LB_EXIT_OK || argc - optind < 1) {
+    bool json = false, fail_inconclusive = false, same_host = false, pool = false;
+    int parsed = options(argc, argv, &o, &budgets, &json, &fail_inconclusive, &same_host, &pool);
+    const char *misuse = argc - optind < 1 ? (pool ? "compare: --pool: expected DIR..."
+                                                   : "compare: expected DIR, or BASE... and NEW")
+                         : pool && same_host ? "compare: --same-host: not with --pool, whose "
+                                               "campaigns are of several hosts"
+                         : pool && budgets.n ? "compare: --budget: not with --pool (a budget "
+                                               "holds one campaign: gate each with compare DIR)"
+                                             : NULL;
+    if (parsed != LB_EXIT_OK || misuse) {
         budget_set_release(&budgets);
-        return parsed != LB_EXIT_OK ? parsed
-                                    : msg_usage_error("compare", "compare: expected DIR, or "
-                                                                 "BASE... and NEW");
+        return parsed != LB_EXIT_OK ? parsed : msg_usage_error("compare", "%s", misuse);
     }
+    if (pool)
+        return compare_pool(argc - optind, argv + optind, &o, json, fail_inconclusive);
     size_t n_base = (size_t)(argc - optind - 1), loaded = 0;
     struct campaign *all = xcalloc(n_base + 1, sizeof(*all));
     const struct campaign **base = xcalloc(n_base, sizeof(*base));
@@ -236,9 +320,7 @@ int cmd_compare(int argc, char **argv)
         goto out;
     }
     print_result(&r, &o, base, &all[n_base], json);
-    status = r.worst == VERDICT_REGRESSED                              ? LB_EXIT_FAILURE
-             : fail_inconclusive && r.worst == VERDICT_INCONCLUSIVE ? COMPARE_EXIT_INCONCLUSIVE
-                                                                    : LB_EXIT_OK;
+    status = gate_status(r.worst, fail_inconclusive);
 out:
     compare_result_release(&r);
     budget_set_release(&budgets);

@@ -737,7 +737,7 @@ static void gated_keys(const struct compare_result *r, FILE *out)
 }
 
 /* "+12.3% (-1.2% to +27.0%)": a change and its interval. */
-static void fmt_interval(const struct gate_result *g, char *buf, size_t len)
+void compare_fmt_interval(const struct gate_result *g, char *buf, size_t len)
 {
     char c[32], lo[32], hi[32];
     if (!g->tested)
@@ -854,7 +854,7 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
     fputs("|---|---|--:|--:|--:|--:|--:|---|---|---|\n", out);
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct compare_row *row = &r->rows[i];
-        fmt_interval(&row->g, ch, sizeof(ch));
+        compare_fmt_interval(&row->g, ch, sizeof(ch));
         char *cell = xasprintf("%s%s%s", row->setting, row->variant ? " " : "",
                                row->variant ? row->variant : "");
         char *name = text_markdown(cell), *label = text_markdown(row->label);

@@ -153,9 +153,11 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
 /* A figure with three significant digits ("0.872", "99.5", "1234"), "-" for NaN, into
  * buf; returns buf. */
 const char *compare_fmt(double v, char *buf, size_t len);
-/* A change fraction as "+12.3%" ("-" for NaN), and a p as "0.031", "< 0.001" or "-"
- * when untested, into buf; return buf. */
+/* As the verdict table writes them (src/pool.c writes its own table): a change fraction
+ * "+12.3%", a p "0.031" or "< 0.001", a change and its interval "+12.3% (-1.2% to
+ * +27.0%)"; "-" for NaN. */
 const char *compare_fmt_change(double f, char *buf, size_t len);
 const char *compare_fmt_p(double p, char *buf, size_t len);
+void compare_fmt_interval(const struct gate_result *g, char *buf, size_t len);
 
 #endif

@@ -27,7 +27,7 @@ struct gate_opts gate_opts_default(void)
                               .equivalence_alpha = 0.05, .trim = 0};
 }
 
-enum method { PAIRED, HISTORY, SINGLE };
+enum method { PAIRED, HISTORY, SINGLE, POOLED };
 
 /* One comparison reduced to a difference on its scale and what its error is made of:
  * var(delta) = spread * factor + fixed, where spread = ss / dof is estimated (moderated
@@ -49,6 +49,7 @@ struct estimate {
     bool crossover, pending;
     double cpu_effect;
     const char *cpu_note;
+    const char *test; /* pooled: the model's name, the caller's */
 };
 
 static bool positive(double x)
@@ -321,6 +322,26 @@ static void estimate_across(const struct gate_across_input *in, const struct gat
     e->ok = k == 1 && runs >= 2 && nh >= 2;
 }
 
+/* ---- hosts pooled ------------------------------------------------------------------- */
+
+/* The pooled model's estimate as given: its spread is its own (hosts are the unit, the
+ * settings lend nothing), so it is final here. */
+static void estimate_pooled(const struct gate_pooled_input *in, struct estimate *e)
+{
+    memset(e, 0, sizeof(*e));
+    e->what = &in->what;
+    e->method = POOLED;
+    e->cpu_effect = NAN;
+    e->log_scale = in->log_scale;
+    e->scale = 1.0;
+    e->delta = in->change;
+    e->se = in->se;
+    e->df = in->df;
+    e->n = in->hosts;
+    e->test = in->test;
+    e->ok = in->hosts >= 1 && isfinite(in->change) && in->se >= 0 && in->df > 0;
+}
+
 /* ---- the spread, the tests, the verdicts ---------------------------------------------- */
 
 static bool same_group(const struct estimate *a, const struct estimate *b)
@@ -370,7 +391,7 @@ static double fitted_prior_df(const struct estimate *e, size_t n, size_t i)
 static void spread(struct estimate *e, size_t n, const struct gate_opts *o)
 {
     for (size_t i = 0; i < n; i++) {
-        if (!e[i].ok)
+        if (!e[i].ok || e[i].method == POOLED)
             continue;
         double others_ss = 0, others_dof = 0;
         for (size_t j = 0; e[i].log_scale && j < n; j++)
@@ -426,7 +447,7 @@ static double quantile(double p, double df)
  * one of k + 1 exchangeable campaigns (1 / (k + 1)). */
 static double floor_p(const struct estimate *e)
 {
-    if (e->method == PAIRED)
+    if (e->method == PAIRED || e->method == POOLED) /* pooled: each host's sign */
         return ldexp(1.0, -(int)e->n);
     return 1.0 / (double)(e->n + 1);
 }
@@ -488,6 +509,8 @@ static const char *test_name(const struct estimate *e)
     };
     if (e->method == PAIRED)
         return paired[e->trimmed > 0][e->crossover][e->log_scale];
+    if (e->method == POOLED)
+        return e->test;
     static const char *const names[][2] = {
         [HISTORY] = {"prediction from the history", "prediction from the history, logs"},
         [SINGLE] = {"t + drift allowance", "t on logs + drift allowance"},
@@ -538,6 +561,7 @@ static void untested(const struct gate_comparison *w, const struct estimate *e,
     out->cpu_note = e->cpu_note;
     out->pending = e->pending;
     out->trimmed = e->trimmed;
+    out->scale = e->scale;
     out->verdict = w->must_be_zero ? (w->guardrail_hit ? VERDICT_REGRESSED : VERDICT_NO_CHANGE)
                                    : VERDICT_INCONCLUSIVE;
 }
@@ -594,7 +618,7 @@ static void decide(struct estimate *e, size_t n, const struct gate_opts *o,
         r->p = x->se > 0 ? 2.0 * cdf(-fabs(x->delta / x->se), x->df)
                          : (x->delta == 0 ? 1.0 : fmin(1.0, 2.0 * floor_p(x)));
         if (degenerate)
-            r->test = x->method == PAIRED ? "sign test (no spread)"
+            r->test = x->method == PAIRED || x->method == POOLED ? "sign test (no spread)"
                                           : "rank among campaigns (no spread)";
         r->p_worse = worse[i];
         r->p_adjusted = adj_worse[i];
@@ -639,17 +663,19 @@ static int check_opts(const struct gate_opts *o, struct lb_error *err)
     return 0;
 }
 
-/* Either gate: each input's estimate (in[] holds paired or across inputs), then the
- * spread, tests and verdicts of them all. */
-static int gate(const void *in, bool across, size_t n, const struct gate_opts *o,
+/* Any gate: each input's estimate (in[] holds the inputs of `method`: paired, across
+ * (HISTORY) or pooled), then the spread, tests and verdicts of them all. */
+static int gate(const void *in, enum method method, size_t n, const struct gate_opts *o,
                 struct gate_result *out, struct lb_error *err)
 {
     if (check_opts(o, err) < 0)
         return -1;
     struct estimate *e = xcalloc(n + 1, sizeof(*e));
     for (size_t i = 0; i < n; i++) {
-        if (across)
+        if (method == HISTORY)
             estimate_across(&((const struct gate_across_input *)in)[i], o, &e[i]);
+        else if (method == POOLED)
+            estimate_pooled(&((const struct gate_pooled_input *)in)[i], &e[i]);
         else
             estimate_paired(&((const struct gate_paired_input *)in)[i], o, &e[i]);
     }
@@ -662,13 +688,19 @@ static int gate(const void *in, bool across, size_t n, const struct gate_opts *o
 int gate_paired(const struct gate_paired_input *in, size_t n, const struct gate_opts *o,
                 struct gate_result *out, struct lb_error *err)
 {
-    return gate(in, false, n, o, out, err);
+    return gate(in, PAIRED, n, o, out, err);
 }
 
 int gate_across(const struct gate_across_input *in, size_t n, const struct gate_opts *o,
                 struct gate_result *out, struct lb_error *err)
 {
-    return gate(in, true, n, o, out, err);
+    return gate(in, HISTORY, n, o, out, err);
+}
+
+int gate_pooled(const struct gate_pooled_input *in, size_t n, const struct gate_opts *o,
+                struct gate_result *out, struct lb_error *err)
+{
+    return gate(in, POOLED, n, o, out, err);
 }
 
 void gate_holm_joint(struct gate_result *const *r, size_t n, double alpha)

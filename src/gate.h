@@ -119,6 +119,7 @@ struct gate_result {
     double delta, se, edge; /* on the scale tested (log ratio, or difference): the change
                              * toward harm (positive: worse), its standard error and the
                              * threshold (NaN untested) */
+    double scale;       /* what turns delta into a fraction: 1 on logs, |mean of base| */
     double detectable;  /* smallest change this spread would call regressed, a fraction
                          * toward harm (negative when higher is better); NaN untested */
     long rounds_needed; /* paired: rounds that would call a change of the threshold's size
@@ -154,6 +155,20 @@ int gate_across(const struct gate_across_input *in, size_t n, const struct gate_
  * tested one of *r[0..n), and a regression that no longer reaches alpha after it made
  * inconclusive. More tests only raise adjusted p, so nothing is promoted. */
 void gate_holm_joint(struct gate_result *const *r, size_t n, double alpha);
+
+/* Several hosts pooled (src/pool.c): each comparison's change on its scale (head - base:
+ * a log ratio, or a difference relative to base, so a fraction) estimated by a model
+ * of its own, its standard error and degrees of freedom given; hosts is how many it
+ * pools. The verdicts as the other gates': Holm over in[0..n), thresholds, equivalence. */
+struct gate_pooled_input {
+    struct gate_comparison what;
+    bool log_scale;
+    double change, se, df;
+    size_t hosts;
+    const char *test;   /* static, for people */
+};
+int gate_pooled(const struct gate_pooled_input *in, size_t n, const struct gate_opts *o,
+                struct gate_result *out, struct lb_error *err);
 
 /* The worst of n verdicts: regressed > inconclusive > improved > no change. */
 enum verdict gate_worst(const struct gate_result *r, size_t n);

@@ -37,7 +37,8 @@ struct mermaid_axis {
     const char *const *settings;  /* n labels: "0", "2", "8" */
     size_t n;
     size_t baseline;              /* index of the baseline, marked "(baseline)";
-                                   * MERMAID_NO_BASELINE: none (a history's campaigns) */
+                                   * MERMAID_NO_BASELINE: none (the axis is not a knob's:
+                                   * a history's campaigns, a pool's hosts) */
 };
 #define MERMAID_NO_BASELINE SIZE_MAX
 

@@ -11,7 +11,9 @@
  * `crossover` (bench-crossover) the same figures for a duet whose CPUs differ or whose
  * host disturbs a round, judged by today's paired t, the CPU set as a factor, and that
  * trimmed (Yuen); with `budget` (bench-budget) a budget's false "over" rate when set
- * exactly at the truth, its interval's coverage and its power, fixed and sequential.
+ * exactly at the truth, its interval's coverage and its power, fixed and sequential;
+ * with `pool` (bench-pool) the gate of campaigns from k hosts pooled
+ * (compare --pool, src/pool.c) beside one host running all their rounds.
  *
  * The gate simulated: 3 settings (refshard's idle wait 0, 2 and 8) x 3 metrics: CPU, a
  * peak lag (log-normal, like CPU) and a count that is often 0 (missed16ms: compared on
@@ -28,6 +30,7 @@
 #include "changepoint.h"
 #include "gate.h"
 #include "../draws.h"
+#include "pool.h"
 #include "sequential.h"
 #include "stats.h"
 #include "util.h"
@@ -68,7 +71,7 @@ static const struct corner {
 #define AA_TRIALS 4000            /* against 5%, where 4000 trials give a standard error of 0.34 */
 #define BOOTSTRAP_ITERATIONS 2000 /* per interval of today's report */
 #define CHANGED_SETTING 1         /* the changes hit idle wait 2's CPU */
-#define MAX_N 10
+#define MAX_N 40                  /* one host running the rounds of 8 hosts of 5 */
 
 static const char *const settings[SETTINGS] = {"0", "2", "8"};
 /* Medians: refshard's CPU % at idle wait 0, 2, 8 (docs/report.md), a peak lag in ms,
@@ -797,12 +800,139 @@ static int budgets(void)
     return 0;
 }
 
+/* ---- hosts pooled (compare --pool) ------------------------------------------------- */
+
+#define POOL_ROUNDS 5
+/* Half the other figures' trials: each pooled trial gates k + 1 times (about 2 ms of CPU
+ * each), and the table has 24 columns of 3 figures. 2000 A/A trials give a standard error
+ * of 0.49 at 5%. */
+#define POOL_TRIALS 1000
+#define POOL_AA_TRIALS 2000
+#define POOL_MAX_HOSTS 8
+static const size_t pool_sizes[] = {2, 3, 5, 8};
+static const double pool_taus[] = {0, 0.05, 0.15};
+#define POOL_SIZES (sizeof(pool_sizes) / sizeof(pool_sizes[0]))
+#define POOL_TAUS (sizeof(pool_taus) / sizeof(pool_taus[0]))
+
+/* Host h of k: the central model's drift, its runs' spread RUN_SD times a factor from
+ * 1/sqrt(3) to sqrt(3) (the quietest and the noisiest host 3x apart, their geometric mean
+ * the central host). */
+static struct noise host_noise(size_t h, size_t k)
+{
+    double f = k > 1 ? pow(3.0, (double)h / (double)(k - 1) - 0.5) : 1.0;
+    return (struct noise){{RUN_SD * f, RUN_SD * f, RUN_SD * f}, CAMPAIGN_SD, ROUND_SD};
+}
+
+/* One host's campaign of base and head, n rounds, gated as compare DIR gates it, into
+ * r[SETTINGS * METRICS]: CPU at CHANGED_SETTING changes by effect on this host. */
+static void host_gate(const struct noise *nz, size_t n, double effect, uint64_t *rng,
+                      struct gate_result *r)
+{
+    static struct campaign_draw both[2];
+    const double effects[2] = {0, effect};
+    draw_campaign(nz, n, 2, effects, NULL, rng, both);
+    struct gate_paired_input in[SETTINGS * METRICS];
+    for (size_t i = 0; i < SETTINGS * METRICS; i++)
+        in[i] = (struct gate_paired_input){
+            {settings[i / METRICS], metrics[i % METRICS].key, true, false, false},
+            both[0].v[i / METRICS][i % METRICS], both[1].v[i / METRICS][i % METRICS], n, NULL};
+    struct gate_opts o = gate_opts_default();
+    struct lb_error err;
+    if (gate_paired(in, SETTINGS * METRICS, &o, r, &err) < 0) {
+        fprintf(stderr, "calibrate: %s\n", err.msg);
+        exit(1);
+    }
+}
+
+/* k hosts of POOL_ROUNDS rounds pooled (k > 1), or one host of k x POOL_ROUNDS rounds
+ * (one_host): the true change of CPU at CHANGED_SETTING is log(factor) on average over
+ * hosts, each host's own drawn around it with sd tau. */
+static void pool_trials(size_t k, bool one_host, double tau, double factor, long trials,
+                        uint64_t *rng, struct tally *t)
+{
+    static struct gate_result host[POOL_MAX_HOSTS * SETTINGS * METRICS];
+    struct gate_result r[SETTINGS * METRICS];
+    struct pool_estimate re[SETTINGS * METRICS];
+    struct gate_comparison what[SETTINGS * METRICS];
+    struct gate_opts o = gate_opts_default();
+    struct lb_error err;
+    for (size_t i = 0; i < SETTINGS * METRICS; i++)
+        what[i] = (struct gate_comparison){settings[i / METRICS], metrics[i % METRICS].key, true,
+                                           false, false};
+    memset(t, 0, sizeof(*t));
+    for (long trial_i = 0; trial_i < trials; trial_i++) {
+        if (one_host)
+            host_gate(&(struct noise){{RUN_SD, RUN_SD, RUN_SD}, CAMPAIGN_SD, ROUND_SD},
+                      k * POOL_ROUNDS, log(factor) + tau * draw_normal(rng), rng, r);
+        else {
+            for (size_t h = 0; h < k; h++) {
+                struct noise nz = host_noise(h, k);
+                host_gate(&nz, POOL_ROUNDS, log(factor) + tau * draw_normal(rng), rng,
+                          host + h * SETTINGS * METRICS);
+            }
+            if (pool_gate(host, k, what, SETTINGS * METRICS, &o, r, re, &err) < 0) {
+                fprintf(stderr, "calibrate: %s\n", err.msg);
+                exit(1);
+            }
+        }
+        const struct gate_result *cpu = &r[CHANGED_SETTING * METRICS];
+        double truth = factor - 1.0;
+        t->trials++;
+        t->failed += gate_worst(r, SETTINGS * METRICS) == VERDICT_REGRESSED;
+        t->regressed += cpu->verdict == VERDICT_REGRESSED;
+        t->covered += cpu->lo <= truth + 1e-12 && truth - 1e-12 <= cpu->hi;
+    }
+}
+
+/* k hosts pooled against one host running as many rounds: false alarms, coverage, power. */
+static int pooled_hosts(void)
+{
+    uint64_t rng = 20261205u;
+    struct gate_opts o = gate_opts_default();
+    printf("k hosts, each a campaign of base and head of %d rounds (the gate of bench-calibrate: "
+           "%d settings x %d metrics, alpha %.2f over the whole gate, threshold +%.0f%%, its "
+           "central noise but each host's run spread RUN_SD x 3^(h/(k-1) - 1/2), so the "
+           "quietest and the noisiest host are 3x apart), gated as compare DIR and pooled as "
+           "compare --pool (Paule-Mandel, HKSJ with max(1, q), t on k - 1 df); the true change "
+           "of CPU at idle wait 2 differs between hosts with sd tau (log scale) around its "
+           "mean, which is what the interval covers. Beside it one host (the central noise) "
+           "running k x %d rounds, the same time on one machine that k machines take in "
+           "parallel. %d trials per figure (A/A: %d).\n\n",
+           POOL_ROUNDS, SETTINGS, METRICS, o.alpha, o.threshold * 100, POOL_ROUNDS, POOL_TRIALS,
+           POOL_AA_TRIALS);
+    printf("| hosts x rounds | tau | A/A false alarms | coverage, 1.3x | 1.1x called | 1.3x called "
+           "| one host, k x %d rounds: A/A | coverage | 1.1x | 1.3x |\n"
+           "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+           POOL_ROUNDS);
+    for (size_t i = 0; i < POOL_SIZES; i++)
+        for (size_t j = 0; j < POOL_TAUS; j++) {
+            double f[2][4];
+            for (int one = 0; one < 2; one++) {
+                struct tally t;
+                pool_trials(pool_sizes[i], one, pool_taus[j], 1.0, POOL_AA_TRIALS, &rng, &t);
+                f[one][0] = pct(t.failed, t.trials);
+                pool_trials(pool_sizes[i], one, pool_taus[j], 1.3, POOL_TRIALS, &rng, &t);
+                f[one][1] = pct(t.covered, t.trials);
+                f[one][3] = pct(t.regressed, t.trials);
+                pool_trials(pool_sizes[i], one, pool_taus[j], 1.1, POOL_TRIALS, &rng, &t);
+                f[one][2] = pct(t.regressed, t.trials);
+            }
+            printf("| %zu x %d | %.2f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
+                   pool_sizes[i], POOL_ROUNDS, pool_taus[j], f[0][0], f[0][1], f[0][2], f[0][3],
+                   f[1][0], f[1][1], f[1][2], f[1][3]);
+            fflush(stdout); /* a row at a time: the table takes minutes */
+        }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "history") == 0)
         return history();
     if (argc > 1 && strcmp(argv[1], "budget") == 0)
         return budgets();
+    if (argc > 1 && strcmp(argv[1], "pool") == 0)
+        return pooled_hosts();
     if (argc > 1 && strcmp(argv[1], "crossover") == 0)
         return crossover();
     if (argc > 1 && strcmp(argv[1], "sequential") == 0)
