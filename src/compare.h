@@ -53,6 +53,8 @@ struct compare_row {
                                * verdict; 0 undecided, or a fixed count of rounds */
     struct stats_summary a, b; /* every run of the BASE campaigns; NEW's runs */
     struct gate_result g;
+    char *saturated;          /* the setting's runs saturated the CPUs (noise.h), so the
+                               * comparison measured contention: how many and why; NULL */
 };
 
 struct compare_result {
