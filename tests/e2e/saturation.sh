@@ -30,9 +30,11 @@ duet() { # duet SETTING NAME: a round of base and head at once, each pinned to o
 # --- two spinning targets: each at its CPU's capacity, the host without idle time -----
 duet 0 spin
 res=$TMP/spin/results.json
+check "spinning: every run records how busy its CPUs were" jq -e '
+  all(.runs[]; .host_cpus.cpus == "0-1" and (.host_cpus.busy_percent | type == "number" and . > 0 and . <= 100.5))' "$res"
 # Other processes that fill the CPUs take the targets' time and make the host's noise
 # (its own warning), not a duet's saturation: on a loaded host there is nothing to judge.
-if jq -e 'all(.runs[]; .host_cpus.others_percent <= .host_cpus.busy_percent / 2)' "$res" >/dev/null; then
+if jq -e 'all(.runs[]; .host_cpus.others_percent <= (.host_cpus.busy_percent // 0) / 2)' "$res" >/dev/null; then
   check "spinning: both runs flagged saturated, with the reason" jq -e '
     [.runs[].saturated] | length == 2 and all(test("^(the target used [0-9]+% of its 1 CPU|its CPUs had no idle time|the host had no idle CPU: [0-9]+% busy over the window)"))' "$res"
   check "  ... warned about under the run's table" \
