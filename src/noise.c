@@ -58,7 +58,7 @@ char *noise_saturated(const struct campaign *c, const struct run_record *r)
         return NULL;
     const struct run_host_cpus *h = &r->host_cpus;
     if (h->cpus && h->busy_percent >= NOISE_BUSY_PERCENT &&
-        h->others_percent <= h->busy_percent / 2) {
+        h->busy_percent - h->others_percent >= NOISE_OURS_PERCENT) {
         /* pinned and not rotating, the CPUs watched were the target's own */
         bool own = r->cpus && strcmp(r->cpus, h->cpus) == 0;
         return xasprintf("%s: %.0f%% busy over the window",

@@ -22,13 +22,14 @@
 
 /* A run is saturated when its target used this share of its CPUs' capacity (100% per
  * CPU of its set: it wanted more than they gave), or when its CPUs were busy for at least
- * NOISE_BUSY_PERCENT of the window, at least half of that the targets' own and
- * loopbench's: no idle time left, a duet's targets contended for the CPUs and the figures
- * measured that contention. Busy CPUs that other processes filled are the host's noise
- * (NOISE_OTHERS_PERCENT), not the duet's doing: an idle pair on a loaded host is not
- * saturated. */
+ * NOISE_BUSY_PERCENT of the window and the targets' own time and loopbench's was at least
+ * NOISE_OURS_PERCENT of it: no idle time left, a duet's targets contended for the CPUs
+ * and the figures measured that contention. CPUs that other processes filled while the
+ * targets slept are the host's noise (NOISE_OTHERS_PERCENT), not the duet's doing: an
+ * idle pair on a loaded host is not saturated. */
 #define NOISE_CAPACITY_PERCENT 90.0
 #define NOISE_BUSY_PERCENT 95.0
+#define NOISE_OURS_PERCENT 25.0
 
 /* Per-run flags, parallel to campaign.runs. */
 struct noise_run {
