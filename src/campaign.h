@@ -95,6 +95,9 @@ struct run_host_cpus {
     /* Their busy time less the targets' on them (and loopbench's, when it shared them),
      * % of their time: what other processes took from the target's CPUs. */
     double others_percent;
+    /* Their whole busy time, the targets' and loopbench's too, % of their time: near 100,
+     * the window left no idle CPU (noise.h's saturation). NaN: not recorded (older). */
+    double busy_percent;
     struct run_idle_state *idle; /* per CPU and state; none without a cpuidle driver */
     size_t n_idle;
 };

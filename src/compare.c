@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "mermaid.h"
+#include "noise.h"
 #include "text.h"
 #include "util.h"
 
@@ -234,6 +235,17 @@ static void summarize_row(const struct row_values *v, struct compare_row *row)
     free(all);
 }
 
+/* Why runs at setting saturated their CPUs in NEW or, failing that, a BASE campaign
+ * (noise_setting_saturated); NULL when none did. */
+static char *saturation(const struct campaign *const *base, size_t n_base,
+                        const struct campaign *new_, const char *setting)
+{
+    char *why = noise_setting_saturated(new_, setting);
+    for (size_t c = 0; !why && c < n_base; c++)
+        why = noise_setting_saturated(base[c], setting);
+    return why;
+}
+
 /* The worst verdict of the gated rows: the others are information. */
 static enum verdict worst_gated(const struct compare_result *r)
 {
@@ -334,6 +346,7 @@ int compare_results(const struct campaign *const *base, size_t n_base,
                 row->setting, key, row->lower_is_better, guard,
                 guard && guardrail_hit(new_, (struct cell){si, 0}, (size_t)k)};
             summarize_row(rv, row);
+            row->saturated = saturation(base, n_base, new_, row->setting);
             out->n_rows++;
         }
     size_t compared = out->n_rows;
@@ -434,6 +447,7 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
             row->lower_is_better = !h || h->better == LOWER_IS_BETTER;
             bool guard = h && h->must_be_zero;
             row->gated = guard || listed(o->primary, key);
+            row->saturated = saturation(NULL, 0, c, row->setting);
             double *a = values[2 * i] = xcalloc(c->n_runs + 1, sizeof(double));
             double *b = values[2 * i + 1] = xcalloc(c->n_runs + 1, sizeof(double));
             stats_summarize(a, campaign_cell_values(c, base, k, a), &row->a);
@@ -558,6 +572,8 @@ int compare_sequential(const struct campaign *c, const struct compare_opts *o,
 
 void compare_result_release(struct compare_result *r)
 {
+    for (size_t i = 0; i < r->n_rows; i++)
+        free(r->rows[i].saturated);
     free(r->rows);
     memset(r, 0, sizeof(*r));
 }
@@ -676,6 +692,11 @@ static void explain(const struct compare_row *row, const struct compare_result *
         fprintf(out, "; %s", g->cpu_note);
     if (g->trimmed)
         fprintf(out, "; %zu rounds trimmed", g->trimmed);
+    if (row->saturated) { /* names a setting */
+        char *why = text_markdown(row->saturated);
+        fprintf(out, "; %s: the comparison measured contention", why);
+        free(why);
+    }
 }
 
 /* CPU per setting, base beside new, as a chart GitHub draws in the step summary. */
@@ -941,6 +962,10 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
                       g->cpu_note ? json_string(g->cpu_note) : json_null(), "trimmed_rounds",
                       (json_int_t)g->trimmed));
     }
+    for (size_t i = 0; i < r->n_rows; i++)
+        json_object_set_new(json_array_get(rows, i), "saturated",
+                            r->rows[i].saturated ? json_string(r->rows[i].saturated)
+                                                 : json_null());
     if (r->sequential_max)
         for (size_t i = 0; i < r->n_rows; i++)
             json_object_set_new(json_array_get(rows, i), "decided_at_round",

@@ -71,6 +71,8 @@ struct compare_row {
     const struct budget *budget; /* a budget's row (borrowed): g is budget_test's, a is
                                   * empty; NULL: a comparison */
     double typical;           /* a budget's row: the typical value budget_test held to it */
+    char *saturated;          /* the setting's runs saturated the CPUs (noise.h), so the
+                               * comparison measured contention: how many and why; NULL */
 };
 
 struct compare_result {

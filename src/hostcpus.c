@@ -65,6 +65,7 @@ void hostcpus_record(const struct hostcpus *from, const struct hostcpus *to,
         idle_record(cpu, a, b, out);
     }
     out->steal_percent = total ? (double)steal * 100.0 / (double)total : 0;
+    out->busy_percent = total ? (double)busy * 100.0 / (double)total : 0;
     /* The kernel's ticks against the window's nanoseconds: of the CPUs' whole time. */
     double span = (double)wall_ns * (double)cpuset_count(s);
     out->others_percent = span > 0 ? (double)grown(busy, ours_ns) * 100.0 / span : 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpuset.h"
 #include "stats.h"
 
 static bool sampled(const struct run_record *r)
@@ -39,6 +40,63 @@ static void outliers(const struct campaign *c, size_t si, double *cpu, struct no
     }
 }
 
+/* How many CPUs r's target could use: those it was pinned to, else those watched over
+ * its window, else the host's; 0 when not known. */
+static size_t run_cpus(const struct campaign *c, const struct run_record *r)
+{
+    const char *list = r->cpus ? r->cpus : r->host_cpus.cpus;
+    struct cpuset s;
+    struct lb_error err;
+    if (list && cpuset_parse(list, &s, &err) == 0 && cpuset_count(&s))
+        return cpuset_count(&s);
+    return c->host.logical_cpus > 0 ? (size_t)c->host.logical_cpus : 0;
+}
+
+char *noise_saturated(const struct campaign *c, const struct run_record *r)
+{
+    if (!sampled(r))
+        return NULL;
+    const struct run_host_cpus *h = &r->host_cpus;
+    if (h->cpus && h->busy_percent >= NOISE_BUSY_PERCENT &&
+        h->busy_percent - h->others_percent >= NOISE_OURS_PERCENT) {
+        /* pinned and not rotating, the CPUs watched were the target's own */
+        bool own = r->cpus && strcmp(r->cpus, h->cpus) == 0;
+        return xasprintf("%s: %.0f%% busy over the window",
+                         own ? "its CPUs had no idle time" : "the host had no idle CPU",
+                         fmin(h->busy_percent, 100));
+    }
+    size_t n = run_cpus(c, r);
+    double used = n ? r->sample.cpu_percent / (double)n : 0;
+    if (used >= NOISE_CAPACITY_PERCENT)
+        return xasprintf("the target used %.0f%% of its %zu CPU%s: it wanted more than they gave",
+                         fmin(used, 100), n, n == 1 ? "" : "s");
+    return NULL;
+}
+
+char *noise_setting_saturated(const struct campaign *c, const char *value)
+{
+    long si = campaign_setting(c, value);
+    size_t n = 0, of = 0;
+    char *first = NULL;
+    for (size_t i = 0; si >= 0 && i < c->n_runs; i++) {
+        const struct run_record *r = &c->runs[i];
+        if (r->setting_index != (size_t)si || !sampled(r))
+            continue;
+        of++;
+        char *why = noise_saturated(c, r);
+        n += why != NULL;
+        if (!first)
+            first = why;
+        else
+            free(why);
+    }
+    if (!first)
+        return NULL;
+    char *s = xasprintf("%zu of %zu runs at %s saturated (the first: %s)", n, of, value, first);
+    free(first);
+    return s;
+}
+
 /* "run 2 head #3: WHAT" (what is taken and freed). */
 static void warn_run(const struct campaign *c, const struct run_record *r, char *what,
                      struct noise *n)
@@ -53,6 +111,7 @@ void noise_assess(const struct campaign *c, struct noise *n)
 {
     memset(n, 0, sizeof(*n));
     n->runs = xcalloc(c->n_runs ? c->n_runs : 1, sizeof(*n->runs));
+    n->n_runs = c->n_runs;
     const struct plat_host_facts *h = &c->host;
     if (h->logical_cpus > 0 && h->loadavg[0] > h->logical_cpus)
         strv_push_owned(&n->warnings,
@@ -76,6 +135,7 @@ void noise_assess(const struct campaign *c, struct noise *n)
             n_others++;
             others_max = fmax(others_max, r->sample.others_cpu_percent);
         }
+        n->runs[i].saturated = noise_saturated(c, r);
         if (r->warmup_capped)
             warn_run(c, r, xasprintf("the auto warm-up reached its most (%g s) before the "
                                      "target settled", c->warmup_s), n);
@@ -94,6 +154,15 @@ void noise_assess(const struct campaign *c, struct noise *n)
                         xasprintf("other processes used more than %g%% of a core in %zu of %zu "
                                   "runs (up to %.0f%%): the host was not quiet",
                                   NOISE_OTHERS_PERCENT, n_others, n_sampled, others_max));
+    for (size_t si = 0; si < c->values.n; si++) {
+        char *why = noise_setting_saturated(c, c->values.v[si]);
+        if (why)
+            strv_push_owned(&n->warnings,
+                            xasprintf("%s: their figures measured contention for the CPUs, "
+                                      "not the target alone",
+                                      why));
+        free(why);
+    }
     double *cpu = xcalloc(c->n_runs ? c->n_runs : 1, sizeof(double));
     for (size_t si = 0; si < c->values.n; si++)
         outliers(c, si, cpu, n);
@@ -103,6 +172,8 @@ void noise_assess(const struct campaign *c, struct noise *n)
 void noise_release(struct noise *n)
 {
     strv_release(&n->warnings);
+    for (size_t i = 0; i < n->n_runs; i++)
+        free(n->runs[i].saturated);
     free(n->runs);
     memset(n, 0, sizeof(*n));
 }

@@ -420,8 +420,9 @@ static json_t *host_cpus_json(const struct run_host_cpus *h)
                                                 (json_int_t)st->above, "below",
                                                 (json_int_t)st->below));
     }
-    return json_pack("{s:s, s:f, s:f, s:o}", "cpus", h->cpus, "steal_percent", h->steal_percent,
-                     "others_percent", h->others_percent, "idle_states", states);
+    return json_pack("{s:s, s:f, s:f, s:o, s:o}", "cpus", h->cpus, "steal_percent",
+                     h->steal_percent, "others_percent", h->others_percent, "busy_percent",
+                     json_num_or_null(h->busy_percent), "idle_states", states);
 }
 
 static void host_cpus_from_json(json_t *o, struct run_host_cpus *h)
@@ -430,6 +431,7 @@ static void host_cpus_from_json(json_t *o, struct run_host_cpus *h)
     h->cpus = xstrdup(get_str(o, "cpus") ? get_str(o, "cpus") : "");
     h->steal_percent = isfinite(get_num(o, "steal_percent")) ? get_num(o, "steal_percent") : 0;
     h->others_percent = isfinite(get_num(o, "others_percent")) ? get_num(o, "others_percent") : 0;
+    h->busy_percent = get_num(o, "busy_percent"); /* NaN when absent or not a number */
     h->idle = xcalloc(json_array_size(states) + 1, sizeof(*h->idle));
     size_t i;
     json_t *v;
@@ -512,6 +514,7 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
         json_object_set_new(o, "cpu_percent", json_null());
         json_object_set_new(o, "metrics", json_object());
     }
+    json_object_set_new(o, "saturated", json_str_or_null(nr->saturated));
     free(series);
     json_object_set_new(o, "log_levels",
                         json_pack("{s:I, s:I, s:I}", "WRN", (json_int_t)r->scrape.level_counts[LOG_WRN],

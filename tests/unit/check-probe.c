@@ -307,6 +307,68 @@ START_TEST(noise_outlier_needs_runs)
 }
 END_TEST
 
+START_TEST(noise_saturated_capacity)
+{
+    /* pinned to 1 CPU at 97%: flagged; unpinned on the 4-CPU host at 97%: a quarter of it;
+     * at 370% of one core: 92% of the 4; pinned to 2 CPUs at 50%: a quarter */
+    const double cpu[] = {97, 97, 370, 50};
+    struct campaign c;
+    campaign_of(&c, cpu, 4);
+    char one[] = "1", two[] = "0-1";
+    c.runs[0].cpus = one;
+    c.runs[3].cpus = two;
+    struct noise n;
+    noise_assess(&c, &n);
+    ck_assert_str_eq(n.runs[0].saturated, "the target used 97% of its 1 CPU: it wanted more "
+                                          "than they gave");
+    ck_assert_ptr_null(n.runs[1].saturated);
+    ck_assert_str_eq(n.runs[2].saturated, "the target used 92% of its 4 CPUs: it wanted more "
+                                          "than they gave");
+    ck_assert_ptr_null(n.runs[3].saturated);
+    ck_assert_uint_eq(n.warnings.n, 2); /* and 370% an outlier among the four */
+    ck_assert_str_eq(n.warnings.v[0], "2 of 4 runs at 2 saturated (the first: the target used "
+                                      "97% of its 1 CPU: it wanted more than they gave): their "
+                                      "figures measured contention for the CPUs, not the target "
+                                      "alone");
+    char *why = noise_setting_saturated(&c, "2");
+    ck_assert_str_eq(why, "2 of 4 runs at 2 saturated (the first: the target used 97% of its 1 "
+                          "CPU: it wanted more than they gave)");
+    free(why);
+    ck_assert_ptr_null(noise_setting_saturated(&c, "8")); /* no such setting */
+    noise_release(&n);
+    campaign_free(&c);
+}
+END_TEST
+
+START_TEST(noise_saturated_host)
+{
+    const double cpu[] = {60, 60, 60, 60, 60};
+    struct campaign c;
+    campaign_of(&c, cpu, 5);
+    char all[] = "0-3", one[] = "1";
+    for (size_t i = 0; i < 5; i++)
+        c.runs[i].host_cpus = (struct run_host_cpus){.cpus = all, .busy_percent = 99,
+                                                     .others_percent = 10};
+    c.runs[1].host_cpus.others_percent = 75; /* other processes filled them: their noise */
+    c.runs[2].host_cpus.busy_percent = 90;   /* idle time left */
+    c.runs[3].host_cpus.busy_percent = NAN;  /* not recorded (an older results.json) */
+    c.runs[4].cpus = one;                    /* pinned: the CPUs watched its own */
+    c.runs[4].host_cpus.cpus = one;
+    c.runs[4].host_cpus.busy_percent = 100;
+    struct noise n;
+    noise_assess(&c, &n);
+    ck_assert_str_eq(n.runs[0].saturated, "the host had no idle CPU: 99% busy over the window");
+    ck_assert_ptr_null(n.runs[1].saturated);
+    ck_assert_ptr_null(n.runs[2].saturated);
+    ck_assert_ptr_null(n.runs[3].saturated);
+    ck_assert_str_eq(n.runs[4].saturated, "its CPUs had no idle time: 100% busy over the window");
+    ck_assert_uint_eq(n.warnings.n, 1);
+    ck_assert_ptr_nonnull(strstr(n.warnings.v[0], "2 of 5 runs at 2 saturated (the first: the host"));
+    noise_release(&n);
+    campaign_free(&c);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("probe");
@@ -326,6 +388,8 @@ int main(void)
     tcase_add_test(tn, noise_load_steal_others);
     tcase_add_test(tn, noise_outlier);
     tcase_add_test(tn, noise_outlier_needs_runs);
+    tcase_add_test(tn, noise_saturated_capacity);
+    tcase_add_test(tn, noise_saturated_host);
     suite_add_tcase(s, tn);
     return testlib_run(s);
 }
