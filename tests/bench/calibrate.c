@@ -475,8 +475,8 @@ static int crossover(void)
            SETTINGS, METRICS, CPU_EFFECT, CPU_EFFECT, DISTURBANCE, TRIALS, AA_TRIALS);
     static const char *const what[] = {
         "A/A false alarms of the whole gate (% of trials failing)",
-        "Coverage of the 95% interval of CPU's change at idle wait 2, truth 1.3x (% of the "
-        "trials that gave one; -: the gate does not decide at that many rounds)",
+        ("Coverage of the 95% interval of CPU's change at idle wait 2, truth 1.3x (% of the "
+         "trials that gave one; -: the gate does not decide at that many rounds)"),
         "1.3x changes of CPU at idle wait 2 called regressed (% of trials)",
         "1.1x changes of CPU at idle wait 2 called regressed (% of trials)",
     };
