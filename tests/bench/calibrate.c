@@ -1,4 +1,4 @@
-/* The regression gate's calibration (src/gate.c): synthetic campaigns drawn from a noise
+/* The regression gate's calibration (src/analysis/gate.c): synthetic campaigns drawn from a noise
  * model with a known truth, gated as loopbench would gate them, and the figures printed
  * as Markdown (docs/report.md quotes them):
  *   - A/A false alarms of the whole gate: the share of trials where a build compared with
@@ -7,13 +7,13 @@
  *   - the share of 3x, 1.3x and 1.1x CPU changes at one setting called regressed.
  * Figures, not assertions: `meson test --suite bench bench-calibrate -v`. With the
  * argument `sequential` (bench-sequential) it prints instead the time to a verdict of
- * `--repeat auto` (src/sequential.c) beside fixed round counts, on the same model; with
+ * `--repeat auto` (src/analysis/sequential.c) beside fixed round counts, on the same model; with
  * `crossover` (bench-crossover) the same figures for a duet whose CPUs differ or whose
  * host disturbs a round, judged by today's paired t, the CPU set as a factor, and that
  * trimmed (Yuen); with `budget` (bench-budget) a budget's false "over" rate when set
  * exactly at the truth, its interval's coverage and its power, fixed and sequential;
  * with `pool` (bench-pool) the gate of campaigns from k hosts pooled
- * (compare --pool, src/pool.c) beside one host running all their rounds.
+ * (compare --pool, src/analysis/pool.c) beside one host running all their rounds.
  *
  * The gate simulated: 3 settings (refshard's idle wait 0, 2 and 8) x 3 metrics: CPU, a
  * peak lag (log-normal, like CPU) and a count that is often 0 (missed16ms: compared on
@@ -421,7 +421,7 @@ static int time_to_verdict(void)
     printf("One campaign, base and head as variants, the gate of bench-calibrate (%d settings x "
            "%d metrics, alpha %.2f over the whole gate, threshold +%.0f%%), its central noise. "
            "`--repeat auto=%d` looks after every round from %d, spends alpha by "
-           "Hwang-Shih-DeCani over exact group-sequential boundaries (src/sequential.c) and "
+           "Hwang-Shih-DeCani over exact group-sequential boundaries (src/analysis/sequential.c) and "
            "stops when every gated comparison is decided or futile. %d trials per figure "
            "(A/A: %d). \"Called\": CPU at idle wait 2 called regressed (%% of trials).\n\n",
            SETTINGS, METRICS, o.alpha, o.threshold * 100, SEQ_CAP, SEQ_MIN_ROUNDS, TRIALS,
@@ -666,7 +666,7 @@ static int history(void)
     return 0;
 }
 
-/* ---- budgets: a gate with no base (src/budget.c) ------------------------------------- */
+/* ---- budgets: a gate with no base (src/analysis/budget.c) ------------------------------------- */
 
 /* Budgets are drawn at idle wait 2 on the central noise: CPU (log-normal) and
  * missed16ms (a count, Poisson around a mean of 1 a run). */
@@ -747,7 +747,7 @@ static int budgets(void)
     uint64_t rng = 20261204u;
     struct gate_opts o = gate_opts_default();
     struct budget_tally t;
-    printf("Budgets (src/budget.c) at idle wait 2 on bench-calibrate's central noise (log sd: "
+    printf("Budgets (src/analysis/budget.c) at idle wait 2 on bench-calibrate's central noise (log sd: "
            "runs %.2f, rounds %.2f, campaigns %.2f): CPU around %.2f%% of a core, missed16ms a "
            "count around %.1f a run. One budget, alpha %.2f (over), %.2f (within). %d trials "
            "per figure (at the truth: %d). \"At the truth\": the budget equals the campaign's "

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs until decided (run --repeat auto, src/sequential.c) on real processes: a burner at
+# Runs until decided (run --repeat auto, src/analysis/sequential.c) on real processes: a burner at
 # 5% and at 50% of a core differ 10x, which the look after the third round decides, so
 # the campaign stops there; what it looked at and why it stopped are in results.json and
 # the report; bad caps and an order without rounds are refused.

@@ -1,4 +1,4 @@
-/* Unit tests of src/confedit.c: JSON edits keep everything else, config files come back
+/* Unit tests of src/measure/confedit.c: JSON edits keep everything else, config files come back
  * byte for byte, every run starts from the operator's original, and argv and the
  * environment get the values where the profile says. */
 #include <check.h>

@@ -1,4 +1,4 @@
-/* Unit tests of src/journal.c and its use by src/confedit.c: the journal holds the
+/* Unit tests of src/measure/journal.c and its use by src/measure/confedit.c: the journal holds the
  * original before the first edit, recovery puts it back when the file is the original
  * or a version that is ours, and refuses (naming the journal) for anything else. */
 #include <check.h>

@@ -1,4 +1,4 @@
-/* Unit tests of src/profile.c: every way a profile can be wrong is rejected with one
+/* Unit tests of src/model/profile.c: every way a profile can be wrong is rejected with one
  * exact line, defaults are filled in, and the two shipped profiles load. */
 #include <check.h>
 #include <errno.h>
@@ -293,7 +293,7 @@ static const struct bad_case {
      "cannot be written into it"},
 };
 
-/* What needs the network features (src/network_off.c), with the error a build without
+/* What needs the network features (src/measure/network_off.c), with the error a build without
  * them gives instead (NULL: the same, found before the feature is asked for). */
 #define OFFLINE(key) "profile 'x.json': " key ": " NETWORK_UNAVAILABLE
 static const struct network_case {

@@ -1,5 +1,5 @@
 /* Releasing what the network features leave in responses and run records: built with
- * or without them (src/network_off.c), since results read back from disk hold them too. */
+ * or without them (src/measure/network_off.c), since results read back from disk hold them too. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -151,12 +151,12 @@ int gate_across(const struct gate_across_input *in, size_t n, const struct gate_
                 struct gate_result *out, struct lb_error *err);
 
 /* Holm's step-down over results decided apart that share the gate's alpha (the gate's
- * comparisons and budgets, src/budget.c): p_adjusted recomputed from p_worse over every
+ * comparisons and budgets, src/analysis/budget.c): p_adjusted recomputed from p_worse over every
  * tested one of *r[0..n), and a regression that no longer reaches alpha after it made
  * inconclusive. More tests only raise adjusted p, so nothing is promoted. */
 void gate_holm_joint(struct gate_result *const *r, size_t n, double alpha);
 
-/* Several hosts pooled (src/pool.c): each comparison's change on its scale (head - base:
+/* Several hosts pooled (src/analysis/pool.c): each comparison's change on its scale (head - base:
  * a log ratio, or a difference relative to base, so a fraction) estimated by a model
  * of its own, its standard error and degrees of freedom given; hosts is how many it
  * pools. The verdicts as the other gates': Holm over in[0..n), thresholds, equivalence. */

@@ -3,9 +3,9 @@
  * Low-level code never prints: it returns -1 and fills a struct lb_error with one
  * line saying what is at fault (file, key, value) and what was expected, and the
  * command decides what the user sees. Messages are printed by main() and the command
- * entry points (src/cmd_*.c), through the functions below, which prefix "loopbench: "
+ * entry points (src/cli/cmd_*.c), through the functions below, which prefix "loopbench: "
  * and write to stderr. Besides them only two things write to stderr:
- *   - a campaign's progress (src/progress.c, driven by the runner): it must show while
+ *   - a campaign's progress (src/measure/progress.c, driven by the runner): it must show while
  *     runs go on, long before the command gets control back, and on a terminal it is
  *     one line redrawn in place, which no message function does; its other lines are
  *     msg_info's;

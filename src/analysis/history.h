@@ -1,7 +1,7 @@
 /* Change points over a kept history of campaigns (loopbench history): for each setting x
  * metric (x variant against the base, in campaigns of variants) the series of the
  * campaigns' estimates, cut into environment epochs where the host's fingerprint changes,
- * and the change points of each epoch (src/changepoint.c). */
+ * and the change points of each epoch (src/analysis/changepoint.c). */
 #ifndef LOOPBENCH_HISTORY_H
 #define LOOPBENCH_HISTORY_H
 

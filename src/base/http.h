@@ -40,7 +40,7 @@ struct http_response {
     struct strv headers;         /* the final response's "Name: value" lines */
 };
 
-/* False in a build without the network features (src/network_off.c: Windows, or
+/* False in a build without the network features (src/measure/network_off.c: Windows, or
  * -Dnetwork=disabled), which refuses them with this reason. */
 bool network_available(void);
 #define NETWORK_UNAVAILABLE "not available in this build of loopbench (built without network support)"

@@ -177,7 +177,7 @@ struct campaign {
     struct campaign_variant *variants;
     size_t n_variants;
     long repeat;
-    /* --repeat auto=MAX (runs until decided, src/sequential.c): the cap, 0 for a fixed
+    /* --repeat auto=MAX (runs until decided, src/analysis/sequential.c): the cap, 0 for a fixed
      * count; then repeat is the cap until the campaign stops, the rounds run after. Look
      * i, after round SEQ_MIN_ROUNDS + i, left look_undecided[i] gated comparisons
      * undecided; sequential_stop says why it stopped ("decided"; "futile": the rest

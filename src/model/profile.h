@@ -85,7 +85,7 @@ struct health_key {
     bool must_be_zero;  /* guardrail: any non-zero window is a regression */
 };
 
-/* A bound on a setting's typical value, held to with no base (src/budget.c): max, min
+/* A bound on a setting's typical value, held to with no base (src/analysis/budget.c): max, min
  * or both, NaN when not given. */
 struct profile_budget {
     char *setting, *key; /* a knob value; "cpu" or a health key */

@@ -50,7 +50,7 @@ struct compare_opts {
                                * metric. Others are reported, corrected among themselves,
                                * and never fail. must_be_zero keys always gate. */
     struct gate_opts gate;    /* alpha over the gate, threshold, interval level, drift */
-    /* Bounds held to with no base (src/budget.c): each a gated row of NEW (within one
+    /* Bounds held to with no base (src/analysis/budget.c): each a gated row of NEW (within one
      * campaign, of each variant against the base), in Holm's correction with the gated
      * comparisons. NULL: none. budgets_only: the budgets' rows alone (a campaign of
      * settings has no base to compare with). */
@@ -117,7 +117,7 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
                    struct compare_result *out, struct lb_error *err);
 void compare_result_release(struct compare_result *r);
 
-/* The sequential gate over compare_within's rows (src/sequential.c), one procedure per
+/* The sequential gate over compare_within's rows (src/analysis/sequential.c), one procedure per
  * family as compare_within corrects them: the gated rows, and the others. Per row, after
  * each look: the round that fixed its verdict (0: none yet), whether it is futile (the
  * cap would rarely decide it) and its verdict so far. */
@@ -155,7 +155,7 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
 /* A figure with three significant digits ("0.872", "99.5", "1234"), "-" for NaN, into
  * buf; returns buf. */
 const char *compare_fmt(double v, char *buf, size_t len);
-/* As the verdict table writes them (src/pool.c writes its own table): a change fraction
+/* As the verdict table writes them (src/analysis/pool.c writes its own table): a change fraction
  * "+12.3%", a p "0.031" or "< 0.001", a change and its interval "+12.3% (-1.2% to
  * +27.0%)"; "-" for NaN. */
 const char *compare_fmt_change(double f, char *buf, size_t len);
