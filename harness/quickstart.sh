@@ -13,7 +13,8 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-say() { printf '==> %s\n' "$*"; }
+# Each step with the seconds since the script started, so a CI log shows where its time went.
+say() { printf '==> [%4ds] %s\n' "$SECONDS" "$*"; }
 
 # Debian packages: the build, the libraries and what the jobs call (jq, gnuplot), then the
 # tests' tools.
@@ -101,7 +102,19 @@ windows_tests() {
   local status=0
   meson test -C build-win --print-errorlogs || status=1
   wineserver -k 2>/dev/null || true
-  count_results build-win
+  return $status
+}
+
+# clang, warnings as errors, no sanitizer: the unit tests (but the sampler's, slow and
+# platform-bound, which the gcc build runs), and the Windows build.
+other_builds() {
+  local status=0
+  CC=clang configure build-clang -Dwerror=true -Dc_args=-gdwarf-4
+  say "building with clang (warnings are errors)"
+  ninja -C build-clang || return 1
+  say "running the unit tests (clang build)"
+  meson test -C build-clang --suite unit --no-suite slow --print-errorlogs || status=1
+  windows_tests || status=1
   return $status
 }
 
@@ -118,25 +131,29 @@ test_job() {
   configure build-test -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
   say "building with gcc (warnings are errors) and the sanitizers"
   ninja -C build-test
-  say "running every test (gcc, sanitizers)"
-  # Three at a time where tests share the machine: most of an end-to-end test's time is
-  # its targets' windows, sleeping (tests/meson.build says which run alone).
-  meson test -C build-test --num-processes 3 --print-errorlogs || rc=1
+  # First the tests that share the machine, three at a time (most of an end-to-end test's
+  # time is its targets' windows, sleeping), and beside them the clang and Windows builds
+  # and their tests, logged apart and printed when done; then, with nothing else running,
+  # the tests that judge a CPU figure or a deadline (suite alone, tests/meson.build).
+  say "running the tests that share the machine (gcc, sanitizers), the clang and Windows builds beside them"
+  local other_log=$PWD/build-test/other-builds.log other_rc=0
+  other_builds >"$other_log" 2>&1 &
+  local other=$!
+  meson test -C build-test --num-processes 3 --no-suite alone --print-errorlogs || rc=1
   count_results build-test
-  # clang, warnings as errors, no sanitizer: the unit tests (but the sampler's, slow and
-  # platform-bound, which ran above), and the end-to-end tests of sampling and of a
-  # config restored after SIGKILL with loopbench under valgrind (DWARF 4: Debian's
-  # valgrind 3.19 cannot read clang's DWARF 5).
-  CC=clang configure build-clang -Dwerror=true -Dc_args=-gdwarf-4
-  say "building with clang (warnings are errors)"
-  ninja -C build-clang
-  say "running the unit tests (clang build)"
-  meson test -C build-clang --suite unit --no-suite slow --print-errorlogs || rc=1
+  wait "$other" || other_rc=1
+  cat "$other_log"
+  [ "$other_rc" -eq 0 ] || rc=1
   count_results build-clang
+  count_results build-win
+  say "running the tests that judge CPU figures, one at a time (gcc, sanitizers)"
+  meson test -C build-test --suite alone --print-errorlogs || rc=1
+  count_results build-test
+  # loopbench under valgrind (clang build; DWARF 4: Debian's valgrind 3.19 cannot read
+  # clang's DWARF 5): the end-to-end tests of sampling and of a config restored after SIGKILL.
   say "running two end-to-end tests with loopbench under valgrind (clang build)"
   meson test -C build-clang --setup valgrind sample restore --print-errorlogs || rc=1
   count_results build-clang valgrind
-  windows_tests || rc=1
   if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
   else

@@ -59,8 +59,12 @@ check "CSV: a variant column, 8 run rows and 4 cell rows" bash -c "
   [ \$(grep -c '^[^,]*,run,' '$TMP/r.csv') -eq 8 ] && [ \$(grep -c '^[^,]*,setting,' '$TMP/r.csv') -eq 4 ]"
 
 # --- 2. the gate within one campaign: compare DIR --------------------------------------
+# An A/A gate fails with a chance of alpha by design (bench-calibrate measures it): at the
+# default 0.05 this check failed a CI run (2 rounds under the suite's load, idle wait 2 at
+# 0.63% and 0.98% of a core). At 0.001 it checks the paired path on identical builds and
+# fails for nothing about one run in a thousand.
 rc=0
-"$LOOPBENCH" compare "$out" >"$TMP/aa.md" 2>"$TMP/aa.err" || rc=$?
+"$LOOPBENCH" compare "$out" --alpha 0.001 >"$TMP/aa.md" 2>"$TMP/aa.err" || rc=$?
 cat "$TMP/aa.md"
 check "compare DIR of two identical builds: exit 0, paired round by round" bash -c "
   [ $rc -eq 0 ] && grep -q 'paired round by round' '$TMP/aa.md' && ! grep -q 'regressed\*\*' '$TMP/aa.md'"
