@@ -354,8 +354,8 @@ int history_markdown(const struct history *h, const struct history_opts *o, FILE
     char recent[192] = "";
     if (o->recent)
         snprintf(recent, sizeof(recent),
-                 ", half of it for the segmentation and half for the splits leaving at most %zu "
-                 "campaigns after them, tested again in the last segment",
+                 ", half of it for the segmentation and half for a test toward worse of the "
+                 "splits leaving at most %zu campaigns after them in the last segment",
                  o->recent);
     fprintf(out, "## History: %zu campaigns, %s to %s\n\n", h->n_campaigns, first, last);
     fprintf(out,
