@@ -10,7 +10,11 @@
  * standard deviations of its median held at that bound), so that one disturbed campaign
  * does not inflate the spread the t divides by; the steps reported are of the values as
  * they are. Segments shorter than min_segment are never made: a single spike is no segment.
- * Steps smaller than min_magnitude are merged away afterwards, the smallest first.
+ * Steps smaller than min_magnitude are merged away afterwards, the smallest first. Then,
+ * with `recent`, the newest values are tested apart: the splits of the last segment that
+ * leave at most `recent` values after them, one-sided toward worse, by the same
+ * permutation; weighed against those few splits instead of every split of the history, a
+ * step at the end is found sooner. The two tests share max_p (Bonferroni).
  * Calibrated in tests/bench/calibrate.c (mode history); docs/report.md has the figures. */
 #ifndef LOOPBENCH_CHANGEPOINT_H
 #define LOOPBENCH_CHANGEPOINT_H
