@@ -10,7 +10,11 @@
  * standard deviations of its median held at that bound), so that one disturbed campaign
  * does not inflate the spread the t divides by; the steps reported are of the values as
  * they are. Segments shorter than min_segment are never made: a single spike is no segment.
- * Steps smaller than min_magnitude are merged away afterwards, the smallest first.
+ * Steps smaller than min_magnitude are merged away afterwards, the smallest first. Then,
+ * with `recent`, the newest values are tested apart: the splits of the last segment that
+ * leave at most `recent` values after them, one-sided toward worse, by the same
+ * permutation; weighed against those few splits instead of every split of the history, a
+ * step at the end is found sooner. The two tests share max_p (Bonferroni).
  * Calibrated in tests/bench/calibrate.c (mode history); docs/report.md has the figures. */
 #ifndef LOOPBENCH_CHANGEPOINT_H
 #define LOOPBENCH_CHANGEPOINT_H
@@ -25,10 +29,17 @@ struct cp_opts {
     size_t min_segment;   /* fewest values in a segment, at least 2 */
     bool log_scale;       /* the values are logs: a step d is exp(d) - 1 relative; else
                            * relative to the mean before it */
+    size_t recent;        /* the splits leaving at most this many values after them are
+                           * tested again on their own at CP_RECENT_SHARE of max_p (the
+                           * rest for the segmentation): the newest values, what a nightly
+                           * job asks about, are found sooner. 0: not */
+    int worse;            /* the recent test's direction: +1 a step up (lower is better),
+                           * -1 down, 0 either */
     unsigned permutations;
     uint64_t seed; /* the same series and seed always give the same answer */
 };
 #define CP_PERMUTATIONS 999
+#define CP_RECENT_SHARE 0.5
 /* Values beyond this many robust standard deviations of a segment's median are tested as
  * at that bound (Tukey's and Huber's 3 sigma of the normal's bulk). */
 #define CP_WINSOR 3.0

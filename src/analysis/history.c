@@ -133,6 +133,8 @@ static void series_changes(const struct history *h, struct history_series *s,
     struct cp_opts co = {.max_p = max_p,
                          .min_magnitude = o->min_magnitude,
                          .min_segment = o->min_segment,
+                         .recent = o->recent,
+                         .worse = s->lower_is_better ? 1 : -1,
                          .log_scale = s->log_scale,
                          .permutations = CP_PERMUTATIONS,
                          .seed = hash_fnv1a64(name, strlen(name), FNV1A64_OFFSET)};
@@ -349,13 +351,19 @@ int history_markdown(const struct history *h, const struct history_opts *o, FILE
     size_t changes = 0;
     for (size_t i = 0; i < h->n_series; i++)
         changes += h->series[i].n_changes;
+    char recent[192] = "";
+    if (o->recent)
+        snprintf(recent, sizeof(recent),
+                 ", half of it for the segmentation and half for a test toward worse of the "
+                 "splits leaving at most %zu campaigns after them in the last segment",
+                 o->recent);
     fprintf(out, "## History: %zu campaigns, %s to %s\n\n", h->n_campaigns, first, last);
     fprintf(out,
             "Change points of %zu series by binary segmentation, each split tested by "
-            "permutation at p <= %.3g (%.3g over the history, Bonferroni); steps under %s are "
-            "none, and a segment holds at least %zu campaigns. A change of the host's "
+            "permutation at p <= %.3g (%.3g over the history, Bonferroni)%s; steps under %s "
+            "are none, and a segment holds at least %zu campaigns. A change of the host's "
             "fingerprint starts a new epoch: an environment change, which never fails.\n\n",
-            h->tested, o->max_p / (double)(h->tested ? h->tested : 1), o->max_p,
+            h->tested, o->max_p / (double)(h->tested ? h->tested : 1), o->max_p, recent,
             compare_fmt_change(o->min_magnitude, mag, sizeof(mag)), o->min_segment);
     if (changes) {
         fputs("| series | new segment from | started | commits | before | after | step (95% CI) "
@@ -459,8 +467,9 @@ json_t *history_json(const struct history *h, const struct history_opts *o)
             "points", points, "change_points", changes, "fails", s->fails);
         json_array_append_new(series, o_s);
     }
-    return json_pack("{s:{s:f, s:f, s:I, s:I}, s:o, s:o, s:b}", "options", "max_p", o->max_p,
-                     "min_magnitude", o->min_magnitude, "min_segment", (json_int_t)o->min_segment,
+    return json_pack("{s:{s:f, s:f, s:I, s:I, s:I}, s:o, s:o, s:b}", "options", "max_p",
+                     o->max_p, "min_magnitude", o->min_magnitude, "min_segment",
+                     (json_int_t)o->min_segment, "recent", (json_int_t)o->recent,
                      "permutations", (json_int_t)CP_PERMUTATIONS, "campaigns", campaigns, "series",
                      series, "fails", h->fails);
 }

@@ -19,10 +19,12 @@ struct history_opts {
                            * series (each tested at max_p / series: Bonferroni) */
     double min_magnitude; /* relative step under which there is no change point */
     size_t min_segment;   /* fewest campaigns in a segment */
+    size_t recent;        /* the newest campaigns tested apart (cp_opts.recent), 0: not */
 };
 #define HISTORY_MAX_P 0.05
 #define HISTORY_MIN_MAGNITUDE 0.05
 #define HISTORY_MIN_SEGMENT 3
+#define HISTORY_RECENT 10
 
 /* One campaign's estimate in a series: of a knob-only campaign, the setting's mean (of
  * log CPU; of a health key's values); of a campaign of variants, the mean log ratio of the

@@ -19,10 +19,19 @@
  * Halperin 1982). It is left inconclusive; the rule only ends looks, so it cannot add a
  * false alarm (a non-binding futility rule). */
 #define SEQ_FUTILITY 0.10
-/* Points of the quadrature grid per look, odd for Simpson's rule; the density below the
- * boundary is cut off GRID_SDS standard deviations down, where it is negligible. */
-#define GRID_POINTS 401
-#define GRID_SDS 9.0
+/* The boundaries are those of the statistic the gate tests, the one-sample t of the
+ * rounds so far, whose spread is estimated anew at every look from as few as 2 degrees of
+ * freedom: mapping it to the z scale through its own distribution (its one-sided p) keeps
+ * each look's level, but the looks of a t are less correlated than those of a z (each
+ * divides by its own estimate of the spread), so boundaries computed for a z crossed more
+ * often in all than alpha (5.4% at 5% over 3 to 10 rounds, tests/bench/calibrate.c
+ * budget). They are set instead on SEQ_PATHS simulated t paths under "no change": at each
+ * look, the level that the paths still running cross in the share the spending function
+ * releases. The t of normal rounds is free of their mean and spread, so one simulation
+ * serves every campaign; a fixed seed gives every run the same boundaries. SEQ_PATHS
+ * (2^17) puts a boundary's total alpha within 1.2% of itself (one standard error at
+ * 0.05); the first look's level is the t's own quantile, exact. */
+#define SEQ_SEED 20261205u
 
 static double spent(long round, long max)
 {
@@ -32,80 +41,102 @@ static double spent(long round, long max)
     return expm1(-SEQ_GAMMA * t) / expm1(-SEQ_GAMMA);
 }
 
-static double upper_tail(double z)
+/* Two standard normals (Box-Muller, both of its values). */
+static void normal_pair(uint64_t *rng, double *a, double *b)
 {
-    return 0.5 * erfc(z / M_SQRT2);
+    double u = ((double)(stats_random(rng) >> 11) + 0.5) / 9007199254740992.0;
+    double v = ((double)(stats_random(rng) >> 11) + 0.5) / 9007199254740992.0;
+    double r = sqrt(-2.0 * log(u));
+    *a = r * cos(2.0 * M_PI * v);
+    *b = r * sin(2.0 * M_PI * v);
 }
 
-/* Under "no change", the score S_k (the sum over k rounds, in units of one round's sd)
- * has independent increments: S_k ~ N(0, k). The chance of first crossing b at look k is
- * the integral, over where S_{k-1} continued (u[j] with weights w[j]: density times
- * quadrature weight), of the chance that the increment takes it above b. */
-static double exit_chance(const double *u, const double *w, size_t m, double step_sd, double b)
+/* The value with k values above it in t[0..n) (k < n), t reordered (Hoare's selection). */
+static double select_descending(double *t, size_t n, size_t k)
 {
-    double sum = 0;
-    for (size_t j = 0; j < m; j++)
-        sum += w[j] * upper_tail((b - u[j]) / step_sd);
-    return sum;
-}
-
-/* The boundary b on the score scale where exit_chance equals want (it falls as b rises). */
-static double solve_boundary(const double *u, const double *w, size_t m, double step_sd, double sd,
-                             double want)
-{
-    double lo = -GRID_SDS * sd, hi = 4.0 * GRID_SDS * sd;
-    for (int i = 0; i < 200 && hi - lo > 1e-12 * sd; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (exit_chance(u, w, m, step_sd, mid) > want)
-            lo = mid;
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double pivot = t[lo + (hi - lo) / 2];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (t[i] > pivot)
+                i++;
+            while (t[j] < pivot)
+                j--;
+            if (i <= j) {
+                double x = t[i];
+                t[i] = t[j];
+                t[j] = x;
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
         else
-            hi = mid;
+            break;
     }
-    return 0.5 * (lo + hi);
+    return t[k];
 }
 
 static void compute_boundary(long max, double alpha, double *nominal)
 {
-    /* before the first look the score is 0 with certainty */
-    double *u = xcalloc(GRID_POINTS, sizeof(double)), *w = xcalloc(GRID_POINTS, sizeof(double));
-    double *nu = xcalloc(GRID_POINTS, sizeof(double)), *nw = xcalloc(GRID_POINTS, sizeof(double));
-    size_t m = 1;
-    w[0] = 1.0;
+    /* the paths still running: their mean and sum of squared deviations (Welford) */
+    double *mean = xcalloc(SEQ_PATHS, sizeof(double)), *m2 = xcalloc(SEQ_PATHS, sizeof(double));
+    double *t = xcalloc(SEQ_PATHS, sizeof(double)), *sorted = xcalloc(SEQ_PATHS, sizeof(double));
+    size_t running = SEQ_PATHS;
+    uint64_t rng = SEQ_SEED;
     double spent_before = 0;
-    long previous = 0;
-    for (long round = SEQ_MIN_ROUNDS; round <= max; round++) {
-        double sd = sqrt((double)round), step_sd = sqrt((double)(round - previous));
-        double want = alpha * (spent(round, max) - spent_before);
-        double b = want > 0 ? solve_boundary(u, w, m, step_sd, sd, want) : GRID_SDS * sd;
-        nominal[round] = want > 0 ? upper_tail(b / sd) : 0;
-        spent_before = spent(round, max);
-        previous = round;
-        if (round == max)
-            break;
-        /* the density of the scores that did not cross, on Simpson's grid below b */
-        double lo = fmin(-GRID_SDS * sd, b - 1.0), h = (b - lo) / (GRID_POINTS - 1);
-        for (size_t i = 0; i < GRID_POINTS; i++) {
-            double s = lo + h * (double)i, density = 0;
-            for (size_t j = 0; j < m; j++) {
-                double z = (s - u[j]) / step_sd;
-                density += w[j] * exp(-0.5 * z * z);
-            }
-            double simpson = (i == 0 || i == GRID_POINTS - 1) ? 1.0 : (i % 2 ? 4.0 : 2.0);
-            nu[i] = s;
-            nw[i] = density / (step_sd * sqrt(2.0 * M_PI)) * simpson * h / 3.0;
+    for (long round = 1; round <= max && running; round++) {
+        double r = (double)round, x[2];
+        for (size_t i = 0; i < running; i++) {
+            if (i % 2 == 0)
+                normal_pair(&rng, &x[0], &x[1]);
+            double d = x[i % 2] - mean[i];
+            mean[i] += d / r;
+            m2[i] += d * (x[i % 2] - mean[i]);
         }
-        double *t = u;
-        u = nu;
-        nu = t;
-        t = w;
-        w = nw;
-        nw = t;
-        m = GRID_POINTS;
+        if (round < SEQ_MIN_ROUNDS)
+            continue;
+        for (size_t i = 0; i < running; i++)
+            t[i] = m2[i] > 0 ? mean[i] * sqrt(r * (r - 1) / m2[i]) : 0;
+        double level, want = alpha * (spent(round, max) - spent_before);
+        size_t cross = (size_t)fmax(0, floor(want * SEQ_PATHS + 0.5));
+        spent_before = spent(round, max);
+        if (round == SEQ_MIN_ROUNDS) {
+            /* no path has stopped yet: the level is the t's own quantile, exactly */
+            nominal[round] = want;
+            level = stats_t_quantile(1.0 - want, r - 1);
+        } else if (cross == 0 || cross >= running) {
+            nominal[round] = cross ? 1.0 : 0; /* nothing left to spend, or all of it */
+            running = cross ? 0 : running;
+            continue;
+        } else {
+            /* the level between the cross-th largest t and the next */
+            memcpy(sorted, t, running * sizeof(double));
+            double below = select_descending(sorted, running, cross), above = INFINITY;
+            for (size_t i = 0; i < cross; i++)
+                above = fmin(above, sorted[i]);
+            level = 0.5 * (below + above);
+            nominal[round] = stats_t_cdf(-level, r - 1);
+        }
+        size_t kept = 0;
+        for (size_t i = 0; i < running; i++)
+            if (t[i] < level) {
+                mean[kept] = mean[i];
+                m2[kept] = m2[i];
+                kept++;
+            }
+        running = kept;
     }
-    free(u);
-    free(w);
-    free(nu);
-    free(nw);
+    free(mean);
+    free(m2);
+    free(t);
+    free(sorted);
 }
 
 double seq_nominal(struct seq *s, double alpha, long round)

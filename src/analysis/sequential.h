@@ -3,13 +3,13 @@
  *
  * Each comparison is a group-sequential test (Jennison & Turnbull 2000): its alpha is
  * spent over the looks by the Hwang-Shih-DeCani function (Lan & DeMets 1983; Hwang, Shih
- * & DeCani 1990), and the boundary of each look is computed exactly for the correlation
- * between looks that share rounds (the recursive integration of Armitage, McPherson & Rowe
- * 1969), then applied to the gate's t-test as a nominal p. The comparisons share the
- * gate's alpha by Holm's step-down, recycled across looks as in the graphical approach of
- * Maurer & Bretz (2013): a comparison called regressed passes its share of alpha to the
- * others, which are then held to the boundaries of their larger share at every look so
- * far. "Improved" is the same procedure toward benefit; "no change" is proven by two
+ * & DeCani 1990), and the boundary of each look is set for the statistic the gate tests,
+ * the t of the rounds so far (its spread estimated anew at each look), on simulated t
+ * paths under "no change", then applied to the gate's t-test as a nominal p. The
+ * comparisons share the gate's alpha by Holm's step-down, recycled across looks as in the
+ * graphical approach of Maurer & Bretz (2013): a comparison called regressed passes its
+ * share of alpha to the others, which are then held to the boundaries of their larger
+ * share at every look so far. "Improved" is the same procedure toward benefit; "no change" is proven by two
  * one-sided tests spending the equivalence alpha the same way. A verdict is fixed at the
  * first look that reaches it; the campaign stops when every gated comparison is fixed
  * or futile (the cap would rarely decide it, were its change what the look estimates), or
@@ -25,7 +25,10 @@
 
 #define SEQ_MIN_ROUNDS 3
 #define SEQ_DEFAULT_MAX 10
-#define SEQ_LIMIT_MAX 1000 /* the largest cap: boundaries cost the square of the looks */
+/* Simulated t paths a boundary is set on (src/analysis/sequential.c): its total alpha is within
+ * sqrt(alpha (1 - alpha) / SEQ_PATHS) of alpha, one standard error. */
+#define SEQ_PATHS 131072
+#define SEQ_LIMIT_MAX 1000 /* the largest cap: a boundary costs 2^17 paths x the cap */
 
 /* Nominal one-sided levels of one alpha, per look (cached: Holm asks for a few). */
 struct seq_boundary {

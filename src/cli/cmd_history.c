@@ -31,6 +31,10 @@ const char cmd_history_usage[] =
     "      --min-magnitude PCT    smallest step that is a change, in percent (default 5)\n"
     "      --min-segment N        fewest campaigns in a segment (default 3), so a single\n"
     "                             spike is no change\n"
+    "      --recent N             the splits leaving at most N campaigns after them are\n"
+    "                             tested again on their own, at half of max-p, so a change\n"
+    "                             in the newest campaigns is found sooner (default 10; 0:\n"
+    "                             off)\n"
     "  -f, --format md|json       output (default md)\n"
     "      --json                 the same as --format json\n"
     "  -h, --help                 show this help\n"
@@ -132,19 +136,21 @@ static void print_history(const struct history *h, const struct history_opts *o,
 
 int cmd_history(int argc, char **argv)
 {
-    enum { OPT_METRIC = 256, OPT_MAX_P, OPT_MIN_MAGNITUDE, OPT_MIN_SEGMENT, OPT_JSON };
+    enum { OPT_METRIC = 256, OPT_MAX_P, OPT_MIN_MAGNITUDE, OPT_MIN_SEGMENT, OPT_RECENT, OPT_JSON };
     static const struct option longopts[] = {
         {"metric", required_argument, NULL, OPT_METRIC},
         {"max-p", required_argument, NULL, OPT_MAX_P},
         {"min-magnitude", required_argument, NULL, OPT_MIN_MAGNITUDE},
         {"min-segment", required_argument, NULL, OPT_MIN_SEGMENT},
+        {"recent", required_argument, NULL, OPT_RECENT},
         {"format", required_argument, NULL, 'f'},
         {"json", no_argument, NULL, OPT_JSON},
         {NULL, 0, NULL, 0},
     };
     struct history_opts o = {.max_p = HISTORY_MAX_P,
                              .min_magnitude = HISTORY_MIN_MAGNITUDE,
-                             .min_segment = HISTORY_MIN_SEGMENT};
+                             .min_segment = HISTORY_MIN_SEGMENT,
+                             .recent = HISTORY_RECENT};
     bool json = false;
     double d;
     long n;
@@ -173,6 +179,14 @@ int cmd_history(int argc, char **argv)
                                        "whole number from 2 to 1000",
                                        optarg);
             o.min_segment = (size_t)n;
+            break;
+        case OPT_RECENT:
+            if (parse_long(optarg, 0, 1000, &n) < 0)
+                return msg_usage_error("history",
+                                       "history: --recent '%s': expected a whole number "
+                                       "from 0 (off) to 1000",
+                                       optarg);
+            o.recent = (size_t)n;
             break;
         case 'f':
             if (strcmp(optarg, "md") != 0 && strcmp(optarg, "json") != 0)

@@ -66,6 +66,7 @@ expect_usage_error "history: no directory" history
 expect_usage_error "history: bad --max-p" history --max-p 0 "$TMP"
 expect_usage_error "history: bad --min-magnitude" history --min-magnitude -5 "$TMP"
 expect_usage_error "history: bad --min-segment" history --min-segment 1 "$TMP"
+expect_usage_error "history: bad --recent" history --recent -1 "$TMP"
 expect_usage_error "history: bad format" history -f xml "$TMP"
 expect_usage_error "history: no campaign in the directory" history "$TMP"
 expect_usage_error "history: unreadable input" history "$TMP/none"

@@ -132,6 +132,59 @@ START_TEST(too_short_a_series_is_not_split)
 }
 END_TEST
 
+/* A 1.3x step in the last 5 of 40 campaigns at drift sd 0.15 (1.75 sd), in 200
+ * histories: tested apart, the newest campaigns find it more often than the segmentation
+ * alone, which weighs the split against every other, and where it is. */
+START_TEST(the_newest_campaigns_are_found_sooner)
+{
+    struct cp_opts o = opts();
+    long found[2] = {0, 0}, misplaced = 0;
+    for (uint64_t seed = 1; seed <= 200; seed++) {
+        double x[N];
+        history(x, N, N - 5, 1.3, seed);
+        for (int recent = 0; recent < 2; recent++) {
+            struct cp_result r;
+            o.recent = recent ? 10 : 0;
+            o.worse = 1;
+            o.seed = seed;
+            cp_detect(x, N, &o, &r);
+            if (r.n && r.points[r.n - 1].start >= N - 10 && r.points[r.n - 1].step > 0) {
+                found[recent]++;
+                misplaced += recent && (r.points[r.n - 1].start + 2 < N - 5 ||
+                                        r.points[r.n - 1].start > N - 5 + 2);
+            }
+            cp_result_release(&r);
+        }
+    }
+    ck_assert_msg(found[1] > found[0] + 20, "recent %ld, segmentation alone %ld", found[1],
+                  found[0]);
+    ck_assert_msg(misplaced * 10 < found[1], "%ld of %ld found more than 2 campaigns off",
+                  misplaced, found[1]);
+}
+END_TEST
+
+/* Without change, the segmentation and the recent test together show a change point in
+ * at most max_p of histories (each spends its half): 400 histories at max_p 0.1. */
+START_TEST(the_recent_test_keeps_max_p)
+{
+    struct cp_opts o = opts();
+    o.max_p = 0.1;
+    o.recent = 10;
+    long any = 0, histories = 400;
+    for (uint64_t seed = 1; seed <= (uint64_t)histories; seed++) {
+        double x[N];
+        history(x, N, N, 1.0, 1000 + seed);
+        struct cp_result r;
+        o.seed = seed;
+        cp_detect(x, N, &o, &r);
+        any += r.n > 0;
+        cp_result_release(&r);
+    }
+    double se = sqrt(0.1 * 0.9 / (double)histories);
+    ck_assert_msg((double)any / (double)histories < 0.1 + 3 * se, "%ld of %ld", any, histories);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("changepoint");
@@ -142,6 +195,8 @@ int main(void)
     tcase_add_test(tc, a_small_step_is_merged_away);
     tcase_add_test(tc, levels_are_relative_to_the_mean_before);
     tcase_add_test(tc, too_short_a_series_is_not_split);
+    tcase_add_test(tc, the_newest_campaigns_are_found_sooner);
+    tcase_add_test(tc, the_recent_test_keeps_max_p);
     suite_add_tcase(s, tc);
     return testlib_run(s);
 }

@@ -1,6 +1,6 @@
 /* sequential.c: the group-sequential boundaries against a simulation of what they
- * promise (under "no change", the chance of crossing at any look is alpha, and up to
- * each look what the spending function released by then), and the procedure's
+ * promise (under "no change", the chance that the t of the rounds so far crosses at any
+ * look is alpha), and the procedure's
  * verdicts on constructed looks. */
 #include <check.h>
 #include <math.h>
@@ -12,23 +12,30 @@
 #include "stats.h"
 #include "testlib.h"
 
-static double upper_tail(double z)
-{
-    return 0.5 * erfc(z / M_SQRT2);
-}
-
-/* Random walks of `max` unit steps, each looked at from SEQ_MIN_ROUNDS: the share that
- * crosses its look's nominal level. */
+/* Campaigns of `max` rounds under "no change" (normal rounds), looked at from
+ * SEQ_MIN_ROUNDS by the one-sample t of the rounds so far, as the gate tests them: the
+ * share whose one-sided p reaches its look's nominal level (on the t scale: t at least
+ * the quantile of that level). */
 static double crossing_share(struct seq *s, double alpha, long max, long walks)
 {
     uint64_t rng = 20261204u;
+    double level[SEQ_LIMIT_MAX + 1];
+    for (long round = SEQ_MIN_ROUNDS; round <= max; round++) {
+        double nominal = seq_nominal(s, alpha, round);
+        level[round] = nominal > 0 ? stats_t_quantile(1.0 - nominal, (double)(round - 1))
+                                   : INFINITY;
+    }
     long crossed = 0;
     for (long w = 0; w < walks; w++) {
-        double sum = 0;
+        double sum = 0, squares = 0;
         for (long round = 1; round <= max; round++) {
-            sum += draw_normal(&rng);
-            if (round >= SEQ_MIN_ROUNDS &&
-                upper_tail(sum / sqrt((double)round)) <= seq_nominal(s, alpha, round)) {
+            double x = draw_normal(&rng), r = (double)round;
+            sum += x;
+            squares += x * x;
+            if (round < SEQ_MIN_ROUNDS)
+                continue;
+            double mean = sum / r, t = mean / sqrt((squares - r * mean * mean) / (r - 1) / r);
+            if (t >= level[round]) {
                 crossed++;
                 break;
             }
@@ -49,7 +56,9 @@ START_TEST(boundaries_keep_alpha)
             ck_assert_int_eq(seq_init(&s, 1, caps[c], &o, &err), 0);
             long walks = 200000;
             double got = crossing_share(&s, alphas[a], caps[c], walks);
-            double se = sqrt(alphas[a] * (1 - alphas[a]) / (double)walks);
+            /* the walks' error and that of the boundaries' own simulation */
+            double se = sqrt(alphas[a] * (1 - alphas[a]) * (1.0 / (double)walks +
+                                                           1.0 / (double)SEQ_PATHS));
             ck_assert_msg(fabs(got - alphas[a]) < 4 * se, "cap %ld alpha %g: crossed %g (se %g)",
                           caps[c], alphas[a], got, se);
             /* a single look spends it all; each later look less than the fixed design */
