@@ -85,5 +85,6 @@ and all(.summary[];
   (.setting|str) and (.baseline|type == "boolean") and (.runs|num) and (.runs_attempted|num)
   and (.cpu_percent|stats) and (.cpu_ratio|numornull) and (.voluntary_per_s|stats)
   and (.unreliable_windows|num) and (.health|type == "object") and all(.health[]; stats)
+  and (if has("energy") then (.energy.runs|num) and (.energy.watts|stats) else true end)
   and (if has("rtt") then .rtt | (.runs|num) and (.scheduled|num) and (.errors|num)
       and (.timeouts|num) and (.latency_us == null or (.latency_us.p99|num)) else true end))

@@ -81,6 +81,12 @@ while read -r p0 p1 total joules seconds; do
     ok=false
 done < <(jq -r '.runs[].energy | "\(.domains[0].watts) \(.domains[1].watts) \(.watts) \(.joules) \(.seconds)"' "$res")
 check "  ... at the known rates within 10% (10 W across the wrap, 5 W, 15 W summed)" $ok
+ok=$(jq '.summary | length == 2' "$res")
+while read -r n w; do
+  echo "summary: $n runs, mean $w W"
+  [ "$n" = 2 ] && within "$w" 15 || ok=false
+done < <(jq -r '.summary[] | "\(.energy.runs) \(.energy.watts.mean)"' "$res")
+check "  ... each setting's mean watts in the summary: its 2 runs' 15 W" $ok
 idle=$(jq -r '.campaign.energy.idle | "\(.domains[0].watts) \(.domains[1].watts) \(.watts) \(.seconds)"' "$res")
 echo "idle reference: package-0, package-1, summed, seconds: $idle"
 read -r i0 i1 itotal iseconds <<<"$idle"
