@@ -26,13 +26,12 @@ int energy_since(const struct energy_reading *from, struct run_energy *out,
     struct energy_reading to;
     if (energy_take(&to, err) < 0)
         return -1;
-    if (to.n != from->n)
-        return lb_fail(err, "the packages' energy counters changed over the window (%zu, then "
-                            "%zu)", from->n, to.n);
-    for (size_t i = 0; i < to.n; i++)
-        if (strcmp(to.zones[i].zone, from->zones[i].zone) != 0)
-            return lb_fail(err, "the packages' energy counters changed over the window ('%s', "
-                                "then '%s')", from->zones[i].zone, to.zones[i].zone);
+    bool same = to.n == from->n;
+    for (size_t i = 0; same && i < to.n; i++)
+        same = strcmp(to.zones[i].zone, from->zones[i].zone) == 0;
+    if (!same)
+        return lb_fail(err, "the packages' energy counters changed between two readings (%zu "
+                            "zones, then %zu)", from->n, to.n);
     run_energy_release(out);
     out->domains = xcalloc(to.n, sizeof(*out->domains));
     out->n_domains = to.n;
