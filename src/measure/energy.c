@@ -5,14 +5,24 @@
 #include "platform/platform.h"
 #include "util.h"
 
+/* A reading that took longer than this was most likely descheduled halfway: when its
+ * counters were read is uncertain by as much, so it is taken again (a few times at most). */
+#define ENERGY_READ_SLACK_NS (1000 * 1000)
+#define ENERGY_READ_TRIES 4
+
 int energy_take(struct energy_reading *out, struct lb_error *err)
 {
-    int n = plat_energy_read(out->zones, err);
-    if (n < 0)
-        return -1;
-    out->n = (size_t)n;
-    out->mono_ns = mono_ns();
-    return 0;
+    for (int tries = 1;; tries++) {
+        uint64_t before = mono_ns();
+        int n = plat_energy_read(out->zones, err);
+        uint64_t after = mono_ns();
+        if (n < 0)
+            return -1;
+        out->n = (size_t)n;
+        out->mono_ns = before + (after - before) / 2;
+        if (after - before <= ENERGY_READ_SLACK_NS || tries == ENERGY_READ_TRIES)
+            return 0;
+    }
 }
 
 uint64_t energy_delta_uj(uint64_t before, uint64_t after, uint64_t range_uj)

@@ -25,7 +25,11 @@ zone intel-rapl:1 package-1 0 1000000000000
 # window, which opens 0.5 s after the target is ready (-w 0.5) and lasts 2 s (20 J, less
 # than the range: one wrap). It says so in a health line, which counts in the window it
 # falls in. Its "core" subzone (3 W) is part of the package and must not be added. The
-# counters are files replaced whole every 20 ms, the rate taken from the clock.
+# counters are files replaced whole every 20 ms, the rate taken from the clock, by writers
+# at a real-time priority where the test may set one (root), so that a busy host does not
+# leave a counter stale when loopbench reads it.
+RT=
+if chrt -f 10 true 2>/dev/null; then RT="chrt -f 10"; fi
 cat >"$TMP/rate.sh" <<'SH'
 #!/usr/bin/env bash
 # rate.sh FILE WATTS START_UJ RANGE_UJ [MARK]: FILE's counter moves at WATTS from START_UJ
@@ -44,9 +48,9 @@ done
 SH
 cat >"$TMP/package.sh" <<SH
 #!/usr/bin/env bash
-"$TMP/rate.sh" "$PC/intel-rapl:0:0/energy_uj" 3 0 24000000 &
+$RT "$TMP/rate.sh" "$PC/intel-rapl:0:0/energy_uj" 3 0 24000000 &
 echo ready
-exec "$TMP/rate.sh" "$PC/intel-rapl:0/energy_uj" 10 9000000 24000000 mark
+exec $RT "$TMP/rate.sh" "$PC/intel-rapl:0/energy_uj" 10 9000000 24000000 mark
 SH
 chmod +x "$TMP/rate.sh" "$TMP/package.sh"
 cat >"$TMP/package.json" <<JSON
@@ -54,13 +58,16 @@ cat >"$TMP/package.json" <<JSON
   "knob": { "name": "x", "values": ["a", "b"], "argv": {} },
   "ready": { "log": "^ready$", "timeout": 10 }, "stop": { "grace": 2 } }
 JSON
-"$TMP/rate.sh" "$PC/intel-rapl:1/energy_uj" 5 0 1000000000000 &
+$RT "$TMP/rate.sh" "$PC/intel-rapl:1/energy_uj" 5 0 1000000000000 &
 PIDS+=($!)
 
-# Within 10%: each edge of the window reads a counter written 20 ms before or more (a
-# shell loop, late when the host is busy): 2 J at 10 W of the window's 20 J is a lag of
-# 200 ms between the edges.
-within() { awk -v a="$1" -v b="$2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.1 * b) }'; }
+# Within 10%: each edge of the window reads a counter written up to 20 ms before, and
+# the fake counters lag further when the host is busy: 2 J at 10 W of the window's 20 J is
+# a lag of 200 ms between the edges. Measured under a load of 10-14 on 2 CPUs: within 5.4%
+# over 6 campaigns with real-time writers; up to 11% without, hence 20% there.
+TOL=0.1
+[ -n "$RT" ] || TOL=0.2
+within() { awk -v a="$1" -v b="$2" -v t=$TOL 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= t * b) }'; }
 jq_true() { jq -e "$@" >/dev/null; }
 
 rc=0
@@ -80,7 +87,7 @@ while read -r p0 p1 total joules seconds; do
     awk -v j="$joules" -v s="$seconds" -v w="$total" 'BEGIN { exit !(j / s - w < 1e-6 && w - j / s < 1e-6 && s >= 2) }' ||
     ok=false
 done < <(jq -r '.runs[].energy | "\(.domains[0].watts) \(.domains[1].watts) \(.watts) \(.joules) \(.seconds)"' "$res")
-check "  ... at the known rates within 10% (10 W across the wrap, 5 W, 15 W summed)" $ok
+check "  ... at the known rates within $TOL (10 W across the wrap, 5 W, 15 W summed)" $ok
 ok=$(jq '.summary | length == 2' "$res")
 while read -r n w; do
   echo "summary: $n runs, mean $w W"
@@ -90,9 +97,10 @@ check "  ... each setting's mean watts in the summary: its 2 runs' 15 W" $ok
 idle=$(jq -r '.campaign.energy.idle | "\(.domains[0].watts) \(.domains[1].watts) \(.watts) \(.seconds)"' "$res")
 echo "idle reference: package-0, package-1, summed, seconds: $idle"
 read -r i0 i1 itotal iseconds <<<"$idle"
-check "  ... the idle reference: 2 s with no target, package-1's 5 W alone" \
-  bash -c "[ '$i0' = 0 ] && awk -v s='$iseconds' 'BEGIN { exit !(s >= 2 && s < 3) }' &&
-           awk -v a='$i1' -v b='$itotal' 'BEGIN { exit !(a >= 4.5 && a <= 5.5 && a == b) }'"
+ok=false
+[ "$i0" = 0 ] && [ "$i1" = "$itotal" ] && within "$i1" 5 &&
+  awk -v s="$iseconds" 'BEGIN { exit !(s >= 2 && s < 3) }' && ok=true
+check "  ... the idle reference: 2 s with no target, package-1's 5 W alone" $ok
 check "  ... and the document matches the schema" \
   jq_true -f "$SOURCE_ROOT/tests/data/results-schema.jq" "$res"
 check "  ... and no word of energy being unavailable" \
