@@ -56,10 +56,13 @@ static void summarize_cell(const struct campaign *c, struct cell x, double *scra
         s->unreliable += r->sampled && r->sample.unreliable;
         double wall = (double)r->sample.wall_ns / 1e9;
         scratch[0][n++] = wall > 0 ? (double)r->sample.voluntary_ctxsw / wall : NAN;
+        if (r->energy.domains)
+            scratch[1][s->energy_runs++] = r->energy.watts;
         if (r->has_rtt)
             add_rtt(r, s);
     }
     stats_summarize(scratch[0], n, &s->wakes);
+    stats_summarize(scratch[1], s->energy_runs, &s->watts);
     diff_cell(c, x, s->reference, -1, scratch, &s->cpu);
     s->health = xcalloc(nh ? nh : 1, sizeof(*s->health));
     s->total = xcalloc(nh ? nh : 1, sizeof(double));
@@ -131,6 +134,10 @@ json_t *summary_json(const struct campaign *c)
             json_object_set_new(health, c->profile.health[k].key, h);
         }
         json_object_set_new(o, "health", health);
+        if (s->energy_runs) /* absent: no run of the cell records energy */
+            json_object_set_new(o, "energy", json_pack("{s:I, s:o}", "runs",
+                                                       (json_int_t)s->energy_runs, "watts",
+                                                       stats_json(&s->watts)));
         if (c->has_rtt)
             json_object_set_new(
                 o, "rtt",

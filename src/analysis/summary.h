@@ -23,6 +23,9 @@ struct setting_summary {
     size_t unreliable;          /* completed runs whose CPU was near the clock's resolution */
     struct metric_diff cpu;     /* a: the reference's runs, b: this cell's (paired by round) */
     struct stats_summary wakes; /* voluntary context switches per second */
+    /* The packages' mean watts over the windows of the runs that record energy. */
+    size_t energy_runs;
+    struct stats_summary watts;
     struct metric_diff *health; /* per health key */
     double *total;              /* per health key: a ratio's median denominator, else NaN */
     /* Round trips (campaign.has_rtt): every completed run's histogram added, so the

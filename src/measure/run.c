@@ -14,6 +14,7 @@
 #include "config.h"
 #include "confedit.h"
 #include "endpoint.h"
+#include "energy.h"
 #include "hostcpus.h"
 #include "http.h"
 #include "lbversion.h"
@@ -604,7 +605,13 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
     struct hostcpus before = {0}, after = {0};
     struct lb_error watch_err;
     bool watched = rn->watch && hostcpus_take(&rn->watch_cpus, &before, &watch_err) == 0;
+    /* the packages' energy of a run in turn (a duet's is unavailable): one target */
+    struct energy_reading energy_from;
+    struct run_energy energy = {0};
+    struct lb_error energy_err;
+    bool metered = !c->energy_unavailable && energy_take(&energy_from, &energy_err) == 0;
     int sampled = sampler_run_many(t, k, so, res, err);
+    metered = metered && sampled == 0 && energy_since(&energy_from, &energy, &energy_err) == 0;
     watched = watched && sampled == 0 && hostcpus_take(&rn->watch_cpus, &after, &watch_err) == 0;
     for (size_t j = 0; j < k; j++)
         *abandoned |= sampled == 0 && res[j].end == SAMPLE_ABANDONED;
@@ -635,6 +642,11 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
             record_rotation(r, &so[j]);
         if (watched)
             record_host_cpus(rn, in, res, k, j, &before, &after);
+        if (metered && k == 1) {
+            run_energy_release(&r->energy);
+            r->energy = energy;
+            energy = (struct run_energy){0};
+        }
         if (probe[j]) {
             rtt_stop(probe[j], &r->rtt);
             r->has_rtt = true;
@@ -662,6 +674,7 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
     }
     hostcpus_release(&before);
     hostcpus_release(&after);
+    run_energy_release(&energy);
     return sampled < 0 ? STEP_ERROR : STEP_OK;
 }
 
@@ -1216,6 +1229,8 @@ int runner_begin(const struct run_opts *o, struct runner *rn, struct strv *notes
         return -1;
     }
     rn->dir_lock = lock;
+    if (energy_campaign_begin(c, err) < 0)
+        return -1;
     /* The plan is on disk before the first run, so even a campaign that dies in its
      * first run can be resumed; and an unwritable directory is found now. */
     return write_results(rn, err);

@@ -336,12 +336,23 @@ void run_host_cpus_release(struct run_host_cpus *h)
     memset(h, 0, sizeof(*h));
 }
 
+void run_energy_release(struct run_energy *e)
+{
+    for (size_t i = 0; i < e->n_domains; i++) {
+        free(e->domains[i].zone);
+        free(e->domains[i].name);
+    }
+    free(e->domains);
+    memset(e, 0, sizeof(*e));
+}
+
 void run_record_release(struct run_record *r)
 {
     free(r->dir);
     strv_release(&r->rotation.cpus);
     free(r->rotation.seconds);
     run_host_cpus_release(&r->host_cpus);
+    run_energy_release(&r->energy);
     scrape_run_release(&r->scrape);
     free(r->failure);
     free(r->log_tail);
@@ -365,6 +376,8 @@ void campaign_release(struct campaign *c)
     free(c->cpus);
     free(c->loopbench_cpus);
     free(c->cpuidle_driver);
+    free(c->energy_unavailable);
+    run_energy_release(&c->energy_idle);
     free(c->self.version);
     free(c->self.commit);
     free(c->self.platform);

@@ -102,6 +102,18 @@ struct run_host_cpus {
     size_t n_idle;
 };
 
+/* The energy the CPU packages drew over a span (RAPL, src/measure/energy.c): a run's
+ * window, or the campaign's idle reference. domains NULL: not recorded. */
+struct run_energy_domain {
+    char *zone, *name;          /* "intel-rapl:0", "package-0" */
+    double joules, watts;
+};
+struct run_energy {
+    struct run_energy_domain *domains;
+    size_t n_domains;
+    double joules, seconds, watts; /* summed over the domains; the span's length */
+};
+
 /* run --rotate: the swaps inside the window and the time on each CPU set. */
 struct run_rotation {
     long swaps;
@@ -137,6 +149,7 @@ struct run_record {
     bool idle_held;             /* run --hold-idle: through its warm-up and window */
     struct run_rotation rotation; /* swaps 0 and no sets: it did not rotate */
     struct run_host_cpus host_cpus;
+    struct run_energy energy;   /* runs in turn on a host with RAPL only */
     /* What became of its stdout and stderr (capture.h), under the limit it ran with;
      * log_limit 0: not recorded (a run that never started, or an older results.json). */
     uint64_t log_limit;
@@ -206,6 +219,11 @@ struct campaign {
     bool hold_idle;
     double rotate_s;            /* --rotate: a duet's swaps inside the window; 0: none */
     char *cpuidle_driver;       /* the host's, NULL: none (or not known) */
+    /* Package energy: why the runs record none, one line ("no RAPL: ...", or a duet's
+     * targets sharing the package), NULL when they do (or a results.json from before);
+     * and the packages' power over a quiet spell before the first run, as a reference. */
+    char *energy_unavailable;
+    struct run_energy energy_idle;
     unsigned interval_ms;
     uint64_t log_limit;         /* bytes of each stream's log kept per run */
     enum run_order order;
@@ -299,6 +317,7 @@ size_t run_series_read(const struct campaign *c, const struct run_record *r, dou
                        double **cpu);
 
 void run_host_cpus_release(struct run_host_cpus *h);
+void run_energy_release(struct run_energy *e);
 void run_record_release(struct run_record *r);
 void campaign_release(struct campaign *c);
 

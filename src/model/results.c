@@ -446,6 +446,39 @@ static void host_cpus_from_json(json_t *o, struct run_host_cpus *h)
         };
 }
 
+/* runs[].energy and campaign.energy.idle: what the CPU packages drew over a span. */
+static json_t *energy_json(const struct run_energy *e)
+{
+    json_t *domains = json_array();
+    for (size_t i = 0; i < e->n_domains; i++)
+        json_array_append_new(domains, json_pack("{s:s, s:s, s:f, s:f}", "zone",
+                                                 e->domains[i].zone, "name", e->domains[i].name,
+                                                 "joules", e->domains[i].joules, "watts",
+                                                 e->domains[i].watts));
+    return json_pack("{s:f, s:f, s:f, s:o}", "joules", e->joules, "seconds", e->seconds, "watts",
+                     e->watts, "domains", domains);
+}
+
+static void energy_from_json(json_t *o, struct run_energy *e)
+{
+    json_t *domains = json_object_get(o, "domains");
+    e->domains = xcalloc(json_array_size(domains) + 1, sizeof(*e->domains));
+    size_t i;
+    json_t *v;
+    json_array_foreach(domains, i, v) {
+        double joules = get_num(v, "joules"), watts = get_num(v, "watts");
+        e->domains[e->n_domains++] = (struct run_energy_domain){
+            .zone = xstrdup(get_str(v, "zone") ? get_str(v, "zone") : ""),
+            .name = xstrdup(get_str(v, "name") ? get_str(v, "name") : ""),
+            .joules = isfinite(joules) ? joules : 0,
+            .watts = isfinite(watts) ? watts : 0,
+        };
+    }
+    e->joules = isfinite(get_num(o, "joules")) ? get_num(o, "joules") : 0;
+    e->seconds = isfinite(get_num(o, "seconds")) ? get_num(o, "seconds") : 0;
+    e->watts = isfinite(get_num(o, "watts")) ? get_num(o, "watts") : 0;
+}
+
 static json_t *run_json(const struct campaign *c, const struct run_record *r,
                         const struct noise_run *nr)
 {
@@ -504,6 +537,8 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
             json_object_set_new(o, "rotation", rotation_json(&r->rotation));
         if (r->host_cpus.cpus) /* absent: not recorded */
             json_object_set_new(o, "host_cpus", host_cpus_json(&r->host_cpus));
+        if (r->energy.domains) /* absent: not recorded (campaign.energy says why) */
+            json_object_set_new(o, "energy", energy_json(&r->energy));
         if (r->has_rtt)
             json_object_set_new(o, "rtt", rtt_json(&r->rtt));
         if (r->has_endpoint)
@@ -579,6 +614,8 @@ static int run_from_json(struct campaign *c, json_t *o, const char *where, struc
             rotation_from_json(json_object_get(o, "rotation"), &r->rotation);
         if (json_is_object(json_object_get(o, "host_cpus")))
             host_cpus_from_json(json_object_get(o, "host_cpus"), &r->host_cpus);
+        if (json_is_object(json_object_get(o, "energy")))
+            energy_from_json(json_object_get(o, "energy"), &r->energy);
         json_t *rtt = json_object_get(o, "rtt");
         if (rtt) {
             r->has_rtt = true; /* from here on, run_record_release frees the histograms */
@@ -664,6 +701,12 @@ static json_t *campaign_json(const struct campaign *c)
     if (c->rotate_s > 0) /* absent: no swaps inside the window */
         json_object_set_new(o, "rotate_seconds", json_real(c->rotate_s));
     json_object_set_new(o, "cpuidle_driver", json_str_or_null(c->cpuidle_driver));
+    if (c->energy_unavailable || c->energy_idle.domains) /* absent: from before energy */
+        json_object_set_new(o, "energy",
+                            json_pack("{s:o, s:o}", "unavailable",
+                                      json_str_or_null(c->energy_unavailable), "idle",
+                                      c->energy_idle.domains ? energy_json(&c->energy_idle)
+                                                             : json_null()));
     json_object_set_new(o, "commit", commit_json(&c->commit));
     if (c->cpus) /* absent: not pinned */
         json_object_set_new(o, "cpus", json_pack("{s:s, s:o}", "targets", c->cpus, "loopbench",
@@ -837,6 +880,10 @@ static int campaign_from_json(json_t *camp, struct campaign *c, const char *wher
     c->hold_idle = json_is_true(json_object_get(camp, "hold_idle"));
     c->rotate_s = isfinite(get_num(camp, "rotate_seconds")) ? get_num(camp, "rotate_seconds") : 0;
     c->cpuidle_driver = dup_str(camp, "cpuidle_driver");
+    json_t *energy = json_object_get(camp, "energy");
+    c->energy_unavailable = dup_str(energy, "unavailable");
+    if (json_is_object(json_object_get(energy, "idle")))
+        energy_from_json(json_object_get(energy, "idle"), &c->energy_idle);
     json_t *cpus = json_object_get(camp, "cpus");
     if (cpus && !get_str(cpus, "targets"))
         return lb_fail(err, "%s: campaign.cpus: expected the CPUs of the targets", where);

@@ -609,6 +609,11 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
             fputs(" CPUs held out of idle states: absolute CPU figures are those of a host kept "
                   "awake; compare them with campaigns held the same way.", out);
         cpu_clock_note(ci, out);
+        if (ci->energy_unavailable) { /* once per campaign: why no run has energy */
+            fputs(" Energy: not available (", out);
+            text_put_markdown(out, ci->energy_unavailable);
+            fputs(").", out);
+        }
         warnings(ci, " Warning: ", ".", true, out);
         fputc('\n', out);
         /* Round trips and endpoint metrics are health keys too, with a figure of their own. */
@@ -680,6 +685,8 @@ void report_terminal(const struct campaign *c, FILE *out)
           "health keys: each run's mean over its health lines, median (min-max) over runs; "
           "the ratio's interval and the tests as in `loopbench report`.\n",
           out);
+    if (c->energy_unavailable)
+        fprintf(out, "energy: not available (%s)\n", c->energy_unavailable);
     warnings(c, "warning: ", "\n", false, out);
     fprintf(out, "results: %s/results.json\n", c->out_dir);
     summaries_free(c, 1, st);

@@ -1455,3 +1455,81 @@ int plat_cpu_counters(const struct cpuset *s, struct plat_cpu_counters *out,
     free(text);
     return rc;
 }
+
+/* Intel's MMIO interface names its package zone as the MSR one does ("package-0"): one
+ * package, one counter. Zones sort by name, the MMIO ones after the others, so that the
+ * first of a name is kept. */
+static int energy_zone_order(const void *a, const void *b)
+{
+    const struct plat_energy_zone *x = a, *y = b;
+    bool mx = strstr(x->zone, "mmio") != NULL, my = strstr(y->zone, "mmio") != NULL;
+    return mx != my ? (int)mx - (int)my : strcmp(x->zone, y->zone);
+}
+
+/* A powercap zone's counter file into *out: 0, or the errno of the read. */
+static int energy_counter(const char *dir, const char *file, uint64_t *out)
+{
+    char path[PATH_MAX], buf[64];
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    ssize_t got = proc_read(path, buf, sizeof(buf));
+    if (got <= 0)
+        return got < 0 ? errno : ENODATA;
+    char *end;
+    *out = strtoull(buf, &end, 10);
+    return end == buf ? EINVAL : 0;
+}
+
+int plat_energy_read(struct plat_energy_zone *out, struct lb_error *err)
+{
+    char root[PATH_MAX];
+    snprintf(root, sizeof(root), "%s/class/powercap", sysfs_root());
+    DIR *d = opendir(root);
+    if (!d)
+        return lb_fail_errno(err, errno, "no RAPL: cannot open '%s'", root);
+    size_t n = 0;
+    int unreadable = 0;
+    char denied[PATH_MAX] = "";
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && n < PLAT_ENERGY_ZONES_MAX) {
+        char dir[PATH_MAX - 32], path[PATH_MAX];
+        struct plat_energy_zone *z = &out[n];
+        if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(z->zone) ||
+            snprintf(dir, sizeof(dir), "%s/%s", root, e->d_name) >= (int)sizeof(dir))
+            continue;
+        snprintf(path, sizeof(path), "%s/name", dir);
+        if (proc_read(path, z->name, sizeof(z->name)) <= 0)
+            continue; /* a control type ("intel-rapl"), not a zone */
+        z->name[strcspn(z->name, "\n")] = '\0';
+        if (strncmp(z->name, "package", 7) != 0)
+            continue; /* core, uncore, dram: parts of a package, or beside it */
+        snprintf(z->zone, sizeof(z->zone), "%s", e->d_name);
+        int rc = energy_counter(dir, "energy_uj", &z->energy_uj);
+        if (rc == 0)
+            rc = energy_counter(dir, "max_energy_range_uj", &z->range_uj);
+        if (rc == 0 && z->range_uj == 0)
+            rc = EINVAL;
+        if (rc != 0) {
+            unreadable = rc;
+            snprintf(denied, sizeof(denied), "%s", dir);
+            continue;
+        }
+        n++;
+    }
+    closedir(d);
+    if (unreadable)
+        return lb_fail_errno(err, unreadable, "no RAPL: cannot read the counters of '%s'%s", denied,
+                             unreadable == EACCES || unreadable == EPERM ? " (they take root)"
+                                                                         : "");
+    if (n == 0)
+        return lb_fail(err, "no RAPL: no package zone under '%s'", root);
+    qsort(out, n, sizeof(*out), energy_zone_order);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < kept; j++)
+            seen |= strcmp(out[j].name, out[i].name) == 0;
+        if (!seen)
+            out[kept++] = out[i];
+    }
+    return (int)kept;
+}

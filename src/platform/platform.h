@@ -250,6 +250,23 @@ char *plat_cpuidle_driver(void);
 int plat_cpu_counters(const struct cpuset *s, struct plat_cpu_counters *out,
                       struct lb_error *err);
 
+/* ---- Package energy (RAPL) --------------------------------------------------------- */
+
+#define PLAT_ENERGY_ZONES_MAX 8
+/* The energy counter of one CPU package (Linux: a powercap zone whose name starts with
+ * "package", Intel's and AMD's RAPL alike), cumulative in microjoules, starting again at
+ * 0 once it passes range_uj. */
+struct plat_energy_zone {
+    char zone[32];           /* "intel-rapl:0" */
+    char name[32];           /* "package-0" */
+    uint64_t energy_uj, range_uj;
+};
+/* The counters of every package now, in the order of their zones, into out (room for
+ * PLAT_ENERGY_ZONES_MAX): how many, or -1 with err saying why there are none (no such
+ * zone, as in most VMs; or unreadable: current kernels let root alone read them). The
+ * sysfs root is $LOOPBENCH_TEST_SYSFS when set, as for plat_cpuidle_driver. */
+int plat_energy_read(struct plat_energy_zone *out, struct lb_error *err);
+
 /* POSIX extended regular expressions, for matching only (no submatches). Systems
  * without them (Windows) refuse every pattern, saying so. */
 struct plat_regex;

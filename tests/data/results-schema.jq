@@ -13,6 +13,8 @@ def stream: (.bytes|num) and (.kept|num) and (.dropped|num) and .dropped == .byt
 def aggregate: (.type | IN("number", "percent", "ratio", "duration_ms", "flag"))
   and (.windows|num) and (.mean|numornull) and (.min|numornull) and (.max|numornull)
   and (.sum|numornull) and (if .type == "ratio" then (.total_sum|numornull) else true end);
+def energy: (.joules|num) and (.seconds|num) and (.watts|num) and (.domains|type == "array")
+  and all(.domains[]; (.zone|str) and (.name|str) and (.joules|num) and (.watts|num));
 
 (.schema | IN("loopbench/results/1", "loopbench/results/2"))
 and (.loopbench | (.version|str) and (.platform|str) and (.cpu_seconds|num) and (.max_rss_kib|num))
@@ -43,6 +45,8 @@ and (.campaign | (.settings|type == "array") and (.baseline|str) and (.repeat|nu
   and (.order|IN("interleave", "random", "grouped", "duet")) and (.seed|num)
   and (.cpu_source_requested|str) and (.started_at|str) and (.finished_at|strornull)
   and (.state|IN("running", "finished", "interrupted")) and (.interrupted_by|strornull)
+  and (if has("energy") then .energy | (.unavailable|strornull)
+    and (.idle == null or (.idle|energy)) else true end)
   and all(.plan[]; (.setting|str) and (.repeat|num) and (.dir|str))
   and all(.resumed_at[]; str))
 and all(.runs[];
@@ -55,6 +59,7 @@ and all(.runs[];
     and (.containment | . == null or IN("cgroup2", "process-group", "job-object")))
   and (.failure|strornull) and (.log_tail|strornull) and (.saturated|strornull)
   and (if has("host_cpus") then .host_cpus.busy_percent|numornull else true end)
+  and (if has("energy") then .energy|energy else true end)
   and (if .status == "ok" then (.cpu_source|str) and (.cpu_resolution_ns|num)
     and (.unreliable|type == "boolean") and (.voluntary_ctxsw|num) and (.involuntary_ctxsw|num)
     and (.voluntary_per_s|num) and (.rss_peak_bytes|num) and (.steal_percent|num)
@@ -80,5 +85,6 @@ and all(.summary[];
   (.setting|str) and (.baseline|type == "boolean") and (.runs|num) and (.runs_attempted|num)
   and (.cpu_percent|stats) and (.cpu_ratio|numornull) and (.voluntary_per_s|stats)
   and (.unreliable_windows|num) and (.health|type == "object") and all(.health[]; stats)
+  and (if has("energy") then (.energy.runs|num) and (.energy.watts|stats) else true end)
   and (if has("rtt") then .rtt | (.runs|num) and (.scheduled|num) and (.errors|num)
       and (.timeouts|num) and (.latency_us == null or (.latency_us.p99|num)) else true end))
