@@ -56,10 +56,39 @@ static double paule_mandel(const double *y, const double *v, size_t k)
     return hi;
 }
 
-void pool_random_effects(const double *y, const double *v, size_t k, double level,
-                         struct pool_estimate *out)
+double pool_moderated_variances(const double *v, const double *dof, size_t k, double *out)
+{
+    /* Smyth (2004), section 6.2, by moments, as the gate fits its settings' prior */
+    double mean = 0, sq = 0, sampling = 0;
+    size_t g = 0;
+    for (size_t i = 0; i < k; i++) {
+        out[i] = v[i];
+        if (!(v[i] > 0) || !(dof[i] > 0) || isinf(dof[i]))
+            continue;
+        double half = dof[i] / 2.0;
+        double z = log(v[i]) - stats_digamma(half) + log(half), d = z - mean;
+        g++;
+        mean += d / (double)g; /* Welford */
+        sq += d * (z - mean);
+        sampling += stats_trigamma(half);
+    }
+    if (g < 2)
+        return 0;
+    double excess = sq / (double)(g - 1) - sampling / (double)g;
+    double d0 = excess > 0 ? 2.0 * stats_trigamma_inverse(excess) : INFINITY;
+    double prior = isinf(d0) ? exp(mean) : exp(mean + stats_digamma(d0 / 2.0) - log(d0 / 2.0));
+    for (size_t i = 0; i < k; i++)
+        if (v[i] > 0 && dof[i] > 0 && !isinf(dof[i]))
+            out[i] = isinf(d0) ? prior : (dof[i] * v[i] + d0 * prior) / (dof[i] + d0);
+    return d0;
+}
+
+void pool_random_effects(const double *y, const double *v_own, const double *dof, size_t k,
+                         double level, struct pool_estimate *out)
 {
     memset(out, 0, sizeof(*out));
+    double *v = xcalloc(k + 1, sizeof(double));
+    out->prior_df = pool_moderated_variances(v_own, dof, k, v);
     out->k = k;
     out->df = (double)k - 1.0;
     out->tau2 = paule_mandel(y, v, k);
@@ -87,6 +116,7 @@ void pool_random_effects(const double *y, const double *v, size_t k, double leve
         out->pi_lo = out->mu - half;
         out->pi_hi = out->mu + half;
     }
+    free(v);
 }
 
 /* ---- campaigns --------------------------------------------------------------------- */
@@ -161,6 +191,7 @@ int pool_gate(const struct gate_result *host, size_t k, const struct gate_compar
 {
     struct gate_pooled_input *in = xcalloc(n + 1, sizeof(*in));
     double *y = xcalloc(k + 1, sizeof(double)), *v = xcalloc(k + 1, sizeof(double));
+    double *dof = xcalloc(k + 1, sizeof(double));
     for (size_t i = 0; i < n; i++) {
         size_t tested = 0, logs = 0, hit = 0, last = 0;
         for (size_t c = 0; c < k; c++) {
@@ -171,13 +202,15 @@ int pool_gate(const struct gate_result *host, size_t k, const struct gate_compar
             double harm = g->delta / g->scale, se = g->se / g->scale;
             y[tested] = what[i].lower_is_better ? harm : -harm; /* head - base */
             v[tested] = se * se;
+            dof[tested] = g->df;
             logs += g->log_scale;
             last = c;
             tested++;
         }
         re[i] = (struct pool_estimate){.k = tested, .mu = NAN, .se = NAN, .df = NAN,
-                                       .tau2 = NAN, .q = NAN, .se_fixed = NAN, .pi_lo = NAN,
-                                       .pi_hi = NAN, .mixed_scales = logs != 0 && logs != tested};
+                                       .tau2 = NAN, .q = NAN, .se_fixed = NAN, .prior_df = NAN,
+                                       .pi_lo = NAN, .pi_hi = NAN,
+                                       .mixed_scales = logs != 0 && logs != tested};
         in[i].what = what[i];
         in[i].what.guardrail_hit = what[i].must_be_zero && hit;
         in[i].log_scale = tested > 0 && logs == tested;
@@ -188,7 +221,7 @@ int pool_gate(const struct gate_result *host, size_t k, const struct gate_compar
             re[i].df = host[last * n + i].df;
             in[i].test = host[last * n + i].test;
         } else if (tested >= 2 && !re[i].mixed_scales)
-            pool_random_effects(y, v, tested, o->level, &re[i]);
+            pool_random_effects(y, v, dof, tested, o->level, &re[i]);
         in[i].hosts = re[i].mixed_scales ? 0 : tested;
         in[i].change = re[i].mu;
         in[i].se = re[i].se;
@@ -198,6 +231,7 @@ int pool_gate(const struct gate_result *host, size_t k, const struct gate_compar
     free(in);
     free(y);
     free(v);
+    free(dof);
     return rc;
 }
 
@@ -422,9 +456,9 @@ int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FIL
         free(host);
     }
     fprintf(out, ". In each, every variant against %s, paired round by round (compare DIR); "
-                 "their changes pooled by a random-effects model (between-host variance by "
-                 "Paule-Mandel, interval by Hartung-Knapp-Sidik-Jonkman, t with hosts - 1 "
-                 "df). A regression is worse than %s and significant after Holm's correction "
+                 "their changes pooled by a random-effects model (the hosts' variances "
+                 "moderated, between-host variance by Paule-Mandel, interval by "
+                 "Hartung-Knapp-Sidik-Jonkman, t with hosts - 1 df). A regression is worse than %s and significant after Holm's correction "
                  "over the %zu gated comparisons: pooling a build with itself fails with a "
                  "chance of at most %g.\n\n",
             base, compare_fmt_change(o->gate.threshold, th, sizeof(th)), tested, o->gate.alpha);
@@ -452,7 +486,8 @@ int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FIL
     }
     fputs("\nEach campaign's change is its paired mean of log ratios (or difference relative "
           "to base for keys that can be 0) with its standard error, as compare DIR gives them; "
-          "that error is taken as known. tau is the spread of the true change between hosts; "
+          "the hosts' variances are moderated toward each other (by how far they differ "
+          "beyond what their rounds allow) before they weigh the hosts. tau is the spread of the true change between hosts; "
           "the prediction interval is where the change on a new host of the same kind falls "
           "(t with hosts - 2 df, so it needs 3 hosts). Verdicts as compare DIR's: "
           "*regressed* significant toward harm after the correction and worse than the "

@@ -10,30 +10,45 @@
 
 #include "compare.h"
 
-/* The random-effects model over k >= 2 estimates y[i] with known variances v[i] >= 0:
- * the between-host variance tau^2 by Paule and Mandel (1982), the generalised Q at
- * tau^2 set to its expectation k - 1 (recommended for few studies by Veroniki et al.
- * 2016); the mean weighted by 1 / (v + tau^2); its standard error by Hartung-Knapp-
- * Sidik-Jonkman with the factor max(1, q) (Roever, Knapp and Friede 2015), so it is never
- * below the fixed-effect one; t with k - 1 df. The prediction interval for a new host
- * (Higgins, Thompson and Spiegelhalter 2009): t with k - 2 df on tau^2 + se^2, NaN for
- * k < 3. Every figure on the scale of y. */
+/* The hosts' variances v[0..k) of the changes, each estimated on dof[i] degrees of
+ * freedom (5 rounds give about 4-6), moderated toward each other into out[0..k): each
+ * (dof v + d0 s0^2) / (dof + d0), the prior s0^2 and its degrees of freedom d0 fitted to
+ * how far the hosts' log variances spread beyond their sampling error (Smyth 2004, by
+ * moments, as the gate moderates a campaign's settings): hosts whose spreads differ in
+ * truth keep them (d0 small), hosts alike share theirs (d0 infinite: every v the prior).
+ * A host without spread (v 0), without degrees of freedom or with a variance known exactly
+ * (dof infinite) is left as it is and out of the fit.
+ * Returns d0 (0: fewer than 2 hosts to fit). */
+double pool_moderated_variances(const double *v, const double *dof, size_t k, double *out);
+
+/* The random-effects model over k >= 2 estimates y[i] with variances v[i] >= 0 on dof[i]
+ * degrees of freedom: the variances moderated across hosts (pool_moderated_variances:
+ * weights from 5 rounds' spreads alone are noisy, and uneven wrong weights are what made
+ * the interval too short when hosts differ), then taken as known: the between-host
+ * variance tau^2 by Paule and Mandel (1982), the generalised Q at tau^2 set to its
+ * expectation k - 1 (recommended for few studies by Veroniki et al. 2016); the mean
+ * weighted by 1 / (v + tau^2); its standard error by Hartung-Knapp-Sidik-Jonkman with the
+ * factor max(1, q) (Roever, Knapp and Friede 2015), so it is never below the fixed-effect
+ * one; t with k - 1 df. The prediction interval for a new host (Higgins, Thompson and
+ * Spiegelhalter 2009): t with k - 2 df on tau^2 + se^2, NaN for k < 3. Every figure on the
+ * scale of y. */
 struct pool_estimate {
     size_t k;
     double mu, se, df;     /* the pooled change, its HKSJ standard error, k - 1 */
     double tau2;           /* between hosts */
     double q;              /* the generalised Q at tau^2 over k - 1 (1 unless tau^2 is 0) */
     double se_fixed;       /* the fixed-effect (inverse-variance) standard error */
+    double prior_df;       /* d0 of the hosts' moderated variances */
     double pi_lo, pi_hi;   /* at `level`; NaN for k < 3 */
     bool mixed_scales;     /* pool_gate: some hosts on logs, some on differences: not pooled */
 };
-void pool_random_effects(const double *y, const double *v, size_t k, double level,
-                         struct pool_estimate *out);
+void pool_random_effects(const double *y, const double *v, const double *dof, size_t k,
+                         double level, struct pool_estimate *out);
 
 /* n comparisons (what[0..n)) each gated by k hosts, host[c * n + i] host c's result of
  * comparison i as gate_paired gives it, pooled into out[0..n) and re[0..n): each host's
  * change head - base on its scale (a log ratio, or a difference over base's mean) with
- * its variance from its standard error, taken as known, pooled over the hosts that tested
+ * its variance from its standard error on its degrees of freedom, pooled over the hosts that tested
  * it by pool_random_effects (one host: its own estimate and degrees of freedom), then
  * the verdicts by gate_pooled, Holm over the n; a must_be_zero key regresses when it did
  * on any host. Hosts on different scales are not pooled (untested). -1 with err on bad

@@ -12,8 +12,9 @@
  * host disturbs a round, judged by today's paired t, the CPU set as a factor, and that
  * trimmed (Yuen); with `budget` (bench-budget) a budget's false "over" rate when set
  * exactly at the truth, its interval's coverage and its power, fixed and sequential;
- * with `pool` (bench-pool) the gate of campaigns from k hosts pooled
- * (compare --pool, src/analysis/pool.c) beside one host running all their rounds.
+ * with `pool [SEED]` (bench-pool) the gate of campaigns from k hosts pooled
+ * (compare --pool, src/analysis/pool.c) beside one host running all their rounds, and the time
+ * each design takes to a verdict.
  *
  * The gate simulated: 3 settings (refshard's idle wait 0, 2 and 8) x 3 metrics: CPU, a
  * peak lag (log-normal, like CPU) and a count that is often 0 (missed16ms: compared on
@@ -933,25 +934,27 @@ static void pool_trials(size_t k, bool one_host, double tau, double factor, long
 }
 
 /* k hosts pooled against one host running as many rounds: false alarms, coverage, power. */
-static int pooled_hosts(void)
+static int pooled_hosts(uint64_t seed)
 {
-    uint64_t rng = 20261205u;
+    uint64_t rng = seed;
     struct gate_opts o = gate_opts_default();
     printf("k hosts, each a campaign of base and head of %d rounds (the gate of bench-calibrate: "
            "%d settings x %d metrics, alpha %.2f over the whole gate, threshold +%.0f%%, its "
            "central noise but each host's run spread RUN_SD x 3^(h/(k-1) - 1/2), so the "
            "quietest and the noisiest host are 3x apart), gated as compare DIR and pooled as "
-           "compare --pool (Paule-Mandel, HKSJ with max(1, q), t on k - 1 df); the true change "
+           "compare --pool (the hosts' variances moderated, Paule-Mandel, HKSJ with max(1, q), t "
+           "on k - 1 df); the true change "
            "of CPU at idle wait 2 differs between hosts with sd tau (log scale) around its "
            "mean, which is what the interval covers. Beside it one host (the central noise) "
            "running k x %d rounds, the same time on one machine that k machines take in "
-           "parallel. %d trials per figure (A/A: %d).\n\n",
+           "parallel. %d trials per figure (A/A: %d), seed %llu.\n\n",
            POOL_ROUNDS, SETTINGS, METRICS, o.alpha, o.threshold * 100, POOL_ROUNDS, POOL_TRIALS,
-           POOL_AA_TRIALS);
+           POOL_AA_TRIALS, (unsigned long long)seed);
     printf("| hosts x rounds | tau | A/A false alarms | coverage, 1.3x | 1.1x called | 1.3x called "
            "| one host, k x %d rounds: A/A | coverage | 1.1x | 1.3x |\n"
            "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
            POOL_ROUNDS);
+    double called[POOL_SIZES][POOL_TAUS][2]; /* 1.3x called: pooled, one host of k x rounds */
     for (size_t i = 0; i < POOL_SIZES; i++)
         for (size_t j = 0; j < POOL_TAUS; j++) {
             double f[2][4];
@@ -969,7 +972,27 @@ static int pooled_hosts(void)
                    pool_sizes[i], POOL_ROUNDS, pool_taus[j], f[0][0], f[0][1], f[0][2], f[0][3],
                    f[1][0], f[1][1], f[1][2], f[1][3]);
             fflush(stdout); /* a row at a time: the table takes minutes */
+            called[i][j][0] = f[0][3];
+            called[i][j][1] = f[1][3];
         }
+    /* the same figures by wall time, beside one host that stops at the hosts' wall time */
+    printf("\nTime to a verdict: a 1.3x change called (%% of trials) by the wall time it takes, "
+           "in rounds (a round of base and head each; k hosts run theirs in parallel).\n\n"
+           "| design | wall time (rounds) | tau 0 | tau 0.05 | tau 0.15 |\n"
+           "|---|--:|--:|--:|--:|\n| one host, %d rounds | %d |",
+           POOL_ROUNDS, POOL_ROUNDS);
+    for (size_t j = 0; j < POOL_TAUS; j++) {
+        struct tally t;
+        pool_trials(1, true, pool_taus[j], 1.3, POOL_TRIALS, &rng, &t);
+        printf(" %.1f |", pct(t.regressed, t.trials));
+    }
+    putchar('\n');
+    for (size_t i = 0; i < POOL_SIZES; i++)
+        printf("| %zu hosts x %d rounds, pooled | %d | %.1f | %.1f | %.1f |\n", pool_sizes[i],
+               POOL_ROUNDS, POOL_ROUNDS, called[i][0][0], called[i][1][0], called[i][2][0]);
+    for (size_t i = 0; i < POOL_SIZES; i++)
+        printf("| one host, %zu rounds | %zu | %.1f | %.1f | %.1f |\n", pool_sizes[i] * POOL_ROUNDS,
+               pool_sizes[i] * POOL_ROUNDS, called[i][0][1], called[i][1][1], called[i][2][1]);
     return 0;
 }
 
@@ -979,8 +1002,8 @@ int main(int argc, char **argv)
         return history();
     if (argc > 1 && strcmp(argv[1], "budget") == 0)
         return budgets();
-    if (argc > 1 && strcmp(argv[1], "pool") == 0)
-        return pooled_hosts();
+    if (argc > 1 && strcmp(argv[1], "pool") == 0) /* a second seed checks the figures */
+        return pooled_hosts(argc > 2 ? strtoull(argv[2], NULL, 10) : 20261205u);
     if (argc > 1 && strcmp(argv[1], "crossover") == 0)
         return crossover();
     if (argc > 1 && strcmp(argv[1], "sequential") == 0)

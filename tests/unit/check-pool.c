@@ -2,7 +2,13 @@
  * variances v, Paule-Mandel's tau^2 has a closed form, the hosts' sample variance minus v
  * (the generalised Q is then sum (y - mean)^2 / (v + tau^2)), and the HKSJ interval is the
  * one-sample t on the hosts' changes; t(0.975, 2) = 4.302652729911275 from the Python
- * script of check-gate.c. And the pooled gate's verdicts (gate_pooled). */
+ * script of check-gate.c. The hosts' variances moderated toward each other against a
+ * Python script of its own (digamma and trigamma by recurrence and their asymptotic
+ * series, trigamma's inverse by bisection, Paule-Mandel by bisection):
+ *   z_i = log v_i - digamma(dof_i / 2) + log(dof_i / 2), excess = var(z) - mean trigamma(dof / 2),
+ *   d0 = 2 trigamma^-1(excess) (infinite when excess <= 0),
+ *   s0^2 = exp(mean z + digamma(d0 / 2) - log(d0 / 2)), v_i' = (dof_i v_i + d0 s0^2) / (dof_i + d0).
+ * And the pooled gate's verdicts (gate_pooled). */
 #include <check.h>
 #include <math.h>
 #include <string.h>
@@ -13,11 +19,14 @@
 
 #define TOL 1e-9
 
+/* variances known exactly: not moderated, so the figures below are the model's alone */
+static const double known[] = {INFINITY, INFINITY, INFINITY, INFINITY, INFINITY};
+
 START_TEST(two_hosts_apart)
 {
     const double y[] = {0.0, 0.4}, v[] = {0.01, 0.01};
     struct pool_estimate e;
-    pool_random_effects(y, v, 2, 0.95, &e);
+    pool_random_effects(y, v, known, 2, 0.95, &e);
     /* tau^2 = 0.4^2 / 2 - 0.01 */
     ck_assert_double_eq_tol(e.tau2, 0.07, TOL);
     ck_assert_double_eq_tol(e.mu, 0.2, TOL);
@@ -33,7 +42,7 @@ START_TEST(four_hosts_the_t_on_their_changes)
 {
     const double y[] = {0.1, 0.2, 0.3, 0.6}, v[] = {0.01, 0.01, 0.01, 0.01};
     struct pool_estimate e;
-    pool_random_effects(y, v, 4, 0.95, &e);
+    pool_random_effects(y, v, known, 4, 0.95, &e);
     /* sample variance 0.14 / 3 */
     ck_assert_double_eq_tol(e.tau2, 0.14 / 3 - 0.01, 1e-9);
     ck_assert_double_eq_tol(e.mu, 0.3, TOL);
@@ -50,7 +59,7 @@ START_TEST(alike_hosts_never_narrower_than_fixed)
     /* weights 100 and 25: mean 0.104, Q(0) = 100 (0.004)^2 + 25 (0.016)^2 = 0.008 < 1 */
     const double y[] = {0.1, 0.12}, v[] = {0.01, 0.04};
     struct pool_estimate e;
-    pool_random_effects(y, v, 2, 0.95, &e);
+    pool_random_effects(y, v, known, 2, 0.95, &e);
     ck_assert_double_eq(e.tau2, 0);
     ck_assert_double_eq_tol(e.mu, 0.104, TOL);
     ck_assert_double_eq_tol(e.q, 0.008, TOL);
@@ -64,7 +73,7 @@ START_TEST(unequal_variances_meet_k_minus_1)
 {
     const double y[] = {0.05, 0.3, 0.12, -0.1, 0.4}, v[] = {0.002, 0.02, 0.005, 0.01, 0.001};
     struct pool_estimate e;
-    pool_random_effects(y, v, 5, 0.95, &e);
+    pool_random_effects(y, v, known, 5, 0.95, &e);
     ck_assert(e.tau2 > 0);
     /* Paule-Mandel's equation, recomputed here */
     double sw = 0, swy = 0, q = 0;
@@ -86,15 +95,62 @@ START_TEST(hosts_without_spread)
     /* every host measured 0 exactly (a count that never moved) */
     const double same[] = {0, 0, 0}, none[] = {0, 0, 0};
     struct pool_estimate e;
-    pool_random_effects(same, none, 3, 0.95, &e);
+    pool_random_effects(same, none, known, 3, 0.95, &e);
     ck_assert_double_eq(e.tau2, 0);
     ck_assert_double_eq(e.se, 0);
     ck_assert_double_eq(e.mu, 0);
     /* hosts that differ without spread of their own: all of it is between them */
     const double apart[] = {0.1, 0.2, 0.3};
-    pool_random_effects(apart, none, 3, 0.95, &e);
+    pool_random_effects(apart, none, known, 3, 0.95, &e);
     ck_assert_double_eq_tol(e.tau2, 0.01, 1e-9);
     ck_assert_double_eq_tol(e.mu, 0.2, 1e-9);
+}
+END_TEST
+
+START_TEST(hosts_apart_moderated)
+{
+    /* spreads 7.5x apart on 4-6 degrees of freedom: most of it is the sampling error of
+     * 5 rounds, so each is pulled most of the way toward the others */
+    const double v[] = {0.004, 0.01, 0.03, 0.02}, dof[] = {4, 4, 6, 5};
+    const double want[] = {0.012085617785225282, 0.01347920958216941, 0.019360149592679385,
+                           0.01603225495015266};
+    double out[4];
+    ck_assert_double_eq_tol(pool_moderated_variances(v, dof, 4, out), 13.22168575663783, 1e-6);
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_double_eq_tol(out[i], want[i], 1e-11);
+}
+END_TEST
+
+START_TEST(hosts_alike_share_one_variance)
+{
+    /* spreads closer than their sampling error: every host gets the prior, the geometric
+     * mean of the spreads corrected for the log's bias */
+    const double v[] = {0.01, 0.012, 0.011}, dof[] = {4, 4, 4};
+    double out[3];
+    ck_assert(isinf(pool_moderated_variances(v, dof, 3, out)));
+    for (size_t i = 0; i < 3; i++)
+        ck_assert_double_eq_tol(out[i], 0.014375018169602613, 1e-12);
+    /* without spread, known exactly, or alone: nothing to fit */
+    const double some[] = {0, 0.01, 0.02}, exact[] = {4, INFINITY, 4};
+    ck_assert_double_eq(pool_moderated_variances(some, exact, 3, out), 0);
+    ck_assert_double_eq(out[0], 0);
+    ck_assert_double_eq(out[1], 0.01);
+    ck_assert_double_eq(out[2], 0.02);
+}
+END_TEST
+
+START_TEST(pooled_on_moderated_variances)
+{
+    const double y[] = {0.30, 0.02, 0.61, 0.18}, v[] = {0.004, 0.01, 0.03, 0.02},
+                 dof[] = {4, 4, 6, 5};
+    struct pool_estimate e;
+    pool_random_effects(y, v, dof, 4, 0.95, &e);
+    ck_assert_double_eq_tol(e.prior_df, 13.22168575663783, 1e-6);
+    ck_assert_double_eq_tol(e.tau2, 0.04527522529855407, 1e-9);
+    ck_assert_double_eq_tol(e.mu, 0.2709099898270599, 1e-9);
+    ck_assert_double_eq_tol(e.se, 0.12287190042542029, 1e-9);
+    ck_assert_double_eq_tol(e.se_fixed, 0.06075037554614861, 1e-11);
+    ck_assert_double_eq(e.df, 3);
 }
 END_TEST
 
@@ -141,6 +197,9 @@ int main(void)
     tcase_add_test(tc, alike_hosts_never_narrower_than_fixed);
     tcase_add_test(tc, unequal_variances_meet_k_minus_1);
     tcase_add_test(tc, hosts_without_spread);
+    tcase_add_test(tc, hosts_apart_moderated);
+    tcase_add_test(tc, hosts_alike_share_one_variance);
+    tcase_add_test(tc, pooled_on_moderated_variances);
     tcase_add_test(tc, pooled_verdicts);
     suite_add_tcase(s, tc);
     return testlib_run(s);
