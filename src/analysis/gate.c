@@ -122,16 +122,24 @@ static int cmp_double(const void *a, const void *b)
 /* One assignment's rounds x[0..n) trimmed by Yuen's rule (Yuen 1974): g = floor(trim n)
  * from each end; the mean of the h = n - 2g left, and the sum of squares of the
  * winsorized rounds (each beyond the g-th from an end set to it), which Yuen's standard
- * error takes over h (h - 1). With g = 0 these are the mean and sum of squares. Returns g;
- * x is reordered. */
+ * error takes over h (h - 1). With g = 0 these are the mean and sum of squares. Rounds
+ * that tie (a count's differences: 0, 1, 1, 1, 3) are not trimmed when the kept ones all
+ * tie while the others do not: winsorizing would leave no spread, and a gate without
+ * spread takes the sign test's p of all the rounds (2^-n), which rounds that differ do not
+ * earn (most of the trimmed gate's A/A false alarms in bench-crossover). Returns g; x is
+ * reordered. */
 static size_t trimmed(double *x, size_t n, double trim, double *mean, double *ss)
 {
     size_t g = (size_t)floor(trim * (double)n);
+    if (g > 0) {
+        qsort(x, n, sizeof(double), cmp_double);
+        if (x[g] == x[n - 1 - g] && x[0] != x[n - 1])
+            g = 0;
+    }
     if (g == 0) {
         moments(x, n, false, mean, ss);
         return 0;
     }
-    qsort(x, n, sizeof(double), cmp_double);
     *mean = mean_of(x + g, n - 2 * g);
     for (size_t i = 0; i < g; i++) {
         x[i] = x[g];

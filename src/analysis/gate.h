@@ -36,10 +36,12 @@ const char *verdict_name(enum verdict v);
 
 /* The share of a paired gate's rounds trimmed from each end (Yuen's trimmed t): floor(0.2
  * n) of the n rounds of each CPU assignment, so from 5 rounds one disturbed round (a
- * neighbour's burst, a host that woke) no longer sets the spread. Not the default
- * (gate_opts.trim is 0): calibrated by tests/bench/calibrate.c (bench-crossover), it
- * gained power with a disturbed round but lost a fifth of it on a quiet host and let
- * A/A false alarms reach 6.1% in a corner of the interleaved path (docs/report.md). */
+ * neighbour's burst, a host that woke) no longer sets the spread; an assignment whose kept
+ * rounds all tie is left whole. `compare --trim`, not the default (gate_opts.trim is 0):
+ * in bench-crossover its A/A false alarms are 3.3-3.9% at 10 rounds and 2.3-4.5% run until
+ * decided on every host, and it doubles the power with a disturbed round (1.3x called
+ * 51% against 27% at 10 rounds) but loses a fifth of it on a quiet host (65% against 81%)
+ * (docs/report.md). */
 #define GATE_TRIM 0.2
 
 /* When the rounds ran on different assignments of CPU sets (head on these, base on
@@ -138,7 +140,8 @@ struct gate_result {
 /* The gate within one campaign, in[0..n) to out[0..n): paired t on per-round log ratios
  * (differences relative to base's mean for metrics that can be 0), each assignment of CPU
  * sets a factor where the design is balanced enough (a crossover analysis: the change is
- * the mean of the assignments' means), and trimmed (Yuen) from 5 rounds an assignment.
+ * the mean of the assignments' means), and with opts.trim trimmed (Yuen) from 5 rounds an
+ * assignment.
  * -1 with err on options out of range. */
 int gate_paired(const struct gate_paired_input *in, size_t n, const struct gate_opts *o,
                 struct gate_result *out, struct lb_error *err);

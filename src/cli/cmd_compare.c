@@ -48,6 +48,9 @@ const char cmd_compare_usage[] =
     "                             inconclusive; repeatable, added to the profile's\n"
     "                             budgets. A campaign of settings is gated by budgets\n"
     "                             alone\n"
+    "      --trim                 with one DIR: the trimmed paired t (Yuen), 20% of an\n"
+    "                             assignment's rounds from each end once it ran 5, so\n"
+    "                             one disturbed round does not set the spread\n"
     "      --fail-on inconclusive an inconclusive gate fails too (exit 3)\n"
     "      --pool                 pool campaigns of the same variants from several hosts\n"
     "      --same-host            BASE and NEW run on hosts of different fingerprints\n"
@@ -183,7 +186,8 @@ static int options(int argc, char **argv, struct compare_opts *o, struct budget_
         OPT_FAIL_ON,
         OPT_SAME_HOST,
         OPT_BUDGET,
-        OPT_POOL
+        OPT_POOL,
+        OPT_TRIM
     };
     static const struct option longopts[] = {
         {"metric", required_argument, NULL, OPT_METRIC},
@@ -196,6 +200,7 @@ static int options(int argc, char **argv, struct compare_opts *o, struct budget_
         {"budget", required_argument, NULL, OPT_BUDGET},
         {"format", required_argument, NULL, 'f'},
         {"pool", no_argument, NULL, OPT_POOL},
+        {"trim", no_argument, NULL, OPT_TRIM},
         {NULL, 0, NULL, 0},
     };
     struct lb_error err;
@@ -235,6 +240,9 @@ static int options(int argc, char **argv, struct compare_opts *o, struct budget_
             break;
         case OPT_POOL:
             *pool = true;
+            break;
+        case OPT_TRIM:
+            o->gate.trim = GATE_TRIM;
             break;
         case OPT_SAME_HOST:
             *same_host = true;

@@ -275,7 +275,7 @@ static const struct host hosts[] = {
 #define HOSTS (sizeof(hosts) / sizeof(hosts[0]))
 
 /* The gate the duet is judged by: the paired t on every round with the CPUs not told, the
- * CPUs as a factor (what loopbench does), or that and trimming (GATE_TRIM, not the
+ * CPUs as a factor (what loopbench does), or that and trimming (GATE_TRIM, compare --trim, not the
  * default). */
 struct design {
     const char *name;

@@ -134,6 +134,23 @@ check "  ... the report's CPU ratios are the same test's" bash -c "jq -c '[.. | 
 check "  ... and its note says the CPU's effect was removed" \
   grep -q "2 assignments of CPU sets, their effect +-.*% removed" "$TMP/crossover4.md"
 
+# the 2 rounds five times over (head's CPU moved by a different factor in each copy, one of
+# them wild): each assignment ran 5 rounds, so --trim trims 1 from each end of each
+jq '[1, 1.02, 1.05, 0.99, 1.5] as $moved
+    | (.campaign.plan, .runs) |= [range(0; 5) as $k | .[] | .repeat += 2 * $k
+        | .dir = "runs/\(.variant)/\(.setting)-\(.repeat)"
+        | if .variant == "head" and .cpu_percent then .cpu_percent *= $moved[$k] else . end]
+    | .campaign.repeat = 10' "$TMP/builds/results.json" >"$TMP/builds10.json"
+"$LOOPBENCH" compare "$TMP/builds10.json" --metric cpu --trim -f json >"$TMP/trim10.json" || rc=$?
+check "compare --trim of 10 rounds, 5 an assignment: Yuen's trimmed t, 4 rounds trimmed" jq -e '
+  [.rows[] | .cpu_modelled and .trimmed_rounds == 4
+     and .test == "trimmed paired t on log ratios (Yuen), CPU set a factor"]
+  | length == 2 and all' "$TMP/trim10.json"
+"$LOOPBENCH" compare "$TMP/builds10.json" --metric cpu -f json >"$TMP/notrim10.json" || rc=$?
+check "  ... and without --trim every round counts" jq -e '
+  [.rows[] | .trimmed_rounds == 0 and .test == "paired t on log ratios, CPU set a factor"]
+  | length == 2 and all' "$TMP/notrim10.json"
+
 # --- refusals ---------------------------------------------------------------------------
 refused() { # refused DESCRIPTION PATTERN ARGS...: exit 2 and a message matching PATTERN
   local what=$1 pattern=$2 rc=0

@@ -392,6 +392,64 @@ START_TEST(trimmed_ignores_a_wild_round)
 }
 END_TEST
 
+/* A duet's two assignments of CPUs, 5 rounds each, one wild round in each. Trimmed by 20%
+ * (1 from each end): assignment 0 keeps 0.10, 0.11, 0.12 (mean 0.11; winsorized 0.10,
+ * 0.10, 0.11, 0.12, 0.12: sum of squares 0.0004), assignment 1 keeps -0.11, -0.10, -0.10
+ * (mean -0.31 / 3; winsorized -0.11, -0.11, -0.10, -0.10, -0.10 about -0.104: 0.00012).
+ * The change is the mean of the two means, Yuen's variance the pooled 0.00052 / (2 + 2)
+ * times (1/3 + 1/3) / 2^2, on 4 df; the CPU's effect half the means' range. */
+START_TEST(trimmed_with_cpu_set_a_factor)
+{
+    static const double d[10] = {0.10, -0.09, 0.12, -0.11, 0.08, -0.10, 0.11, -0.70, 0.50, -0.10};
+    static const int cpu[10] = {0, 1, 0, 1, 0, 1, 0, 1, 0, 1};
+    struct pair_data b;
+    struct gate_paired_input in = paired("2", "cpu", d, 10, &b);
+    in.cpu_set = cpu;
+    struct gate_opts o = gate_opts_default();
+    o.trim = GATE_TRIM;
+    struct gate_result r;
+    struct lb_error err;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    ck_assert_str_eq(r.test, "trimmed paired t on log ratios (Yuen), CPU set a factor");
+    ck_assert_uint_eq(r.trimmed, 4);
+    ck_assert(r.cpu_modelled);
+    ck_assert_double_eq_tol(r.change, expm1((0.11 - 0.31 / 3) / 2), 1e-12);
+    ck_assert_double_eq_tol(r.se, sqrt(0.00052 / 4 * (2.0 / 3) / 4), 1e-12);
+    ck_assert_double_eq_tol(r.df, 4, 1e-12);
+    ck_assert_double_eq_tol(r.cpu_effect, (0.11 + 0.31 / 3) / 2, 1e-12);
+}
+END_TEST
+
+/* A count's differences 1, 1, 1, 0, 3 (base 0 every round): the three kept rounds tie, so
+ * winsorizing would leave no spread and the sign test would take 2^-5 from rounds that
+ * differ. They are not trimmed: the paired t, mean 1.2, sum of squares 4.8 on 4 df. */
+START_TEST(trimmed_keeps_tied_rounds)
+{
+    double base[5] = {0, 0, 0, 0, 0}, head[5] = {1, 1, 1, 0, 3};
+    struct gate_paired_input in = {{"2", "missed", true, false, false}, base, head, 5, NULL};
+    struct gate_opts o = gate_opts_default();
+    o.trim = GATE_TRIM;
+    struct gate_result r;
+    struct lb_error err;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    ck_assert(!r.log_scale);
+    ck_assert_str_eq(r.test, "paired t on differences");
+    ck_assert_uint_eq(r.trimmed, 0);
+    ck_assert_double_eq_tol(r.delta, 1.2, 1e-12);
+    ck_assert_double_eq_tol(r.se, sqrt(4.8 / 4 / 5), 1e-12);
+    ck_assert_double_eq_tol(r.df, 4, 1e-12);
+    /* rounds that differ among the kept ones are trimmed: 0, 1, 2, 1, 3 keep 1, 1, 2 */
+    head[4] = 3;
+    head[2] = 2;
+    head[3] = 1;
+    head[1] = 1;
+    head[0] = 0;
+    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    ck_assert_uint_eq(r.trimmed, 2);
+    ck_assert_double_eq_tol(r.delta, 4.0 / 3, 1e-12);
+}
+END_TEST
+
 START_TEST(bad_options)
 {
     struct gate_opts o = gate_opts_default();
@@ -420,6 +478,8 @@ int main(void)
     tcase_add_test(tc, cpu_set_a_factor);
     tcase_add_test(tc, cpu_set_not_modelled);
     tcase_add_test(tc, trimmed_ignores_a_wild_round);
+    tcase_add_test(tc, trimmed_with_cpu_set_a_factor);
+    tcase_add_test(tc, trimmed_keeps_tied_rounds);
     tcase_add_test(tc, bad_options);
     suite_add_tcase(s, tc);
     return testlib_run(s);
