@@ -116,7 +116,7 @@ int compare_check_keys(const struct campaign *new_, const char *list, const char
     for (const char *p = list; p && *p;) {
         const char *end = strchr(p, ',');
         char *key = xstrndup(p, end ? (size_t)(end - p) : strlen(p));
-        bool known = strcmp(key, "cpu") == 0 || campaign_health_index(new_, key) >= 0;
+        bool known = campaign_metric(new_, key) != NULL;
         if (!known)
             lb_fail(err, "%s '%s': not a health key of profile '%s'", option, key,
                     new_->profile.name);
@@ -136,24 +136,25 @@ struct row_values {
     size_t head_runs;
 };
 
-/* Fill row i's values for setting value `setting`, metric k (-1 CPU) of new_. */
+/* Fill row i's values for setting value `setting`, metric m of new_ (each base
+ * campaign's metric of the same key). */
 static void gather(const struct campaign *const *base, size_t n_base,
-                   const struct campaign *new_, size_t si, int k, struct row_values *v)
+                   const struct campaign *new_, size_t si, const struct metric *m,
+                   struct row_values *v)
 {
-    const char *key = k < 0 ? "cpu" : new_->profile.health[k].key;
     v->base = xcalloc(n_base, sizeof(*v->base));
     v->runs = xcalloc(n_base, sizeof(*v->runs));
     for (size_t c = 0; c < n_base; c++) {
         long bs = campaign_setting(base[c], new_->values.v[si]);
-        long bk = k < 0 ? -1 : campaign_health_index(base[c], key);
-        if (bs < 0 || (k >= 0 && bk < 0))
+        const struct metric *bm = campaign_metric(base[c], m->key);
+        if (bs < 0 || !bm)
             continue; /* this campaign lacks the setting or the key */
         v->base[v->k] = xcalloc(base[c]->n_runs + 1, sizeof(double));
-        v->runs[v->k] = campaign_values(base[c], (size_t)bs, (int)bk, v->base[v->k]);
+        v->runs[v->k] = campaign_values(base[c], (size_t)bs, bm, v->base[v->k]);
         v->k++;
     }
     v->head = xcalloc(new_->n_runs + 1, sizeof(double));
-    v->head_runs = campaign_values(new_, si, k, v->head);
+    v->head_runs = campaign_values(new_, si, m, v->head);
 }
 
 static void row_values_release(struct row_values *v)
@@ -165,10 +166,13 @@ static void row_values_release(struct row_values *v)
     free(v->head);
 }
 
-/* Whether a must_be_zero key k was non-zero in a window of a completed run of new_'s
+/* Whether a must_be_zero metric m was non-zero in a window of a completed run of new_'s
  * cell x (a setting, of the variant compared when there are some). */
-static bool guardrail_hit(const struct campaign *new_, struct cell x, size_t k)
+static bool guardrail_hit(const struct campaign *new_, struct cell x, const struct metric *m)
 {
+    if (!m->must_be_zero)
+        return false;
+    size_t k = (size_t)m->health;
     for (size_t i = 0; i < new_->n_runs; i++) {
         const struct run_record *r = &new_->runs[i];
         double max = run_in_cell(r, x) && r->status == RUN_OK ? run_health_max(new_, r, k)
@@ -269,20 +273,21 @@ static void add_budgets(const struct campaign *c, bool heads, const struct compa
     double **values = xcalloc(n + 1, sizeof(*values));
     for (size_t j = 0; j < n; j++) {
         const struct budget *b = &o->budgets->v[j / per];
-        long si = campaign_setting(c, b->setting), k = campaign_health_index(c, b->key);
+        long si = campaign_setting(c, b->setting);
+        const struct metric *m = campaign_metric(c, b->key);
         struct cell x = {(size_t)si, heads && c->n_variants > 1 ? 1 + j % per : 0};
         struct compare_row *row = &out->rows[out->n_rows++];
         memset(row, 0, sizeof(*row));
         row->setting = c->values.v[x.setting];
         row->variant = heads && c->n_variants ? c->variants[x.variant].name : NULL;
         row->metric = b->key;
-        row->label = k < 0 ? "CPU %" : c->profile.health[k].label;
+        row->label = m->label;
         row->lower_is_better = b->upper;
         row->gated = true;
         row->budget = b;
         values[j] = xcalloc(c->n_runs + 1, sizeof(double));
-        size_t runs = heads ? campaign_cell_values(c, x, (int)k, values[j])
-                            : campaign_values(c, x.setting, (int)k, values[j]);
+        size_t runs = heads ? campaign_cell_values(c, x, m, values[j])
+                            : campaign_values(c, x.setting, m, values[j]);
         stats_summarize(NULL, 0, &row->a);
         stats_summarize(values[j], runs, &row->b);
         row->typical = budget_typical(values[j], runs);
@@ -319,18 +324,18 @@ int compare_results(const struct campaign *const *base, size_t n_base,
     if (compare_check_keys(new_, o->metric, "--metric", err) < 0 ||
         compare_check_keys(new_, o->primary, "--primary", err) < 0)
         return -1;
-    size_t nh = new_->profile.n_health, cap = new_->values.n * (nh + 1);
+    size_t nm = new_->profile.n_metrics, cap = new_->values.n * nm;
     out->rows = xcalloc(cap + 1, sizeof(*out->rows));
     struct row_values *v = xcalloc(cap + 1, sizeof(*v));
     struct gate_comparison *what = xcalloc(cap + 1, sizeof(*what));
     for (size_t si = 0; si < new_->values.n; si++)
-        for (int k = -1; k < (int)nh; k++) {
-            const struct campaign_health *h = k < 0 ? NULL : &new_->profile.health[k];
-            const char *key = h ? h->key : "cpu";
-            if (o->metric && strcmp(o->metric, key) != 0)
+        for (size_t k = 0; k < nm; k++) {
+            const struct metric *m = &new_->profile.metrics[k];
+            const char *key = m->key;
+            if (!m->gateable || (o->metric && strcmp(o->metric, key) != 0))
                 continue;
             struct row_values *rv = &v[out->n_rows];
-            gather(base, n_base, new_, si, k, rv);
+            gather(base, n_base, new_, si, m, rv);
             if (rv->k == 0) { /* no base campaign has the setting (or the key) */
                 row_values_release(rv);
                 continue;
@@ -338,13 +343,13 @@ int compare_results(const struct campaign *const *base, size_t n_base,
             struct compare_row *row = &out->rows[out->n_rows];
             row->setting = new_->values.v[si];
             row->metric = key;
-            row->label = h ? h->label : "CPU %";
-            row->lower_is_better = !h || h->better == LOWER_IS_BETTER;
-            bool guard = h && h->must_be_zero;
+            row->label = m->label;
+            row->lower_is_better = m->better == LOWER_IS_BETTER;
+            bool guard = m->must_be_zero;
             row->gated = guard || listed(o->primary, key);
             what[out->n_rows] = (struct gate_comparison){
                 row->setting, key, row->lower_is_better, guard,
-                guard && guardrail_hit(new_, (struct cell){si, 0}, (size_t)k)};
+                guardrail_hit(new_, (struct cell){si, 0}, m)};
             summarize_row(rv, row);
             row->saturated = saturation(base, n_base, new_, row->setting);
             out->n_rows++;
@@ -422,7 +427,7 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
     if (compare_check_keys(c, o->metric, "--metric", err) < 0 ||
         compare_check_keys(c, o->primary, "--primary", err) < 0)
         return -1;
-    size_t nh = c->profile.n_health, cap = campaign_cells(c) * (nh + 1);
+    size_t nm = c->profile.n_metrics, cap = campaign_cells(c) * nm;
     out->rows = xcalloc(cap + 1, sizeof(*out->rows));
     struct gate_paired_input *in = xcalloc(cap + 1, sizeof(*in));
     double **values = xcalloc(2 * cap + 1, sizeof(*values));
@@ -433,31 +438,31 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
         struct cell x = campaign_cell(c, ci), base = campaign_reference(c, x);
         if ((base.setting == x.setting && base.variant == x.variant) || o->budgets_only)
             continue;
-        for (int k = -1; k < (int)nh; k++) {
-            const struct campaign_health *h = k < 0 ? NULL : &c->profile.health[k];
-            const char *key = h ? h->key : "cpu";
-            if (o->metric && strcmp(o->metric, key) != 0)
+        for (size_t k = 0; k < nm; k++) {
+            const struct metric *m = &c->profile.metrics[k];
+            const char *key = m->key;
+            if (!m->gateable || (o->metric && strcmp(o->metric, key) != 0))
                 continue;
             size_t i = out->n_rows++;
             struct compare_row *row = &out->rows[i];
             row->setting = c->values.v[x.setting];
             row->variant = c->n_variants ? c->variants[x.variant].name : NULL;
             row->metric = key;
-            row->label = h ? h->label : "CPU %";
-            row->lower_is_better = !h || h->better == LOWER_IS_BETTER;
-            bool guard = h && h->must_be_zero;
+            row->label = m->label;
+            row->lower_is_better = m->better == LOWER_IS_BETTER;
+            bool guard = m->must_be_zero;
             row->gated = guard || listed(o->primary, key);
             row->saturated = saturation(NULL, 0, c, row->setting);
             double *a = values[2 * i] = xcalloc(c->n_runs + 1, sizeof(double));
             double *b = values[2 * i + 1] = xcalloc(c->n_runs + 1, sizeof(double));
-            stats_summarize(a, campaign_cell_values(c, base, k, a), &row->a);
-            stats_summarize(b, campaign_cell_values(c, x, k, b), &row->b);
+            stats_summarize(a, campaign_cell_values(c, base, m, a), &row->a);
+            stats_summarize(b, campaign_cell_values(c, x, m, b), &row->b);
             /* the summaries above; then each round's pair, base and variant */
-            size_t rounds = campaign_cell_pairs_cpus(c, base, x, k, a, b, cpus_a, cpus_b);
+            size_t rounds = campaign_cell_pairs_cpus(c, base, x, m, a, b, cpus_a, cpus_b);
             labels[i] = compare_cpu_assignments(cpus_a, cpus_b, rounds);
             in[i] = (struct gate_paired_input){
                 {row->setting, key, row->lower_is_better, guard,
-                 guard && guardrail_hit(c, x, (size_t)k)},
+                 guardrail_hit(c, x, m)},
                 a, b, rounds, labels[i]};
         }
     }

@@ -215,8 +215,8 @@ static int pool_family(struct pool_result *r, const struct compare_opts *o, bool
     struct pool_estimate *re = xcalloc(n + 1, sizeof(*re));
     for (size_t j = 0; j < n; j++) {
         const struct compare_row *row = &r->rows[at[j]].row;
-        long h = campaign_health_index(r->campaigns[0], row->metric);
-        bool guard = h >= 0 && r->campaigns[0]->profile.health[h].must_be_zero;
+        const struct metric *m = campaign_metric(r->campaigns[0], row->metric);
+        bool guard = m && m->must_be_zero;
         what[j] = (struct gate_comparison){row->setting, row->metric, row->lower_is_better,
                                            guard, false};
         for (size_t c = 0; c < r->k; c++)

@@ -6,18 +6,18 @@
 
 #include "util.h"
 
-/* Compare cell x with its reference for metric (-1 CPU, else a health key), paired by
- * round when the campaign's rounds hold both, the CPU sets they ran on a factor. */
-static void diff_cell(const struct campaign *c, struct cell x, struct cell ref, int metric,
-                      double *scratch[4], struct metric_diff *out)
+/* Compare cell x with its reference for metric m, paired by round when the campaign's
+ * rounds hold both, the CPU sets they ran on a factor. */
+static void diff_cell(const struct campaign *c, struct cell x, struct cell ref,
+                      const struct metric *m, double *scratch[4], struct metric_diff *out)
 {
-    size_t na = campaign_cell_values(c, ref, metric, scratch[0]);
-    size_t nb = campaign_cell_values(c, x, metric, scratch[1]);
+    size_t na = campaign_cell_values(c, ref, m, scratch[0]);
+    size_t nb = campaign_cell_values(c, x, m, scratch[1]);
     bool same = x.setting == ref.setting && x.variant == ref.variant;
     const char **cpus_a = xcalloc(c->n_runs + 1, sizeof(*cpus_a));
     const char **cpus_b = xcalloc(c->n_runs + 1, sizeof(*cpus_b));
     size_t np = same ? 0
-                     : campaign_cell_pairs_cpus(c, ref, x, metric, scratch[2], scratch[3],
+                     : campaign_cell_pairs_cpus(c, ref, x, m, scratch[2], scratch[3],
                                                 cpus_a, cpus_b);
     int *cpu_set = np ? compare_cpu_assignments(cpus_a, cpus_b, np) : NULL;
     compare_metric(scratch[0], na, scratch[1], nb, scratch[2], scratch[3], np, cpu_set,
@@ -60,11 +60,13 @@ static void summarize_cell(const struct campaign *c, struct cell x, double *scra
             add_rtt(r, s);
     }
     stats_summarize(scratch[0], n, &s->wakes);
-    diff_cell(c, x, s->reference, -1, scratch, &s->cpu);
-    s->health = xcalloc(nh ? nh : 1, sizeof(*s->health));
+    s->diff = xcalloc(c->profile.n_metrics, sizeof(*s->diff));
+    for (size_t i = 0; i < c->profile.n_metrics; i++)
+        diff_cell(c, x, s->reference, &c->profile.metrics[i], scratch, &s->diff[i]);
+    s->cpu = &s->diff[0];
+    s->health = s->diff + 1;
     s->total = xcalloc(nh ? nh : 1, sizeof(double));
     for (size_t k = 0; k < nh; k++) {
-        diff_cell(c, x, s->reference, (int)k, scratch, &s->health[k]);
         size_t m = 0;
         for (size_t i = 0; i < c->n_runs; i++)
             if (run_in_cell(&c->runs[i], x) && c->runs[i].status == RUN_OK)
@@ -90,7 +92,7 @@ struct setting_summary *summary_compute(const struct campaign *c)
 void summary_free(const struct campaign *c, struct setting_summary *s)
 {
     for (size_t i = 0; s && i < campaign_cells(c); i++) {
-        free(s[i].health);
+        free(s[i].diff);
         free(s[i].total);
         histogram_release(&s[i].rtt);
     }
@@ -118,9 +120,9 @@ json_t *summary_json(const struct campaign *c)
             o, json_pack("{s:b, s:I, s:I, s:o, s:o, s:o, s:I}", "baseline", si == c->baseline,
                          "runs", (json_int_t)s->runs_ok,
                          "runs_attempted", (json_int_t)s->runs_attempted,
-                         "cpu_percent", stats_json(&s->cpu.b),
+                         "cpu_percent", stats_json(&s->cpu->b),
                          /* how many times less CPU than the reference */
-                         "cpu_ratio", json_num_or_null(s->cpu.a.median / s->cpu.b.median),
+                         "cpu_ratio", json_num_or_null(s->cpu->a.median / s->cpu->b.median),
                          "voluntary_per_s", stats_json(&s->wakes),
                          "unreliable_windows", (json_int_t)s->unreliable));
         json_t *health = json_object();

@@ -21,9 +21,12 @@ struct setting_summary {
     struct cell cell, reference;
     size_t runs_ok, runs_attempted;
     size_t unreliable;          /* completed runs whose CPU was near the clock's resolution */
-    struct metric_diff cpu;     /* a: the reference's runs, b: this cell's (paired by round) */
+    /* Per metric of the campaign's registry, in its order (a: the reference's runs, b:
+     * this cell's, paired by round); cpu and health point into it: the registry's CPU
+     * and its health keys. */
+    struct metric_diff *diff;
+    const struct metric_diff *cpu, *health;
     struct stats_summary wakes; /* voluntary context switches per second */
-    struct metric_diff *health; /* per health key */
     double *total;              /* per health key: a ratio's median denominator, else NaN */
     /* Round trips (campaign.has_rtt): every completed run's histogram added, so the
      * percentiles are of all round trips, never averages of percentiles. */

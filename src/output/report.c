@@ -196,8 +196,8 @@ static void settings_table(const struct campaign *c, size_t n, struct setting_su
             const struct setting_summary *s = &st[i][cj];
             bool reference = s->cell.setting == s->reference.setting &&
                              s->cell.variant == s->reference.variant;
-            strv_push_owned(row, cell_range(&s->cpu.b, ""));
-            strv_push_owned(row, reference ? xstrdup("-") : cell_factor(&s->cpu));
+            strv_push_owned(row, cell_range(&s->cpu->b, ""));
+            strv_push_owned(row, reference ? xstrdup("-") : cell_factor(s->cpu));
             for (size_t k = 0; k < c[i].profile.n_health; k++)
                 strv_push_owned(row, cell_health(&c[i], s, k));
             strv_push_owned(row, cell_runs(s));
@@ -251,7 +251,7 @@ static void rtt_tables(const struct campaign *c, size_t n, struct setting_summar
 static void headline(const struct campaign *c, const struct setting_summary *s, FILE *out)
 {
     char f[32], lo[32], hi[32], p[32], a[32], b[32];
-    const struct metric_diff *d = &s->cpu;
+    const struct metric_diff *d = s->cpu;
     struct stats_ratio r = shown_ratio(d);
     char *base = text_markdown(reference_name(c)), *knob = text_markdown(c->profile.knob_label);
     char *value = text_markdown(c->values.v[s->cell.setting]);
@@ -375,7 +375,7 @@ static int charts(const struct campaign *c, const struct setting_summary *st, co
     struct mermaid_series *series = xcalloc(nv, sizeof(*series));
     for (size_t v = 0; v < nv; v++) {
         for (size_t si = 0; si < ns; si++)
-            median[v * ns + si] = st[si * nv + v].cpu.b.median;
+            median[v * ns + si] = st[si * nv + v].cpu->b.median;
         series[v] = (struct mermaid_series){c->n_variants ? c->variants[v].name : NULL,
                                             median + v * ns};
     }
@@ -705,23 +705,23 @@ static void csv_num(double v, FILE *out)
 
 void report_csv(const struct campaign *c, size_t n, FILE *out)
 {
-    /* The first campaign's health keys name the columns; the others fill the ones
-     * they share. */
+    /* CPU's columns, then the first campaign's other metrics, in its registry's order;
+     * the other campaigns fill the ones they share. */
     const struct campaign_profile *p0 = &c[0].profile;
     bool variants = c[0].n_variants > 0;
     fputs(variants ? "host,kind,setting,variant,baseline,repeat,runs,cpu_percent,cpu_min,cpu_max"
                    : "host,kind,setting,baseline,repeat,runs,cpu_percent,cpu_min,cpu_max",
           out);
-    for (size_t k = 0; k < p0->n_health; k++) {
+    for (size_t k = 1; k < p0->n_metrics; k++) {
         fputc(',', out);
-        text_put_csv(out, p0->health[k].key);
+        text_put_csv(out, p0->metrics[k].key);
     }
     fputc('\n', out);
-    long *col = xcalloc(p0->n_health + 1, sizeof(long));
+    const struct metric **col = xcalloc(p0->n_metrics, sizeof(*col));
     for (size_t i = 0; i < n; i++) {
         const char *host = campaign_host(&c[i]);
-        for (size_t k = 0; k < p0->n_health; k++)
-            col[k] = campaign_health_index(&c[i], p0->health[k].key);
+        for (size_t k = 0; k < p0->n_metrics; k++)
+            col[k] = campaign_metric(&c[i], p0->metrics[k].key);
         for (size_t x = 0; x < c[i].n_runs; x++) {
             const struct run_record *run = &c[i].runs[x];
             if (run->status != RUN_OK)
@@ -732,10 +732,10 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
             csv_variant(&c[i], variants, run->variant_index, out);
             fprintf(out, ",%s,%ld,1", run->setting_index == c[i].baseline ? "true" : "false",
                     run->repeat);
-            csv_num(run_metric(&c[i], run, -1), out);
+            csv_num(metric_read(&c[i], run, col[0]), out);
             fputs(",,", out);
-            for (size_t k = 0; k < p0->n_health; k++)
-                csv_num(col[k] < 0 ? NAN : run_metric(&c[i], run, (int)col[k]), out);
+            for (size_t k = 1; k < p0->n_metrics; k++)
+                csv_num(col[k] ? metric_read(&c[i], run, col[k]) : NAN, out);
             fputc('\n', out);
         }
         struct setting_summary *st = summary_compute(&c[i]);
@@ -747,11 +747,11 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
             csv_variant(&c[i], variants, s->cell.variant, out);
             fprintf(out, ",%s,,%zu", s->cell.setting == c[i].baseline ? "true" : "false",
                     s->runs_ok);
-            csv_num(s->cpu.b.median, out);
-            csv_num(s->cpu.b.min, out);
-            csv_num(s->cpu.b.max, out);
-            for (size_t k = 0; k < p0->n_health; k++)
-                csv_num(col[k] < 0 ? NAN : s->health[col[k]].b.median, out);
+            csv_num(s->cpu->b.median, out);
+            csv_num(s->cpu->b.min, out);
+            csv_num(s->cpu->b.max, out);
+            for (size_t k = 1; k < p0->n_metrics; k++)
+                csv_num(col[k] ? s->diff[col[k] - c[i].profile.metrics].b.median : NAN, out);
             fputc('\n', out);
         }
         summary_free(&c[i], st);
@@ -819,8 +819,8 @@ json_t *report_json(const struct campaign *c, size_t n)
                 json_object_set_new(o, "variant", json_string(ci->variants[s->cell.variant].name));
             json_object_update_new(
                 o, json_pack("{s:b, s:I, s:o, s:o, s:o}", "baseline", si == ci->baseline, "runs",
-                             (json_int_t)s->runs_ok, "cpu_percent", stats_summary_json(&s->cpu.b),
-                             "cpu_vs_baseline", reference ? json_null() : diff_json(&s->cpu),
+                             (json_int_t)s->runs_ok, "cpu_percent", stats_summary_json(&s->cpu->b),
+                             "cpu_vs_baseline", reference ? json_null() : diff_json(s->cpu),
                              "health", health));
             json_array_append_new(settings, o);
         }

@@ -66,9 +66,9 @@ START_TEST(load_fixed_keys)
     ck_assert_str_eq(campaign_health_type(&r, 0), "duration_ms");
     ck_assert(r.profile.health[1].must_be_zero);
     double a[6], b[6];
-    ck_assert_uint_eq(campaign_values(&r, 1, -1, a), 3);
+    ck_assert_uint_eq(campaign_values(&r, 1, campaign_metric(&r, "cpu"), a), 3);
     ck_assert_double_eq(a[1], 9.8);
-    ck_assert_uint_eq(campaign_pairs(&r, 0, 1, -1, a, b), 3); /* a round each */
+    ck_assert_uint_eq(campaign_pairs(&r, 0, 1, campaign_metric(&r, "cpu"), a, b), 3); /* a round each */
     ck_assert_double_eq(a[2], 99);
     ck_assert_double_eq(b[2], 9.9);
     campaign_release(&r);
