@@ -346,7 +346,7 @@ int compare_results(const struct campaign *const *base, size_t n_base,
             row->label = m->label;
             row->lower_is_better = m->better == LOWER_IS_BETTER;
             bool guard = m->must_be_zero;
-            row->gated = guard || listed(o->primary, key);
+            row->gated = guard || (o->primary ? listed(o->primary, key) : m->primary_by_default);
             what[out->n_rows] = (struct gate_comparison){
                 row->setting, key, row->lower_is_better, guard,
                 guardrail_hit(new_, (struct cell){si, 0}, m)};
@@ -451,7 +451,7 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
             row->label = m->label;
             row->lower_is_better = m->better == LOWER_IS_BETTER;
             bool guard = m->must_be_zero;
-            row->gated = guard || listed(o->primary, key);
+            row->gated = guard || (o->primary ? listed(o->primary, key) : m->primary_by_default);
             row->saturated = saturation(NULL, 0, c, row->setting);
             double *a = values[2 * i] = xcalloc(c->n_runs + 1, sizeof(double));
             double *b = values[2 * i + 1] = xcalloc(c->n_runs + 1, sizeof(double));

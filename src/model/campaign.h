@@ -47,7 +47,8 @@ struct campaign_profile {
     const char *knob_name, *knob_label, *marker;
     struct campaign_health *health;
     size_t n_health;
-    /* The registry (metric.h): CPU first, then each health key in the profile's order. */
+    /* The registry (metric.h): CPU first, then each health key in the profile's order,
+     * then the wake rate. */
     struct metric *metrics;
     size_t n_metrics;
 };

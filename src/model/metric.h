@@ -28,6 +28,9 @@ struct metric {
     enum direction better;
     enum metric_scale scale;
     bool gateable;              /* compare may hold a build to it */
+    /* Gated when no primary keys are named (run --primary, compare --primary, the
+     * profile's metrics.primary); otherwise only when named. */
+    bool primary_by_default;
     bool must_be_zero;          /* guardrail: any non-zero window regresses */
     long health;                /* its index in the profile's health keys, -1: none */
     /* The figure of a completed run, NaN when the run has none. */
