@@ -88,6 +88,7 @@ void campaign_profile_release(struct campaign_profile *p)
 {
     free(p->health);
     free(p->metrics);
+    strv_release(&p->metric_text);
     json_decref(p->section);
     memset(p, 0, sizeof(*p));
 }

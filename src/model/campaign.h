@@ -51,6 +51,7 @@ struct campaign_profile {
      * then the wake rate. */
     struct metric *metrics;
     size_t n_metrics;
+    struct strv metric_text;    /* the keys and labels of metrics made from the runs */
 };
 
 /* Fill p from a "profile" object (p takes a reference to it). Missing keys read as

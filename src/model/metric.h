@@ -33,12 +33,21 @@ struct metric {
     bool primary_by_default;
     bool must_be_zero;          /* guardrail: any non-zero window regresses */
     long health;                /* its index in the profile's health keys, -1: none */
+    const char *state;          /* an idle state's share: the state's name; else NULL */
     /* The figure of a completed run, NaN when the run has none. */
     double (*read)(const struct campaign *c, const struct run_record *r, const struct metric *m);
 };
 
 /* The metric of key `key` in metrics[0..n), NULL when there is none. */
 const struct metric *metric_find(const struct metric *metrics, size_t n, const char *key);
+/* The idle-state metrics of c's runs (metric.c) added to its registry: idle entries per
+ * second and each state's share of the window, over the CPUs each target owned (pinned,
+ * and not swapping CPUs inside the window); none when no run has them. */
+void campaign_metrics_add_idle(struct campaign *c);
+/* Why c has no idle-state metrics, one phrase ("the host has no cpuidle driver"); NULL
+ * when it has. */
+const char *campaign_idle_missing(const struct campaign *c);
+
 /* The unit after the metric's name: " % of one core", a health key's " ms", "%" or "". */
 const char *metric_unit(const struct campaign *c, const struct metric *m);
 /* The metric's figure of run r of campaign c. */

@@ -608,6 +608,9 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
         if (ci->hold_idle)
             fputs(" CPUs held out of idle states: absolute CPU figures are those of a host kept "
                   "awake; compare them with campaigns held the same way.", out);
+        const char *no_idle = campaign_idle_missing(ci);
+        if (no_idle)
+            fprintf(out, " No idle-state figures: %s.", no_idle);
         cpu_clock_note(ci, out);
         warnings(ci, " Warning: ", ".", true, out);
         fputc('\n', out);
