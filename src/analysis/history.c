@@ -285,12 +285,12 @@ static void put_change_row(FILE *out, const struct history *h, const struct hist
             when);
     put_commit_range(out, h, s, ch);
     fprintf(out, " | %s | %s | %s (%s to %s) | %s | %s%s%s |\n",
-            compare_fmt(shown(s, ch->cp.before), b, sizeof(b)),
-            compare_fmt(shown(s, ch->cp.after), a, sizeof(a)),
-            compare_fmt_change(ch->cp.relative, st, sizeof(st)),
-            compare_fmt_change(relative_of(s, &ch->cp, ch->cp.lo), lo, sizeof(lo)),
-            compare_fmt_change(relative_of(s, &ch->cp, ch->cp.hi), hi, sizeof(hi)),
-            compare_fmt_p(ch->cp.p, p, sizeof(p)), ch->environment ? "environment: " : "",
+            fmt_number(shown(s, ch->cp.before), b, sizeof(b)),
+            fmt_number(shown(s, ch->cp.after), a, sizeof(a)),
+            fmt_change(ch->cp.relative, st, sizeof(st)),
+            fmt_change(relative_of(s, &ch->cp, ch->cp.lo), lo, sizeof(lo)),
+            fmt_change(relative_of(s, &ch->cp, ch->cp.hi), hi, sizeof(hi)),
+            fmt_p(ch->cp.p, p, sizeof(p)), ch->environment ? "environment: " : "",
             ch->environment ? ch->environment
             : ch->worse     ? "**worse**"
                             : "better",
@@ -353,7 +353,7 @@ int history_markdown(const struct history *h, const struct history_opts *o, FILE
             "none, and a segment holds at least %zu campaigns. A change of the host's "
             "fingerprint starts a new epoch: an environment change, which never fails.\n\n",
             h->tested, o->max_p / (double)(h->tested ? h->tested : 1), o->max_p,
-            compare_fmt_change(o->min_magnitude, mag, sizeof(mag)), o->min_segment);
+            fmt_change(o->min_magnitude, mag, sizeof(mag)), o->min_segment);
     if (changes) {
         fputs("| series | new segment from | started | commits | before | after | step (95% CI) "
               "| p | change |\n|---|---|---|---|--:|--:|---|--:|---|\n",

@@ -19,9 +19,9 @@ static char *cell_range(const struct stats_summary *s, const char *unit)
     if (s->n == 0)
         return xstrdup("-");
     if (s->n > 1 && s->min != s->max)
-        return xasprintf("%s%s (%s-%s)", compare_fmt(s->median, m, sizeof(m)), unit,
-                         compare_fmt(s->min, lo, sizeof(lo)), compare_fmt(s->max, hi, sizeof(hi)));
-    return xasprintf("%s%s", compare_fmt(s->median, m, sizeof(m)), unit);
+        return xasprintf("%s%s (%s-%s)", fmt_number(s->median, m, sizeof(m)), unit,
+                         fmt_number(s->min, lo, sizeof(lo)), fmt_number(s->max, hi, sizeof(hi)));
+    return xasprintf("%s%s", fmt_number(s->median, m, sizeof(m)), unit);
 }
 
 /* The ratio new/base a reader is shown: the test's own (a geometric mean, of the
@@ -46,9 +46,9 @@ static char *cell_factor(const struct metric_diff *d)
     double x = less ? 1.0 / r->ratio : r->ratio;
     double a = less ? 1.0 / r->hi : r->lo, b = less ? 1.0 / r->lo : r->hi;
     if (isfinite(a) && isfinite(b))
-        return xasprintf("%sx %s (%s-%sx)", compare_fmt(x, f, sizeof(f)), less ? "less" : "more",
-                         compare_fmt(a, lo, sizeof(lo)), compare_fmt(b, hi, sizeof(hi)));
-    return xasprintf("%sx %s", compare_fmt(x, f, sizeof(f)), less ? "less" : "more");
+        return xasprintf("%sx %s (%s-%sx)", fmt_number(x, f, sizeof(f)), less ? "less" : "more",
+                         fmt_number(a, lo, sizeof(lo)), fmt_number(b, hi, sizeof(hi)));
+    return xasprintf("%sx %s", fmt_number(x, f, sizeof(f)), less ? "less" : "more");
 }
 
 /* A health key's cell: a ratio key over its denominator ("0 / 250"), else with its
@@ -57,7 +57,7 @@ static char *cell_health(const struct campaign *c, const struct setting_summary 
 {
     char t[32], unit[48];
     if (isfinite(s->total[k]))
-        snprintf(unit, sizeof(unit), " / %s", compare_fmt(s->total[k], t, sizeof(t)));
+        snprintf(unit, sizeof(unit), " / %s", fmt_number(s->total[k], t, sizeof(t)));
     else
         snprintf(unit, sizeof(unit), "%s", campaign_health_unit(c, k));
     return cell_range(&s->health[k].b, unit);
@@ -71,13 +71,11 @@ static char *cell_runs(const struct setting_summary *s)
     return xasprintf("%zu", s->runs_ok);
 }
 
-static void fmt_p(double p, char *buf, size_t len)
+/* A p in a sentence: "p = 0.031", "p < 0.001". */
+static void p_phrase(double p, char *buf, size_t len)
 {
     char n[32];
-    if (p < 0.001)
-        snprintf(buf, len, "p < 0.001");
-    else
-        snprintf(buf, len, "p = %s", compare_fmt(p, n, sizeof(n)));
+    snprintf(buf, len, p < 0.001 ? "p %s" : "p = %s", fmt_p(p, n, sizeof(n)));
 }
 
 /* ---- tables ------------------------------------------------------------------------ */
@@ -235,10 +233,10 @@ static void rtt_tables(const struct campaign *c, size_t n, struct setting_summar
                                                                        s->rtt_timeouts)));
             bool any = histogram_count(&s->rtt) > 0;
             for (size_t k = 0; k < ARRAY_SIZE(pct); k++)
-                strv_push(row, any ? compare_fmt(histogram_percentile(&s->rtt, pct[k]) / 1e6, v,
+                strv_push(row, any ? fmt_number(histogram_percentile(&s->rtt, pct[k]) / 1e6, v,
                                                  sizeof(v))
                                    : "-");
-            strv_push(row, any ? compare_fmt(histogram_max(&s->rtt) / 1e6, v, sizeof(v)) : "-");
+            strv_push(row, any ? fmt_number(histogram_max(&s->rtt) / 1e6, v, sizeof(v)) : "-");
         }
         grid_print(&g, pad, out);
     }
@@ -268,20 +266,20 @@ static void headline(const struct campaign *c, const struct setting_summary *s, 
         fprintf(out, "has no CPU figure to compare with %s", base);
     else if (isnan(d->p) || d->p >= SUMMARY_ALPHA) {
         /* the same words as the table's cell ("114x less"), never "0.00879x" */
-        fprintf(out, "uses %sx %s CPU than %s, ", compare_fmt(x, f, sizeof(f)),
+        fprintf(out, "uses %sx %s CPU than %s, ", fmt_number(x, f, sizeof(f)),
                 less ? "less" : "more", base);
         if (isnan(d->p))
             fputs("not tested (too few runs)", out);
         else {
-            fmt_p(d->p, p, sizeof(p));
+            p_phrase(d->p, p, sizeof(p));
             fprintf(out, "not a significant difference (%s)", p);
         }
     } else {
         double l = less ? 1.0 / r.hi : r.lo, h = less ? 1.0 / r.lo : r.hi;
-        fmt_p(d->p, p, sizeof(p));
+        p_phrase(d->p, p, sizeof(p));
         fprintf(out, "uses %sx %s CPU than %s (%.0f%% CI %s-%sx, %s)",
-                compare_fmt(x, f, sizeof(f)), less ? "less" : "more", base, SUMMARY_LEVEL * 100,
-                compare_fmt(l, lo, sizeof(lo)), compare_fmt(h, hi, sizeof(hi)), p);
+                fmt_number(x, f, sizeof(f)), less ? "less" : "more", base, SUMMARY_LEVEL * 100,
+                fmt_number(l, lo, sizeof(lo)), fmt_number(h, hi, sizeof(hi)), p);
     }
     free(base);
     for (size_t k = 0; k < c->profile.n_health; k++) {
@@ -293,13 +291,13 @@ static void headline(const struct campaign *c, const struct setting_summary *s, 
             fputs(" not tested (too few runs)", out);
             continue;
         }
-        fmt_p(hd->p, p, sizeof(p));
+        p_phrase(hd->p, p, sizeof(p));
         if (hd->p >= SUMMARY_ALPHA || hd->a.median == hd->b.median)
             fprintf(out, " unchanged (%s)", p);
         else
             fprintf(out, " %s from %s%s to %s%s (%s)", hd->b.median > hd->a.median ? "up" : "down",
-                    compare_fmt(hd->a.median, a, sizeof(a)), unit,
-                    compare_fmt(hd->b.median, b, sizeof(b)), unit, p);
+                    fmt_number(hd->a.median, a, sizeof(a)), unit,
+                    fmt_number(hd->b.median, b, sizeof(b)), unit, p);
     }
     fputs(".\n", out);
 }
