@@ -99,49 +99,99 @@ void summary_free(const struct campaign *c, struct setting_summary *s)
     free(s);
 }
 
-static json_t *stats_json(const struct stats_summary *s)
+struct stats_ratio summary_shown_ratio(const struct metric_diff *d)
 {
-    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "median", json_num_or_null(s->median), "min",
-                     json_num_or_null(s->min), "max", json_num_or_null(s->max), "mean",
-                     json_num_or_null(s->mean), "sd", json_num_or_null(s->sd));
+    if (isfinite(d->ci.ratio))
+        return d->ci;
+    return (struct stats_ratio){d->ratio.ratio, NAN, NAN};
+}
+
+/* A cell's figures over its runs: their count first in a report. */
+static json_t *stats_json(const struct stats_summary *s, bool with_n)
+{
+    json_t *o = with_n ? json_pack("{s:I}", "n", (json_int_t)s->n) : json_object();
+    json_object_update_new(o, json_pack("{s:o, s:o, s:o, s:o, s:o}", "median",
+                                        json_num_or_null(s->median), "min",
+                                        json_num_or_null(s->min), "max",
+                                        json_num_or_null(s->max), "mean",
+                                        json_num_or_null(s->mean), "sd", json_num_or_null(s->sd)));
+    return o;
+}
+
+/* The statistics of a setting against the baseline: the ratio the test estimates, with
+ * its interval; the ratio of medians with its bootstrap interval beside. */
+static json_t *diff_json(const struct metric_diff *d)
+{
+    struct stats_ratio r = summary_shown_ratio(d);
+    json_t *o = json_pack("{s:o, s:[o, o], s:o, s:[o, o], s:o, s:o, s:o, s:o}", "ratio",
+                          json_num_or_null(r.ratio), "ratio_ci", json_num_or_null(r.lo),
+                          json_num_or_null(r.hi), "median_ratio",
+                          json_num_or_null(d->ratio.ratio), "median_ratio_ci",
+                          json_num_or_null(d->ratio.lo), json_num_or_null(d->ratio.hi), "p",
+                          json_num_or_null(d->p), "test",
+                          d->test ? json_string(d->test) : json_null(), "welch_p",
+                          json_num_or_null(d->welch.p), "mann_whitney_p",
+                          json_num_or_null(d->mwu.p));
+    if (d->paired.pairs)
+        json_object_set_new(o, "paired",
+                            json_pack("{s:I, s:o, s:[o, o], s:o}", "pairs",
+                                      (json_int_t)d->paired.pairs, "ratio",
+                                      json_num_or_null(d->paired.ratio), "ci",
+                                      json_num_or_null(d->paired.lo),
+                                      json_num_or_null(d->paired.hi), "p",
+                                      json_num_or_null(d->paired.test.p)));
+    return o;
+}
+
+json_t *summary_cell_json(const struct campaign *c, const struct setting_summary *s,
+                          enum summary_view view)
+{
+    bool report = view == SUMMARY_REPORT;
+    size_t si = s->cell.setting;
+    bool reference = si == s->reference.setting && s->cell.variant == s->reference.variant;
+    json_t *o = json_pack("{s:s}", "setting", c->values.v[si]);
+    if (c->n_variants)
+        json_object_set_new(o, "variant", json_string(c->variants[s->cell.variant].name));
+    json_object_update_new(o, json_pack("{s:b, s:I}", "baseline", si == c->baseline, "runs",
+                                        (json_int_t)s->runs_ok));
+    if (!report)
+        json_object_set_new(o, "runs_attempted", json_integer((json_int_t)s->runs_attempted));
+    json_object_set_new(o, "cpu_percent", stats_json(&s->cpu->b, report));
+    if (report)
+        json_object_set_new(o, "cpu_vs_baseline", reference ? json_null() : diff_json(s->cpu));
+    else
+        json_object_update_new(
+            o, json_pack("{s:o, s:o, s:I}",
+                         /* how many times less CPU than the reference */
+                         "cpu_ratio", json_num_or_null(s->cpu->a.median / s->cpu->b.median),
+                         "voluntary_per_s", stats_json(&s->wakes, false), "unreliable_windows",
+                         (json_int_t)s->unreliable));
+    json_t *health = json_object();
+    for (size_t k = 0; k < c->profile.n_health; k++) {
+        json_t *h = stats_json(&s->health[k].b, report);
+        if (isfinite(s->total[k]))
+            json_object_set_new(h, "total", json_real(s->total[k]));
+        if (report && !reference)
+            json_object_set_new(h, "vs_baseline", diff_json(&s->health[k]));
+        json_object_set_new(health, c->profile.health[k].key, h);
+    }
+    json_object_set_new(o, "health", health);
+    if (!report && c->has_rtt)
+        json_object_set_new(
+            o, "rtt",
+            json_pack("{s:I, s:I, s:I, s:I, s:o}", "runs", (json_int_t)s->rtt_runs, "scheduled",
+                      (json_int_t)s->rtt_scheduled, "errors", (json_int_t)s->rtt_errors,
+                      "timeouts", (json_int_t)s->rtt_timeouts, "latency_us",
+                      histogram_percentiles_json(&s->rtt, 1e3)));
+    return o;
 }
 
 json_t *summary_json(const struct campaign *c)
 {
     struct setting_summary *sum = summary_compute(c);
     json_t *arr = json_array();
-    for (size_t i = 0; i < campaign_cells(c); i++) {
-        const struct setting_summary *s = &sum[i];
-        size_t si = s->cell.setting;
-        json_t *o = json_pack("{s:s}", "setting", c->values.v[si]);
-        if (c->n_variants)
-            json_object_set_new(o, "variant", json_string(c->variants[s->cell.variant].name));
-        json_object_update_new(
-            o, json_pack("{s:b, s:I, s:I, s:o, s:o, s:o, s:I}", "baseline", si == c->baseline,
-                         "runs", (json_int_t)s->runs_ok,
-                         "runs_attempted", (json_int_t)s->runs_attempted,
-                         "cpu_percent", stats_json(&s->cpu->b),
-                         /* how many times less CPU than the reference */
-                         "cpu_ratio", json_num_or_null(s->cpu->a.median / s->cpu->b.median),
-                         "voluntary_per_s", stats_json(&s->wakes),
-                         "unreliable_windows", (json_int_t)s->unreliable));
-        json_t *health = json_object();
-        for (size_t k = 0; k < c->profile.n_health; k++) {
-            json_t *h = stats_json(&s->health[k].b);
-            if (isfinite(s->total[k]))
-                json_object_set_new(h, "total", json_real(s->total[k]));
-            json_object_set_new(health, c->profile.health[k].key, h);
-        }
-        json_object_set_new(o, "health", health);
-        if (c->has_rtt)
-            json_object_set_new(
-                o, "rtt",
-                json_pack("{s:I, s:I, s:I, s:I, s:o}", "runs", (json_int_t)s->rtt_runs,
-                          "scheduled", (json_int_t)s->rtt_scheduled, "errors",
-                          (json_int_t)s->rtt_errors, "timeouts", (json_int_t)s->rtt_timeouts,
-                          "latency_us", histogram_percentiles_json(&s->rtt, 1e3)));
-        json_array_append_new(arr, o);
-    }
+    for (size_t i = 0; i < campaign_cells(c); i++)
+        json_array_append_new(arr, summary_cell_json(c, &sum[i], SUMMARY_RECORD));
     summary_free(c, sum);
     return arr;
 }

@@ -39,6 +39,18 @@ struct setting_summary {
 struct setting_summary *summary_compute(const struct campaign *c);
 void summary_free(const struct campaign *c, struct setting_summary *s);
 
+/* The ratio new/base a reader is shown: the test's own (a geometric mean, of the
+ * per-round ratios when rounds pair) with its interval, so the factor, the interval and
+ * the p beside them agree; the ratio of medians alone when no test could be made. */
+struct stats_ratio summary_shown_ratio(const struct metric_diff *d);
+
+/* One cell as JSON (new reference), the one encoder of both: as results.json records it
+ * (runs attempted, the CPU ratio, wake rate, unreliable windows, round trips), or as the
+ * report gives it (each figure's count, the tests against the reference). */
+enum summary_view { SUMMARY_RECORD, SUMMARY_REPORT };
+json_t *summary_cell_json(const struct campaign *c, const struct setting_summary *s,
+                          enum summary_view view);
+
 /* results.json's "summary" array (new reference). */
 json_t *summary_json(const struct campaign *c);
 

@@ -24,21 +24,11 @@ static char *cell_range(const struct stats_summary *s, const char *unit)
     return xasprintf("%s%s", fmt_number(s->median, m, sizeof(m)), unit);
 }
 
-/* The ratio new/base a reader is shown: the test's own (a geometric mean, of the
- * per-round ratios when rounds pair) with its interval, so the factor, the interval and
- * the p beside them agree; the ratio of medians alone when no test could be made. */
-static struct stats_ratio shown_ratio(const struct metric_diff *d)
-{
-    if (isfinite(d->ci.ratio))
-        return d->ci;
-    return (struct stats_ratio){d->ratio.ratio, NAN, NAN};
-}
-
 /* "10.6x less (9.8-11.4x)" from a ratio new/base and its interval (new string). */
 static char *cell_factor(const struct metric_diff *d)
 {
     char f[32], lo[32], hi[32];
-    struct stats_ratio shown = shown_ratio(d);
+    struct stats_ratio shown = summary_shown_ratio(d);
     const struct stats_ratio *r = &shown;
     if (!isfinite(r->ratio) || r->ratio <= 0)
         return xstrdup("-");
@@ -250,7 +240,7 @@ static void headline(const struct campaign *c, const struct setting_summary *s, 
 {
     char f[32], lo[32], hi[32], p[32], a[32], b[32];
     const struct metric_diff *d = s->cpu;
-    struct stats_ratio r = shown_ratio(d);
+    struct stats_ratio r = summary_shown_ratio(d);
     char *base = text_markdown(reference_name(c)), *knob = text_markdown(c->profile.knob_label);
     char *value = text_markdown(c->values.v[s->cell.setting]);
     if (c->n_variants) {
@@ -762,39 +752,6 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
 
 /* ---- JSON -------------------------------------------------------------------------- */
 
-static json_t *stats_summary_json(const struct stats_summary *s)
-{
-    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n, "median",
-                     json_num_or_null(s->median), "min", json_num_or_null(s->min), "max",
-                     json_num_or_null(s->max), "mean", json_num_or_null(s->mean), "sd",
-                     json_num_or_null(s->sd));
-}
-
-/* The statistics of a setting against the baseline: the ratio the test estimates, with
- * its interval; the ratio of medians with its bootstrap interval beside. */
-static json_t *diff_json(const struct metric_diff *d)
-{
-    struct stats_ratio r = shown_ratio(d);
-    json_t *o = json_pack("{s:o, s:[o, o], s:o, s:[o, o], s:o, s:o, s:o, s:o}", "ratio",
-                          json_num_or_null(r.ratio), "ratio_ci", json_num_or_null(r.lo),
-                          json_num_or_null(r.hi), "median_ratio",
-                          json_num_or_null(d->ratio.ratio), "median_ratio_ci",
-                          json_num_or_null(d->ratio.lo), json_num_or_null(d->ratio.hi), "p",
-                          json_num_or_null(d->p), "test",
-                          d->test ? json_string(d->test) : json_null(), "welch_p",
-                          json_num_or_null(d->welch.p), "mann_whitney_p",
-                          json_num_or_null(d->mwu.p));
-    if (d->paired.pairs)
-        json_object_set_new(o, "paired",
-                            json_pack("{s:I, s:o, s:[o, o], s:o}", "pairs",
-                                      (json_int_t)d->paired.pairs, "ratio",
-                                      json_num_or_null(d->paired.ratio), "ci",
-                                      json_num_or_null(d->paired.lo),
-                                      json_num_or_null(d->paired.hi), "p",
-                                      json_num_or_null(d->paired.test.p)));
-    return o;
-}
-
 json_t *report_json(const struct campaign *c, size_t n)
 {
     json_t *hosts = json_array();
@@ -803,27 +760,7 @@ json_t *report_json(const struct campaign *c, size_t n)
         struct setting_summary *st = summary_compute(ci);
         json_t *settings = json_array();
         for (size_t x = 0; x < campaign_cells(ci); x++) {
-            const struct setting_summary *s = &st[x];
-            size_t si = s->cell.setting;
-            bool reference = si == s->reference.setting && s->cell.variant == s->reference.variant;
-            json_t *health = json_object();
-            for (size_t k = 0; k < ci->profile.n_health; k++) {
-                json_t *h = stats_summary_json(&s->health[k].b);
-                if (isfinite(s->total[k]))
-                    json_object_set_new(h, "total", json_real(s->total[k]));
-                if (!reference)
-                    json_object_set_new(h, "vs_baseline", diff_json(&s->health[k]));
-                json_object_set_new(health, ci->profile.health[k].key, h);
-            }
-            json_t *o = json_pack("{s:s}", "setting", ci->values.v[si]);
-            if (ci->n_variants)
-                json_object_set_new(o, "variant", json_string(ci->variants[s->cell.variant].name));
-            json_object_update_new(
-                o, json_pack("{s:b, s:I, s:o, s:o, s:o}", "baseline", si == ci->baseline, "runs",
-                             (json_int_t)s->runs_ok, "cpu_percent", stats_summary_json(&s->cpu->b),
-                             "cpu_vs_baseline", reference ? json_null() : diff_json(s->cpu),
-                             "health", health));
-            json_array_append_new(settings, o);
+            json_array_append_new(settings, summary_cell_json(ci, &st[x], SUMMARY_REPORT));
         }
         json_array_append_new(hosts, json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:o}",
                                                "host", campaign_host(ci), "results",
