@@ -100,7 +100,7 @@ int budget_check(const struct budget_set *set, const struct campaign *c, struct 
     for (size_t i = 0; i < set->n; i++) {
         const struct budget *b = &set->v[i];
         const char *fault = campaign_setting(c, b->setting) < 0 ? "setting"
-                            : strcmp(b->key, "cpu") != 0 && campaign_health_index(c, b->key) < 0
+                            : !campaign_metric(c, b->key)
                                 ? "key"
                                 : NULL;
         if (!fault)

@@ -11,6 +11,7 @@
 #include "budget.h"
 #include "campaign.h"
 #include "gate.h"
+#include "numfmt.h"
 #include "sequential.h"
 #include "stats.h"
 
@@ -94,10 +95,6 @@ int compare_check_keys(const struct campaign *c, const char *list, const char *o
 int compare_compatible(const struct campaign *a, const struct campaign *b,
                        struct lb_error *err);
 
-/* When BASE campaign a and NEW b ran on hosts of different fingerprints (fingerprint.h):
- * a sentence naming the first field that differs and both values (new string), its
- * names quoted for Markdown when markdown, else for a one-line message; NULL when not. */
-char *compare_host_change(const struct campaign *a, const struct campaign *b, bool markdown);
 
 /* Gate new_ against base[0..n_base) (one campaign, or a history of several) across
  * campaigns (gate_across), each setting of new_ that a base campaign has, for CPU and
@@ -145,21 +142,9 @@ void compare_looks_release(struct compare_looks *l);
 int compare_sequential(const struct campaign *c, const struct compare_opts *o,
                        struct compare_result *out, struct lb_error *err);
 
-/* The verdict table as GitHub-flavoured Markdown with a chart of CPU per setting, base
- * beside new (-1 with err when the chart cannot be drawn), and as JSON (new reference). */
-int compare_markdown(const struct compare_result *r, const struct compare_opts *o,
-                     const struct campaign *const *base, const struct campaign *new_,
-                     FILE *out, struct lb_error *err);
-json_t *compare_json(const struct compare_result *r, const struct compare_opts *o);
 
-/* A figure with three significant digits ("0.872", "99.5", "1234"), "-" for NaN, into
- * buf; returns buf. */
-const char *compare_fmt(double v, char *buf, size_t len);
-/* As the verdict table writes them (src/analysis/pool.c writes its own table): a change fraction
- * "+12.3%", a p "0.031" or "< 0.001", a change and its interval "+12.3% (-1.2% to
- * +27.0%)"; "-" for NaN. */
-const char *compare_fmt_change(double f, char *buf, size_t len);
-const char *compare_fmt_p(double p, char *buf, size_t len);
+/* A change and its interval as the verdict tables write them (src/analysis/pool.c writes
+ * its own table): "+12.3% (-1.2% to +27.0%)"; "-" for NaN. */
 void compare_fmt_interval(const struct gate_result *g, char *buf, size_t len);
 
 #endif

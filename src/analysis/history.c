@@ -23,10 +23,10 @@ static bool same_text(const char *a, const char *b)
 }
 
 /* Of campaign c, setting si, variant vi (0 without variants; else against the base) and
- * metric m (-1 CPU, else a health key): the estimate and its standard error. false when
- * the campaign has too few runs of it. */
-static bool estimate(const struct campaign *c, size_t si, size_t vi, int m, bool log_scale,
-                     double *est, double *se)
+ * metric m: the estimate and its standard error. false when the campaign has too few
+ * runs of it. */
+static bool estimate(const struct campaign *c, size_t si, size_t vi, const struct metric *m,
+                     bool log_scale, double *est, double *se)
 {
     size_t room = c->n_runs ? c->n_runs : 1, n = 0;
     double *a = xmalloc(room * sizeof(*a)), *b = xmalloc(room * sizeof(*b));
@@ -75,11 +75,10 @@ static struct history_series *find_series(struct history *h, const char *setting
     return NULL;
 }
 
-static void add_point(struct history *h, size_t ci, size_t si, size_t vi, int m)
+static void add_point(struct history *h, size_t ci, size_t si, size_t vi, const struct metric *m)
 {
     const struct campaign *c = h->campaigns[ci];
-    const struct campaign_health *hk = m < 0 ? NULL : &c->profile.health[m];
-    const char *setting = c->values.v[si], *metric = hk ? hk->key : "cpu";
+    const char *setting = c->values.v[si], *metric = m->key;
     const char *variant = vi ? c->variants[vi].name : NULL;
     struct history_series *s = find_series(h, setting, metric, variant);
     if (!s) {
@@ -89,9 +88,9 @@ static void add_point(struct history *h, size_t ci, size_t si, size_t vi, int m)
             .setting = setting,
             .metric = metric,
             .variant = variant,
-            .label = hk ? hk->label : "CPU",
-            .log_scale = !hk || vi > 0,
-            .lower_is_better = !hk || hk->better == LOWER_IS_BETTER,
+            .label = m->name,
+            .log_scale = m->scale == METRIC_LOG_RATIO || vi > 0,
+            .lower_is_better = m->better == LOWER_IS_BETTER,
         };
     }
     struct history_point pt = {.campaign = ci};
@@ -197,10 +196,9 @@ int history_build(const struct campaign **campaigns, size_t n, const struct hist
         for (size_t vi = c->n_variants > 1 ? 1 : 0; vi < (c->n_variants > 1 ? c->n_variants : 1);
              vi++)
             for (size_t si = 0; si < c->values.n; si++)
-                for (int m = -1; m < (int)c->profile.n_health; m++)
-                    if (!o->metric ||
-                        strcmp(o->metric, m < 0 ? "cpu" : c->profile.health[m].key) == 0)
-                        add_point(out, ci, si, vi, m);
+                for (size_t m = 0; m < c->profile.n_metrics; m++)
+                    if (!o->metric || strcmp(o->metric, c->profile.metrics[m].key) == 0)
+                        add_point(out, ci, si, vi, &c->profile.metrics[m]);
     }
     /* Bonferroni over the series that can be split at all */
     size_t tested = 0;
@@ -289,12 +287,12 @@ static void put_change_row(FILE *out, const struct history *h, const struct hist
             when);
     put_commit_range(out, h, s, ch);
     fprintf(out, " | %s | %s | %s (%s to %s) | %s | %s%s%s |\n",
-            compare_fmt(shown(s, ch->cp.before), b, sizeof(b)),
-            compare_fmt(shown(s, ch->cp.after), a, sizeof(a)),
-            compare_fmt_change(ch->cp.relative, st, sizeof(st)),
-            compare_fmt_change(relative_of(s, &ch->cp, ch->cp.lo), lo, sizeof(lo)),
-            compare_fmt_change(relative_of(s, &ch->cp, ch->cp.hi), hi, sizeof(hi)),
-            compare_fmt_p(ch->cp.p, p, sizeof(p)), ch->environment ? "environment: " : "",
+            fmt_number(shown(s, ch->cp.before), b, sizeof(b)),
+            fmt_number(shown(s, ch->cp.after), a, sizeof(a)),
+            fmt_change(ch->cp.relative, st, sizeof(st)),
+            fmt_change(relative_of(s, &ch->cp, ch->cp.lo), lo, sizeof(lo)),
+            fmt_change(relative_of(s, &ch->cp, ch->cp.hi), hi, sizeof(hi)),
+            fmt_p(ch->cp.p, p, sizeof(p)), ch->environment ? "environment: " : "",
             ch->environment ? ch->environment
             : ch->worse     ? "**worse**"
                             : "better",
@@ -316,11 +314,10 @@ static int put_chart(FILE *out, const struct history *h, const struct history_se
         means[j] = shown(s, s->points[j].segment_mean);
     }
     const struct campaign *newest = h->campaigns[h->n_campaigns - 1];
-    long k = s->metric && strcmp(s->metric, "cpu") ? campaign_health_index(newest, s->metric) : -1;
+    const struct metric *m = campaign_metric(newest, s->metric);
     char *name = series_name(h, s);
     char *unit = s->variant ? xasprintf("%s/base", s->variant)
-                 : k < 0    ? xstrdup("CPU % of one core")
-                            : xasprintf("%s%s", s->label, campaign_health_unit(newest, (size_t)k));
+                            : xasprintf("%s%s", s->label, m ? metric_unit(newest, m) : "");
     const struct mermaid_series lines[] = {{"each campaign", values},
                                            {"its segment's mean", means}};
     const struct mermaid_bars chart = {.axis = {.knob_label = "campaign",
@@ -364,7 +361,7 @@ int history_markdown(const struct history *h, const struct history_opts *o, FILE
             "are none, and a segment holds at least %zu campaigns. A change of the host's "
             "fingerprint starts a new epoch: an environment change, which never fails.\n\n",
             h->tested, o->max_p / (double)(h->tested ? h->tested : 1), o->max_p, recent,
-            compare_fmt_change(o->min_magnitude, mag, sizeof(mag)), o->min_segment);
+            fmt_change(o->min_magnitude, mag, sizeof(mag)), o->min_segment);
     if (changes) {
         fputs("| series | new segment from | started | commits | before | after | step (95% CI) "
               "| p | change |\n|---|---|---|---|--:|--:|---|--:|---|\n",

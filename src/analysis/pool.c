@@ -249,8 +249,8 @@ static int pool_family(struct pool_result *r, const struct compare_opts *o, bool
     struct pool_estimate *re = xcalloc(n + 1, sizeof(*re));
     for (size_t j = 0; j < n; j++) {
         const struct compare_row *row = &r->rows[at[j]].row;
-        long h = campaign_health_index(r->campaigns[0], row->metric);
-        bool guard = h >= 0 && r->campaigns[0]->profile.health[h].must_be_zero;
+        const struct metric *m = campaign_metric(r->campaigns[0], row->metric);
+        bool guard = m && m->must_be_zero;
         what[j] = (struct gate_comparison){row->setting, row->metric, row->lower_is_better,
                                            guard, false};
         for (size_t c = 0; c < r->k; c++)
@@ -339,10 +339,10 @@ static void pool_explain(const struct pool_row *pr, const struct compare_opts *o
         fputs("no campaign could test it", out);
     else if (g->verdict == VERDICT_NO_CHANGE)
         fprintf(out, "within +-%s (90%% interval)",
-                compare_fmt_change(o->gate.threshold, b, sizeof(b)) + 1);
+                fmt_change(o->gate.threshold, b, sizeof(b)) + 1);
     else if (g->verdict == VERDICT_INCONCLUSIVE)
         fprintf(out, "only a change of %s would be called",
-                compare_fmt_change(g->detectable, a, sizeof(a)));
+                fmt_change(g->detectable, a, sizeof(a)));
     if (g->tested && pr->re.k == 1)
         fputs("; one campaign tested it", out);
 }
@@ -357,13 +357,13 @@ static void fmt_spread(const struct pool_row *pr, char *tau, size_t tlen, char *
         snprintf(pi, plen, "-");
         return;
     }
-    compare_fmt_change(as_fraction(logs, sqrt(pr->re.tau2)), tau, tlen);
+    fmt_change(as_fraction(logs, sqrt(pr->re.tau2)), tau, tlen);
     if (pr->re.k < 3)
         snprintf(pi, plen, "needs 3 hosts");
     else
         snprintf(pi, plen, "%s to %s",
-                 compare_fmt_change(as_fraction(logs, pr->re.pi_lo), lo, sizeof(lo)),
-                 compare_fmt_change(as_fraction(logs, pr->re.pi_hi), hi, sizeof(hi)));
+                 fmt_change(as_fraction(logs, pr->re.pi_lo), lo, sizeof(lo)),
+                 fmt_change(as_fraction(logs, pr->re.pi_hi), hi, sizeof(hi)));
 }
 
 /* "hostname (fingerprint's short name) `dir`": a campaign as its rows name it, for
@@ -461,7 +461,7 @@ int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FIL
                  "Hartung-Knapp-Sidik-Jonkman, t with hosts - 1 df). A regression is worse than %s and significant after Holm's correction "
                  "over the %zu gated comparisons: pooling a build with itself fails with a "
                  "chance of at most %g.\n\n",
-            base, compare_fmt_change(o->gate.threshold, th, sizeof(th)), tested, o->gate.alpha);
+            base, fmt_change(o->gate.threshold, th, sizeof(th)), tested, o->gate.alpha);
     free(base);
     char *knob = text_markdown(first->profile.knob_label);
     fprintf(out, "| %s | metric | hosts | change (%.0f%% CI) | tau | a new host (95%% PI) | p "
@@ -475,8 +475,8 @@ int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FIL
         compare_fmt_interval(&pr->row.g, ch, sizeof(ch));
         fmt_spread(pr, tau, sizeof(tau), pi, sizeof(pi));
         fprintf(out, "| %s | %s | %zu | %s | %s | %s | %s | %s | **%s** | ", name, label,
-                pr->re.k, ch, tau, pi, compare_fmt_p(pr->row.g.p, p, sizeof(p)),
-                compare_fmt_p(pr->row.g.p_adjusted, pa, sizeof(pa)),
+                pr->re.k, ch, tau, pi, fmt_p(pr->row.g.p, p, sizeof(p)),
+                fmt_p(pr->row.g.p_adjusted, pa, sizeof(pa)),
                 verdict_name(pr->row.g.verdict));
         pool_explain(pr, o, out);
         fputs(" |\n", out);

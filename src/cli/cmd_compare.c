@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "comparison.h"
 #include "compare.h"
 #include "pool.h"
 #include "results.h"

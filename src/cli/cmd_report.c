@@ -37,7 +37,42 @@ const char cmd_report_usage[] =
     "exit status: 0 written (also when gnuplot is not installed: a note says so), 1 the\n"
     "report or a plot could not be written, 2 bad usage or unreadable results.\n";
 
-enum format { FORMAT_MD, FORMAT_CSV, FORMAT_JSON };
+/* The report's formats: the name --format takes, the file's extension, its renderer
+ * (0, or -1 with err). Markdown, the first, is the default and the one with plots. */
+static int render_markdown(const struct campaign *r, size_t n, const struct report_opts *o,
+                           FILE *out, struct lb_error *err)
+{
+    return report_markdown(r, n, o, out, err);
+}
+
+static int render_csv(const struct campaign *r, size_t n, const struct report_opts *o, FILE *out,
+                      struct lb_error *err)
+{
+    (void)o, (void)err;
+    report_csv(r, n, out);
+    return 0;
+}
+
+static int render_json(const struct campaign *r, size_t n, const struct report_opts *o,
+                       FILE *out, struct lb_error *err)
+{
+    (void)o, (void)err;
+    json_t *doc = report_json(r, n);
+    json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+    fputc('\n', out);
+    json_decref(doc);
+    return 0;
+}
+
+static const struct format {
+    const char *name, *ext;
+    int (*render)(const struct campaign *r, size_t n, const struct report_opts *o, FILE *out,
+                  struct lb_error *err);
+} formats[] = {
+    {"md", "md", render_markdown},
+    {"csv", "csv", render_csv},
+    {"json", "json", render_json},
+};
 
 /* Draw each campaign's plots under plots_dir (a subdirectory per host when several)
  * and list the images for the Markdown, linked under `link` (new strings into
@@ -75,24 +110,15 @@ static int draw_plots(const struct campaign *r, size_t n, const char *plots_dir,
 
 /* The report as text (new string, caller frees), written through a scratch file
  * (Windows has no open_memstream). NULL with err. */
-static char *render(enum format f, const struct campaign *r, size_t n,
+static char *render(const struct format *f, const struct campaign *r, size_t n,
                     const struct report_opts *o, size_t *len, struct lb_error *err)
 {
     FILE *mem = plat_scratch_file(err);
     if (!mem)
         return NULL;
-    if (f == FORMAT_MD) {
-        if (report_markdown(r, n, o, mem, err) < 0) {
-            fclose(mem);
-            return NULL;
-        }
-    } else if (f == FORMAT_CSV) {
-        report_csv(r, n, mem);
-    } else {
-        json_t *doc = report_json(r, n);
-        json_dumpf(doc, mem, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-        fputc('\n', mem);
-        json_decref(doc);
+    if (f->render(r, n, o, mem, err) < 0) {
+        fclose(mem);
+        return NULL;
     }
     return read_back(mem, len, err);
 }
@@ -109,10 +135,8 @@ int cmd_report(int argc, char **argv)
         {"no-charts", no_argument, NULL, OPT_NO_CHARTS},
         {NULL, 0, NULL, 0},
     };
-    static const char *const exts[] = {[FORMAT_MD] = "md", [FORMAT_CSV] = "csv",
-                                       [FORMAT_JSON] = "json"};
     struct report_opts o = {.charts = true};
-    enum format f = FORMAT_MD;
+    const struct format *f = &formats[0];
     const char *out_path = NULL, *plots_dir = NULL;
     bool plots = true;
     struct strv images = {0};
@@ -120,13 +144,11 @@ int cmd_report(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":f:o:", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (strcmp(optarg, "md") == 0)
-                f = FORMAT_MD;
-            else if (strcmp(optarg, "csv") == 0)
-                f = FORMAT_CSV;
-            else if (strcmp(optarg, "json") == 0)
-                f = FORMAT_JSON;
-            else
+            f = NULL;
+            for (size_t i = 0; i < ARRAY_SIZE(formats) && !f; i++)
+                if (strcmp(optarg, formats[i].name) == 0)
+                    f = &formats[i];
+            if (!f)
                 return msg_usage_error("report", "report: --format '%s': expected md, csv or "
                                                  "json", optarg);
             break;
@@ -168,14 +190,14 @@ int cmd_report(int argc, char **argv)
             msg_error("%s", err.msg);
             goto out;
         }
-    char *name = xasprintf("report.%s", exts[f]);
+    char *name = xasprintf("report.%s", f->ext);
     char *dir = n == 1 ? xstrdup(r[0].out_dir) : xstrdup(".");
     char *path = out_path ? xstrdup(out_path) : path_join(dir, name);
     /* Plots go beside the report, so its relative links work wherever it is moved with
      * them. */
     char *report_dir = path_dirname(path), *default_plots = path_join(report_dir, "plots");
     status = LB_EXIT_OK;
-    if (plots && f == FORMAT_MD &&
+    if (plots && f == &formats[0] &&
         draw_plots(r, n, plots_dir ? plots_dir : default_plots, plots_dir ? plots_dir : "plots",
                    &images) < 0)
         status = LB_EXIT_FAILURE;

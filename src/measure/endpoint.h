@@ -1,13 +1,13 @@
 /* A profile's HTTP metrics endpoint over one sample window: scraped at the window's
  * start, every interval in a thread of its own (so the sampler's loop never waits on the
- * network), and at its end; counters differenced, gauges sampled (metrics.h). */
+ * network), and at its end; counters differenced, gauges sampled (prometheus.h). */
 #ifndef LOOPBENCH_ENDPOINT_H
 #define LOOPBENCH_ENDPOINT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "metrics.h"
+#include "prometheus.h"
 #include "msg.h"
 
 struct endpoint_result {

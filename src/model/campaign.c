@@ -80,12 +80,15 @@ int campaign_profile_from_json(json_t *section, const char *where, struct campai
                            where, k);
         p->health[k] = (struct campaign_health){key, label ? label : key, dir, zero};
     }
+    metric_registry_build(p);
     return 0;
 }
 
 void campaign_profile_release(struct campaign_profile *p)
 {
     free(p->health);
+    free(p->metrics);
+    strv_release(&p->metric_text);
     json_decref(p->section);
     memset(p, 0, sizeof(*p));
 }
@@ -169,11 +172,14 @@ static const struct scrape_agg *health_agg(const struct campaign *c, const struc
     return a && a->n > 0 ? a : NULL;
 }
 
-double run_metric(const struct campaign *c, const struct run_record *r, int metric)
+const struct metric *campaign_metric(const struct campaign *c, const char *key)
 {
-    if (metric < 0)
-        return r->sampled ? r->sample.cpu_percent : NAN;
-    const struct scrape_agg *a = health_agg(c, r, (size_t)metric);
+    return metric_find(c->profile.metrics, c->profile.n_metrics, key);
+}
+
+double run_health_mean(const struct campaign *c, const struct run_record *r, size_t k)
+{
+    const struct scrape_agg *a = health_agg(c, r, k);
     return a ? a->mean : NAN;
 }
 
@@ -189,18 +195,19 @@ double run_health_total(const struct campaign *c, const struct run_record *r, si
     return a && a->type == SCRAPE_RATIO ? a->total_sum / (double)a->n : NAN;
 }
 
-size_t campaign_cell_values(const struct campaign *c, struct cell x, int metric, double *out)
+size_t campaign_cell_values(const struct campaign *c, struct cell x, const struct metric *m,
+                            double *out)
 {
     size_t n = 0;
     for (size_t i = 0; i < c->n_runs; i++)
         if (run_in_cell(&c->runs[i], x) && c->runs[i].status == RUN_OK)
-            out[n++] = run_metric(c, &c->runs[i], metric);
+            out[n++] = metric_read(c, &c->runs[i], m);
     return n;
 }
 
-size_t campaign_values(const struct campaign *c, size_t si, int metric, double *out)
+size_t campaign_values(const struct campaign *c, size_t si, const struct metric *m, double *out)
 {
-    return campaign_cell_values(c, (struct cell){si, 0}, metric, out);
+    return campaign_cell_values(c, (struct cell){si, 0}, m, out);
 }
 
 /* campaign_cell_pairs, with the CPUs each run of a pair was pinned to into cpus_a[] and
@@ -213,8 +220,9 @@ static const char *run_cpu_assignment(const struct run_record *x)
     return x->rotation.swaps > 0 ? "rotated" : x->cpus;
 }
 
-static size_t cell_pairs(const struct campaign *c, struct cell xa, struct cell xb, int metric,
-                         double *a, double *b, const char **cpus_a, const char **cpus_b)
+static size_t cell_pairs(const struct campaign *c, struct cell xa, struct cell xb,
+                         const struct metric *m, double *a, double *b, const char **cpus_a,
+                         const char **cpus_b)
 {
     size_t n = 0;
     if (c->order == ORDER_GROUPED)
@@ -230,8 +238,8 @@ static size_t cell_pairs(const struct campaign *c, struct cell xa, struct cell x
                     cpus_a[n] = run_cpu_assignment(x);
                     cpus_b[n] = run_cpu_assignment(y);
                 }
-                a[n] = run_metric(c, x, metric);
-                b[n++] = run_metric(c, y, metric);
+                a[n] = metric_read(c, x, m);
+                b[n++] = metric_read(c, y, m);
                 break;
             }
         }
@@ -239,23 +247,23 @@ static size_t cell_pairs(const struct campaign *c, struct cell xa, struct cell x
     return n;
 }
 
-size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell xb, int metric,
-                           double *a, double *b)
+size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell xb,
+                           const struct metric *m, double *a, double *b)
 {
-    return cell_pairs(c, xa, xb, metric, a, b, NULL, NULL);
+    return cell_pairs(c, xa, xb, m, a, b, NULL, NULL);
 }
 
 size_t campaign_cell_pairs_cpus(const struct campaign *c, struct cell xa, struct cell xb,
-                                int metric, double *a, double *b, const char **cpus_a,
-                                const char **cpus_b)
+                                const struct metric *m, double *a, double *b,
+                                const char **cpus_a, const char **cpus_b)
 {
-    return cell_pairs(c, xa, xb, metric, a, b, cpus_a, cpus_b);
+    return cell_pairs(c, xa, xb, m, a, b, cpus_a, cpus_b);
 }
 
-size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, int metric, double *a,
-                      double *b)
+size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, const struct metric *m,
+                      double *a, double *b)
 {
-    return campaign_cell_pairs(c, (struct cell){sa, 0}, (struct cell){sb, 0}, metric, a, b);
+    return campaign_cell_pairs(c, (struct cell){sa, 0}, (struct cell){sb, 0}, m, a, b);
 }
 
 const char *campaign_health_type(const struct campaign *c, size_t k)

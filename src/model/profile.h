@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "metrics.h"
+#include "prometheus.h"
 #include "msg.h"
 #include "rtt.h"
 #include "util.h"

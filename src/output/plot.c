@@ -44,7 +44,7 @@ static double write_cpu(const struct campaign *c, FILE *f)
     fputs("# index setting median min max (CPU % of one core over runs)\n", f);
     for (size_t ci = 0; ci < campaign_cells(c); ci++) {
         struct stats_summary s;
-        stats_summarize(v, campaign_cell_values(c, campaign_cell(c, ci), -1, v), &s);
+        stats_summarize(v, campaign_cell_values(c, campaign_cell(c, ci), campaign_metric(c, "cpu"), v), &s);
         if (s.n == 0)
             continue;
         char *word = cell_word(c, campaign_cell(c, ci));
@@ -96,7 +96,7 @@ static long tradeoff_key(const struct campaign *c)
     long first = -1;
     for (size_t k = 0; k < c->profile.n_health; k++)
         for (size_t i = 0; i < c->n_runs; i++) {
-            if (c->runs[i].status != RUN_OK || !isfinite(run_metric(c, &c->runs[i], (int)k)))
+            if (c->runs[i].status != RUN_OK || !isfinite(run_health_mean(c, &c->runs[i], k)))
                 continue;
             const char *type = campaign_health_type(c, k);
             if (type && strcmp(type, "duration_ms") == 0)
@@ -117,9 +117,9 @@ static void write_tradeoff(const struct campaign *c, long k, FILE *f)
         free(word);
         for (size_t i = 0; k >= 0 && i < c->n_runs; i++) {
             const struct run_record *r = &c->runs[i];
-            double h = run_metric(c, r, (int)k);
+            double h = run_health_mean(c, r, (size_t)k);
             if (run_in_cell(r, campaign_cell(c, ci)) && r->status == RUN_OK && isfinite(h))
-                fprintf(f, "%.6g %.6g\n", run_metric(c, r, -1), h);
+                fprintf(f, "%.6g %.6g\n", metric_read(c, r, campaign_metric(c, "cpu")), h);
         }
         fputs("\n\n", f);
     }

@@ -19,26 +19,16 @@ static char *cell_range(const struct stats_summary *s, const char *unit)
     if (s->n == 0)
         return xstrdup("-");
     if (s->n > 1 && s->min != s->max)
-        return xasprintf("%s%s (%s-%s)", compare_fmt(s->median, m, sizeof(m)), unit,
-                         compare_fmt(s->min, lo, sizeof(lo)), compare_fmt(s->max, hi, sizeof(hi)));
-    return xasprintf("%s%s", compare_fmt(s->median, m, sizeof(m)), unit);
-}
-
-/* The ratio new/base a reader is shown: the test's own (a geometric mean, of the
- * per-round ratios when rounds pair) with its interval, so the factor, the interval and
- * the p beside them agree; the ratio of medians alone when no test could be made. */
-static struct stats_ratio shown_ratio(const struct metric_diff *d)
-{
-    if (isfinite(d->ci.ratio))
-        return d->ci;
-    return (struct stats_ratio){d->ratio.ratio, NAN, NAN};
+        return xasprintf("%s%s (%s-%s)", fmt_number(s->median, m, sizeof(m)), unit,
+                         fmt_number(s->min, lo, sizeof(lo)), fmt_number(s->max, hi, sizeof(hi)));
+    return xasprintf("%s%s", fmt_number(s->median, m, sizeof(m)), unit);
 }
 
 /* "10.6x less (9.8-11.4x)" from a ratio new/base and its interval (new string). */
 static char *cell_factor(const struct metric_diff *d)
 {
     char f[32], lo[32], hi[32];
-    struct stats_ratio shown = shown_ratio(d);
+    struct stats_ratio shown = summary_shown_ratio(d);
     const struct stats_ratio *r = &shown;
     if (!isfinite(r->ratio) || r->ratio <= 0)
         return xstrdup("-");
@@ -46,9 +36,9 @@ static char *cell_factor(const struct metric_diff *d)
     double x = less ? 1.0 / r->ratio : r->ratio;
     double a = less ? 1.0 / r->hi : r->lo, b = less ? 1.0 / r->lo : r->hi;
     if (isfinite(a) && isfinite(b))
-        return xasprintf("%sx %s (%s-%sx)", compare_fmt(x, f, sizeof(f)), less ? "less" : "more",
-                         compare_fmt(a, lo, sizeof(lo)), compare_fmt(b, hi, sizeof(hi)));
-    return xasprintf("%sx %s", compare_fmt(x, f, sizeof(f)), less ? "less" : "more");
+        return xasprintf("%sx %s (%s-%sx)", fmt_number(x, f, sizeof(f)), less ? "less" : "more",
+                         fmt_number(a, lo, sizeof(lo)), fmt_number(b, hi, sizeof(hi)));
+    return xasprintf("%sx %s", fmt_number(x, f, sizeof(f)), less ? "less" : "more");
 }
 
 /* A health key's cell: a ratio key over its denominator ("0 / 250"), else with its
@@ -57,7 +47,7 @@ static char *cell_health(const struct campaign *c, const struct setting_summary 
 {
     char t[32], unit[48];
     if (isfinite(s->total[k]))
-        snprintf(unit, sizeof(unit), " / %s", compare_fmt(s->total[k], t, sizeof(t)));
+        snprintf(unit, sizeof(unit), " / %s", fmt_number(s->total[k], t, sizeof(t)));
     else
         snprintf(unit, sizeof(unit), "%s", campaign_health_unit(c, k));
     return cell_range(&s->health[k].b, unit);
@@ -71,13 +61,11 @@ static char *cell_runs(const struct setting_summary *s)
     return xasprintf("%zu", s->runs_ok);
 }
 
-static void fmt_p(double p, char *buf, size_t len)
+/* A p in a sentence: "p = 0.031", "p < 0.001". */
+static void p_phrase(double p, char *buf, size_t len)
 {
     char n[32];
-    if (p < 0.001)
-        snprintf(buf, len, "p < 0.001");
-    else
-        snprintf(buf, len, "p = %s", compare_fmt(p, n, sizeof(n)));
+    snprintf(buf, len, p < 0.001 ? "p %s" : "p = %s", fmt_p(p, n, sizeof(n)));
 }
 
 /* ---- tables ------------------------------------------------------------------------ */
@@ -196,8 +184,8 @@ static void settings_table(const struct campaign *c, size_t n, struct setting_su
             const struct setting_summary *s = &st[i][cj];
             bool reference = s->cell.setting == s->reference.setting &&
                              s->cell.variant == s->reference.variant;
-            strv_push_owned(row, cell_range(&s->cpu.b, ""));
-            strv_push_owned(row, reference ? xstrdup("-") : cell_factor(&s->cpu));
+            strv_push_owned(row, cell_range(&s->cpu->b, ""));
+            strv_push_owned(row, reference ? xstrdup("-") : cell_factor(s->cpu));
             for (size_t k = 0; k < c[i].profile.n_health; k++)
                 strv_push_owned(row, cell_health(&c[i], s, k));
             strv_push_owned(row, cell_runs(s));
@@ -235,10 +223,10 @@ static void rtt_tables(const struct campaign *c, size_t n, struct setting_summar
                                                                        s->rtt_timeouts)));
             bool any = histogram_count(&s->rtt) > 0;
             for (size_t k = 0; k < ARRAY_SIZE(pct); k++)
-                strv_push(row, any ? compare_fmt(histogram_percentile(&s->rtt, pct[k]) / 1e6, v,
+                strv_push(row, any ? fmt_number(histogram_percentile(&s->rtt, pct[k]) / 1e6, v,
                                                  sizeof(v))
                                    : "-");
-            strv_push(row, any ? compare_fmt(histogram_max(&s->rtt) / 1e6, v, sizeof(v)) : "-");
+            strv_push(row, any ? fmt_number(histogram_max(&s->rtt) / 1e6, v, sizeof(v)) : "-");
         }
         grid_print(&g, pad, out);
     }
@@ -251,8 +239,8 @@ static void rtt_tables(const struct campaign *c, size_t n, struct setting_summar
 static void headline(const struct campaign *c, const struct setting_summary *s, FILE *out)
 {
     char f[32], lo[32], hi[32], p[32], a[32], b[32];
-    const struct metric_diff *d = &s->cpu;
-    struct stats_ratio r = shown_ratio(d);
+    const struct metric_diff *d = s->cpu;
+    struct stats_ratio r = summary_shown_ratio(d);
     char *base = text_markdown(reference_name(c)), *knob = text_markdown(c->profile.knob_label);
     char *value = text_markdown(c->values.v[s->cell.setting]);
     if (c->n_variants) {
@@ -268,20 +256,20 @@ static void headline(const struct campaign *c, const struct setting_summary *s, 
         fprintf(out, "has no CPU figure to compare with %s", base);
     else if (isnan(d->p) || d->p >= SUMMARY_ALPHA) {
         /* the same words as the table's cell ("114x less"), never "0.00879x" */
-        fprintf(out, "uses %sx %s CPU than %s, ", compare_fmt(x, f, sizeof(f)),
+        fprintf(out, "uses %sx %s CPU than %s, ", fmt_number(x, f, sizeof(f)),
                 less ? "less" : "more", base);
         if (isnan(d->p))
             fputs("not tested (too few runs)", out);
         else {
-            fmt_p(d->p, p, sizeof(p));
+            p_phrase(d->p, p, sizeof(p));
             fprintf(out, "not a significant difference (%s)", p);
         }
     } else {
         double l = less ? 1.0 / r.hi : r.lo, h = less ? 1.0 / r.lo : r.hi;
-        fmt_p(d->p, p, sizeof(p));
+        p_phrase(d->p, p, sizeof(p));
         fprintf(out, "uses %sx %s CPU than %s (%.0f%% CI %s-%sx, %s)",
-                compare_fmt(x, f, sizeof(f)), less ? "less" : "more", base, SUMMARY_LEVEL * 100,
-                compare_fmt(l, lo, sizeof(lo)), compare_fmt(h, hi, sizeof(hi)), p);
+                fmt_number(x, f, sizeof(f)), less ? "less" : "more", base, SUMMARY_LEVEL * 100,
+                fmt_number(l, lo, sizeof(lo)), fmt_number(h, hi, sizeof(hi)), p);
     }
     free(base);
     for (size_t k = 0; k < c->profile.n_health; k++) {
@@ -293,13 +281,13 @@ static void headline(const struct campaign *c, const struct setting_summary *s, 
             fputs(" not tested (too few runs)", out);
             continue;
         }
-        fmt_p(hd->p, p, sizeof(p));
+        p_phrase(hd->p, p, sizeof(p));
         if (hd->p >= SUMMARY_ALPHA || hd->a.median == hd->b.median)
             fprintf(out, " unchanged (%s)", p);
         else
             fprintf(out, " %s from %s%s to %s%s (%s)", hd->b.median > hd->a.median ? "up" : "down",
-                    compare_fmt(hd->a.median, a, sizeof(a)), unit,
-                    compare_fmt(hd->b.median, b, sizeof(b)), unit, p);
+                    fmt_number(hd->a.median, a, sizeof(a)), unit,
+                    fmt_number(hd->b.median, b, sizeof(b)), unit, p);
     }
     fputs(".\n", out);
 }
@@ -375,7 +363,7 @@ static int charts(const struct campaign *c, const struct setting_summary *st, co
     struct mermaid_series *series = xcalloc(nv, sizeof(*series));
     for (size_t v = 0; v < nv; v++) {
         for (size_t si = 0; si < ns; si++)
-            median[v * ns + si] = st[si * nv + v].cpu.b.median;
+            median[v * ns + si] = st[si * nv + v].cpu->b.median;
         series[v] = (struct mermaid_series){c->n_variants ? c->variants[v].name : NULL,
                                             median + v * ns};
     }
@@ -608,6 +596,9 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
         if (ci->hold_idle)
             fputs(" CPUs held out of idle states: absolute CPU figures are those of a host kept "
                   "awake; compare them with campaigns held the same way.", out);
+        const char *no_idle = campaign_idle_missing(ci);
+        if (no_idle)
+            fprintf(out, " No idle-state figures: %s.", no_idle);
         cpu_clock_note(ci, out);
         if (ci->energy_unavailable) { /* once per campaign: why no run has energy */
             fputs(" Energy: not available (", out);
@@ -712,23 +703,23 @@ static void csv_num(double v, FILE *out)
 
 void report_csv(const struct campaign *c, size_t n, FILE *out)
 {
-    /* The first campaign's health keys name the columns; the others fill the ones
-     * they share. */
+    /* CPU's columns, then the first campaign's other metrics, in its registry's order;
+     * the other campaigns fill the ones they share. */
     const struct campaign_profile *p0 = &c[0].profile;
     bool variants = c[0].n_variants > 0;
     fputs(variants ? "host,kind,setting,variant,baseline,repeat,runs,cpu_percent,cpu_min,cpu_max"
                    : "host,kind,setting,baseline,repeat,runs,cpu_percent,cpu_min,cpu_max",
           out);
-    for (size_t k = 0; k < p0->n_health; k++) {
+    for (size_t k = 1; k < p0->n_metrics; k++) {
         fputc(',', out);
-        text_put_csv(out, p0->health[k].key);
+        text_put_csv(out, p0->metrics[k].key);
     }
     fputc('\n', out);
-    long *col = xcalloc(p0->n_health + 1, sizeof(long));
+    const struct metric **col = xcalloc(p0->n_metrics, sizeof(*col));
     for (size_t i = 0; i < n; i++) {
         const char *host = campaign_host(&c[i]);
-        for (size_t k = 0; k < p0->n_health; k++)
-            col[k] = campaign_health_index(&c[i], p0->health[k].key);
+        for (size_t k = 0; k < p0->n_metrics; k++)
+            col[k] = campaign_metric(&c[i], p0->metrics[k].key);
         for (size_t x = 0; x < c[i].n_runs; x++) {
             const struct run_record *run = &c[i].runs[x];
             if (run->status != RUN_OK)
@@ -739,10 +730,10 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
             csv_variant(&c[i], variants, run->variant_index, out);
             fprintf(out, ",%s,%ld,1", run->setting_index == c[i].baseline ? "true" : "false",
                     run->repeat);
-            csv_num(run_metric(&c[i], run, -1), out);
+            csv_num(metric_read(&c[i], run, col[0]), out);
             fputs(",,", out);
-            for (size_t k = 0; k < p0->n_health; k++)
-                csv_num(col[k] < 0 ? NAN : run_metric(&c[i], run, (int)col[k]), out);
+            for (size_t k = 1; k < p0->n_metrics; k++)
+                csv_num(col[k] ? metric_read(&c[i], run, col[k]) : NAN, out);
             fputc('\n', out);
         }
         struct setting_summary *st = summary_compute(&c[i]);
@@ -754,11 +745,11 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
             csv_variant(&c[i], variants, s->cell.variant, out);
             fprintf(out, ",%s,,%zu", s->cell.setting == c[i].baseline ? "true" : "false",
                     s->runs_ok);
-            csv_num(s->cpu.b.median, out);
-            csv_num(s->cpu.b.min, out);
-            csv_num(s->cpu.b.max, out);
-            for (size_t k = 0; k < p0->n_health; k++)
-                csv_num(col[k] < 0 ? NAN : s->health[col[k]].b.median, out);
+            csv_num(s->cpu->b.median, out);
+            csv_num(s->cpu->b.min, out);
+            csv_num(s->cpu->b.max, out);
+            for (size_t k = 1; k < p0->n_metrics; k++)
+                csv_num(col[k] ? s->diff[col[k] - c[i].profile.metrics].b.median : NAN, out);
             fputc('\n', out);
         }
         summary_free(&c[i], st);
@@ -768,39 +759,6 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
 
 /* ---- JSON -------------------------------------------------------------------------- */
 
-static json_t *stats_summary_json(const struct stats_summary *s)
-{
-    return json_pack("{s:I, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)s->n, "median",
-                     json_num_or_null(s->median), "min", json_num_or_null(s->min), "max",
-                     json_num_or_null(s->max), "mean", json_num_or_null(s->mean), "sd",
-                     json_num_or_null(s->sd));
-}
-
-/* The statistics of a setting against the baseline: the ratio the test estimates, with
- * its interval; the ratio of medians with its bootstrap interval beside. */
-static json_t *diff_json(const struct metric_diff *d)
-{
-    struct stats_ratio r = shown_ratio(d);
-    json_t *o = json_pack("{s:o, s:[o, o], s:o, s:[o, o], s:o, s:o, s:o, s:o}", "ratio",
-                          json_num_or_null(r.ratio), "ratio_ci", json_num_or_null(r.lo),
-                          json_num_or_null(r.hi), "median_ratio",
-                          json_num_or_null(d->ratio.ratio), "median_ratio_ci",
-                          json_num_or_null(d->ratio.lo), json_num_or_null(d->ratio.hi), "p",
-                          json_num_or_null(d->p), "test",
-                          d->test ? json_string(d->test) : json_null(), "welch_p",
-                          json_num_or_null(d->welch.p), "mann_whitney_p",
-                          json_num_or_null(d->mwu.p));
-    if (d->paired.pairs)
-        json_object_set_new(o, "paired",
-                            json_pack("{s:I, s:o, s:[o, o], s:o}", "pairs",
-                                      (json_int_t)d->paired.pairs, "ratio",
-                                      json_num_or_null(d->paired.ratio), "ci",
-                                      json_num_or_null(d->paired.lo),
-                                      json_num_or_null(d->paired.hi), "p",
-                                      json_num_or_null(d->paired.test.p)));
-    return o;
-}
-
 json_t *report_json(const struct campaign *c, size_t n)
 {
     json_t *hosts = json_array();
@@ -809,27 +767,7 @@ json_t *report_json(const struct campaign *c, size_t n)
         struct setting_summary *st = summary_compute(ci);
         json_t *settings = json_array();
         for (size_t x = 0; x < campaign_cells(ci); x++) {
-            const struct setting_summary *s = &st[x];
-            size_t si = s->cell.setting;
-            bool reference = si == s->reference.setting && s->cell.variant == s->reference.variant;
-            json_t *health = json_object();
-            for (size_t k = 0; k < ci->profile.n_health; k++) {
-                json_t *h = stats_summary_json(&s->health[k].b);
-                if (isfinite(s->total[k]))
-                    json_object_set_new(h, "total", json_real(s->total[k]));
-                if (!reference)
-                    json_object_set_new(h, "vs_baseline", diff_json(&s->health[k]));
-                json_object_set_new(health, ci->profile.health[k].key, h);
-            }
-            json_t *o = json_pack("{s:s}", "setting", ci->values.v[si]);
-            if (ci->n_variants)
-                json_object_set_new(o, "variant", json_string(ci->variants[s->cell.variant].name));
-            json_object_update_new(
-                o, json_pack("{s:b, s:I, s:o, s:o, s:o}", "baseline", si == ci->baseline, "runs",
-                             (json_int_t)s->runs_ok, "cpu_percent", stats_summary_json(&s->cpu.b),
-                             "cpu_vs_baseline", reference ? json_null() : diff_json(&s->cpu),
-                             "health", health));
-            json_array_append_new(settings, o);
+            json_array_append_new(settings, summary_cell_json(ci, &st[x], SUMMARY_REPORT));
         }
         json_array_append_new(hosts, json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:o}",
                                                "host", campaign_host(ci), "results",

@@ -54,6 +54,14 @@ check "  ... the window's counters of the target's CPU, per state, as deltas" jq
   and ($h.idle_states[1] | .cpu == 1 and .state == "haltpoll" and .usage >= 80 and .usage <= 200
        and (.time_us - .usage * 100 | fabs) <= 1000)' "$res"
 check "  ... and no word of a missing driver" bash -c "! grep -q 'no cpuidle driver' '$TMP/fake.err'"
+# The registry's idle metrics (src/model/metric.c): about 100 entries a second (10 every
+# 0.1 s) and 1% of the window in haltpoll (1000 us every 0.1 s), over the target's CPU.
+"$LOOPBENCH" report "$TMP/fake" -f csv -o "$TMP/fake.csv" 2>/dev/null
+check "  ... reported as idle entries per second and each state's share of the window" python3 -c "
+import csv, sys
+row = next(r for r in csv.DictReader(open(sys.argv[1])) if r['kind'] == 'run')
+e, h = float(row['idle_entries_per_s']), float(row['idle_haltpoll_percent'])
+sys.exit(not (60 <= e <= 130 and 0.6 <= h <= 1.3 and float(row['idle_POLL_percent']) == 0))" "$TMP/fake.csv"
 
 # --- the host as it is, with a competitor on the target's CPU -----------------------------
 if [ "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo none)" = none ]; then
@@ -70,4 +78,11 @@ if [ "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo n
     jq -e '.runs[0] | .host_cpus.others_percent >= 30
       and .host_cpus.others_percent + .cpu_percent <= 105' "$TMP/host/results.json"
 fi
+# An unpinned campaign on the fake tree: its runs' counters would be every CPU's, so the
+# report says once why it has no idle figures.
+LOOPBENCH_TEST_SYSFS=$SYS "$LOOPBENCH" run "$TMP/idler.json" -n 1 -w 0.2 -t 0.5 -o "$TMP/loose" \
+  >/dev/null 2>&1
+"$LOOPBENCH" report "$TMP/loose" --no-plots -o "$TMP/loose.md" 2>/dev/null
+check "unpinned: the report says once why there are no idle figures" bash -c "
+  [ \$(grep -o 'No idle-state figures: the targets were not pinned' '$TMP/loose.md' | wc -l) -eq 1 ]"
 check "no target left" no_process_from "$TMP"

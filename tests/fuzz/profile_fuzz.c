@@ -27,7 +27,7 @@
 
 #include "confedit.h"
 #include "http.h"
-#include "metrics.h"
+#include "prometheus.h"
 #include "profile.h"
 #include "rtt.h"
 #include "util.h"

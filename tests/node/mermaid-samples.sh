@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Mermaid's own parser, as GitHub's renderer runs it, reads every chart src/output/mermaid.c
+# Mermaid's own parser, as GitHub's renderer runs it, reads every chart src/base/mermaid.c
 # makes in its unit test (tests/unit/check-mermaid.c appends each to MERMAID_SAMPLES:
 # quotes, brackets and entities in labels, log scales, missing values, ten lines) and
 # the charts shown in docs/report.md.

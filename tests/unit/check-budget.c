@@ -168,6 +168,7 @@ START_TEST(from_campaign)
     c.profile.section = json_loads("{\"budgets\": [{\"setting\": \"2\", \"key\": \"cpu\", "
                                    "\"max\": 1, \"min\": 0.5}, {\"setting\": \"8\", \"key\": "
                                    "\"cpu\", \"max\": 1}]}", 0, NULL);
+    metric_registry_build(&c.profile);
     struct budget_set set = {0};
     struct lb_error err;
     ck_assert_int_eq(budget_from_campaign(&c, &set, &err), 0);
@@ -202,6 +203,7 @@ START_TEST(from_campaign)
         budget_set_release(&set);
     }
     json_decref(c.profile.section);
+    free(c.profile.metrics);
     strv_release(&c.values);
 }
 END_TEST

@@ -22,7 +22,7 @@
 #include <sys/prctl.h>
 #endif
 
-#include "metrics.h"
+#include "prometheus.h"
 #include "testlib.h"
 #include "util.h"
 

@@ -66,9 +66,9 @@ START_TEST(load_fixed_keys)
     ck_assert_str_eq(campaign_health_type(&r, 0), "duration_ms");
     ck_assert(r.profile.health[1].must_be_zero);
     double a[6], b[6];
-    ck_assert_uint_eq(campaign_values(&r, 1, -1, a), 3);
+    ck_assert_uint_eq(campaign_values(&r, 1, campaign_metric(&r, "cpu"), a), 3);
     ck_assert_double_eq(a[1], 9.8);
-    ck_assert_uint_eq(campaign_pairs(&r, 0, 1, -1, a, b), 3); /* a round each */
+    ck_assert_uint_eq(campaign_pairs(&r, 0, 1, campaign_metric(&r, "cpu"), a, b), 3); /* a round each */
     ck_assert_double_eq(a[2], 99);
     ck_assert_double_eq(b[2], 9.9);
     campaign_release(&r);
@@ -113,7 +113,7 @@ static enum verdict verdict_of(const char *const *base, size_t n_base, const cha
     struct gate_result at2[8];
     size_t n = 0;
     for (size_t i = 0; i < r.n_rows; i++)
-        if (strcmp(r.rows[i].setting, "2") == 0)
+        if (strcmp(r.rows[i].setting, "2") == 0 && r.rows[i].gated)
             at2[n++] = r.rows[i].g;
     enum verdict v = gate_worst(at2, n);
     compare_result_release(&r);
@@ -200,8 +200,8 @@ START_TEST(markdown_from_the_figures)
     free(md);
     render(r, 1, 1, &csv);
     ck_assert_ptr_nonnull(strstr(csv, "host,kind,setting,baseline,repeat,runs,cpu_percent,"
-                                      "cpu_min,cpu_max,tickLagPeak,missed16ms\n"));
-    ck_assert_ptr_nonnull(strstr(csv, "desk,setting,2,false,,3,9.9,9.8,10,2,0\n"));
+                                      "cpu_min,cpu_max,tickLagPeak,missed16ms,voluntary_per_s\n"));
+    ck_assert_ptr_nonnull(strstr(csv, "desk,setting,2,false,,3,9.9,9.8,10,2,0,"));
     free(csv);
     campaign_release(&r[0]);
     campaign_release(&r[1]);

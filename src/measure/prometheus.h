@@ -39,8 +39,8 @@
  * (allocated by whoever fills it, the profile parser) and freed by
  * metrics_endpoint_release. Snapshots, series accumulators and window values never
  * point into the endpoint. */
-#ifndef LOOPBENCH_METRICS_H
-#define LOOPBENCH_METRICS_H
+#ifndef LOOPBENCH_PROMETHEUS_H
+#define LOOPBENCH_PROMETHEUS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-#include "metrics.h"
+#include "prometheus.h"
 
 #include <errno.h>
 #include <jansson.h>
