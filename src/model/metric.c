@@ -148,6 +148,28 @@ void campaign_metrics_add_idle(struct campaign *c)
     strv_release(&states);
 }
 
+/* The package's mean watts over the window (runs in turn on a host with RAPL). */
+static double read_watts(const struct campaign *c, const struct run_record *r,
+                         const struct metric *m)
+{
+    (void)c, (void)m;
+    return r->energy.n_domains ? r->energy.watts : NAN;
+}
+
+void campaign_metrics_add_energy(struct campaign *c)
+{
+    bool any = false;
+    for (size_t i = 0; i < c->n_runs && !any; i++)
+        any = c->runs[i].status == RUN_OK && c->runs[i].energy.n_domains > 0;
+    if (!any)
+        return;
+    struct campaign_profile *p = &c->profile;
+    p->metrics = xrealloc(p->metrics, (p->n_metrics + 1) * sizeof(*p->metrics));
+    p->metrics[p->n_metrics++] = (struct metric){
+        "package_watts", "package W", "package power", " W", LOWER_IS_BETTER, METRIC_LOG_RATIO,
+        true, false, false, -1, NULL, read_watts};
+}
+
 const char *campaign_idle_missing(const struct campaign *c)
 {
     if (metric_find(c->profile.metrics, c->profile.n_metrics, "idle_entries_per_s"))

@@ -44,6 +44,9 @@ const struct metric *metric_find(const struct metric *metrics, size_t n, const c
  * second and each state's share of the window, over the CPUs each target owned (pinned,
  * and not swapping CPUs inside the window); none when no run has them. */
 void campaign_metrics_add_idle(struct campaign *c);
+/* The package's mean watts (runs[].energy, metric.c) added to c's registry as
+ * package_watts, gateable; none when no run recorded energy. */
+void campaign_metrics_add_energy(struct campaign *c);
 /* Why c has no idle-state metrics, one phrase ("the host has no cpuidle driver"); NULL
  * when it has. */
 const char *campaign_idle_missing(const struct campaign *c);

@@ -1069,6 +1069,7 @@ int results_from_json(json_t *doc, const char *out_dir, const char *where, struc
     if (rc < 0)
         return -1;
     campaign_metrics_add_idle(c);
+    campaign_metrics_add_energy(c);
     c->command_line = xstrdup(get_str(doc, "command_line") ? get_str(doc, "command_line") : "");
     self_from_json(json_object_get(doc, "loopbench"), &c->self);
     host_from_json(json_object_get(doc, "host"), &c->host);

@@ -103,6 +103,19 @@ ok=false
 check "  ... the idle reference: 2 s with no target, package-1's 5 W alone" $ok
 check "  ... and the document matches the schema" \
   jq_true -f "$SOURCE_ROOT/tests/data/results-schema.jq" "$res"
+# The registry's package_watts (src/model/metric.c): a column of the report's CSV, each run's
+# the watts results.json records, and a row of compare's for each setting.
+"$LOOPBENCH" report "$TMP/fake" -f csv -o "$TMP/fake.csv" >/dev/null 2>&1
+check "  ... the package's watts a metric: the CSV's column is each run's recorded watts" python3 -c "
+import csv, json, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r['kind'] == 'run']
+runs = json.load(open(sys.argv[2]))['runs']
+want = sorted(round(r['energy']['watts'], 3) for r in runs)
+got = sorted(round(float(r['package_watts']), 3) for r in rows)
+sys.exit(not (len(rows) == 4 and got == want))" "$TMP/fake.csv" "$res"
+"$LOOPBENCH" compare "$TMP/fake" "$TMP/fake" --format json >"$TMP/self.json" 2>/dev/null || true
+check "  ... and compare has a row of it per setting" \
+  jq_true '[.rows[] | select(.metric == "package_watts")] | length == 2' "$TMP/self.json"
 check "  ... and no word of energy being unavailable" \
   bash -c "! grep -q 'energy: not available' '$TMP/fake.out' '$TMP/fake.err'"
 
