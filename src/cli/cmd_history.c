@@ -114,6 +114,20 @@ static int percent_option(const char *name, const char *arg, double *out)
     return 0;
 }
 
+/* A count option --NAME of lo..hi into *out; a usage error naming it otherwise (what
+ * describes the range, e.g. "from 2 to 1000"). */
+static int count_option(const char *name, const char *arg, long lo, long hi, const char *range,
+                        size_t *out)
+{
+    long n;
+    if (parse_long(arg, lo, hi, &n) < 0)
+        return msg_usage_error("history", "history: --%s '%s': expected a whole number %s",
+                               name, arg, range),
+               -1;
+    *out = (size_t)n;
+    return 0;
+}
+
 static void print_history(const struct history *h, const struct history_opts *o, bool json)
 {
     struct lb_error err;
@@ -153,7 +167,6 @@ int cmd_history(int argc, char **argv)
                              .recent = HISTORY_RECENT};
     bool json = false;
     double d;
-    long n;
     int c;
     while ((c = getopt_long(argc, argv, ":f:", longopts, NULL)) != -1) {
         switch (c) {
@@ -173,20 +186,12 @@ int cmd_history(int argc, char **argv)
                 return LB_EXIT_USAGE;
             break;
         case OPT_MIN_SEGMENT:
-            if (parse_long(optarg, 2, 1000, &n) < 0)
-                return msg_usage_error("history",
-                                       "history: --min-segment '%s': expected a "
-                                       "whole number from 2 to 1000",
-                                       optarg);
-            o.min_segment = (size_t)n;
+            if (count_option("min-segment", optarg, 2, 1000, "from 2 to 1000", &o.min_segment) < 0)
+                return LB_EXIT_USAGE;
             break;
         case OPT_RECENT:
-            if (parse_long(optarg, 0, 1000, &n) < 0)
-                return msg_usage_error("history",
-                                       "history: --recent '%s': expected a whole number "
-                                       "from 0 (off) to 1000",
-                                       optarg);
-            o.recent = (size_t)n;
+            if (count_option("recent", optarg, 0, 1000, "from 0 (off) to 1000", &o.recent) < 0)
+                return LB_EXIT_USAGE;
             break;
         case 'f':
             if (strcmp(optarg, "md") != 0 && strcmp(optarg, "json") != 0)
