@@ -253,8 +253,9 @@ static int pool_family(struct pool_result *r, const struct compare_opts *o, bool
         bool guard = m && m->must_be_zero;
         what[j] = (struct gate_comparison){row->setting, row->metric, row->lower_is_better,
                                            guard, false};
-        for (size_t c = 0; c < r->k; c++)
-            host[c * n + j] = r->each[c].rows[at[j]].g;
+        for (size_t c = 0; c < r->k; c++) /* a campaign without the row: not tested */
+            if (r->rows[at[j]].host[c])
+                host[c * n + j] = r->rows[at[j]].host[c]->g;
     }
     int rc = pool_gate(host, r->k, what, n, &o->gate, res, re, err);
     for (size_t j = 0; rc == 0 && j < n; j++) {
@@ -270,6 +271,26 @@ static int pool_family(struct pool_result *r, const struct compare_opts *o, bool
     return rc;
 }
 
+static bool same_text(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* The row of result r that compares what `like` compares; NULL when r has none. */
+static const struct compare_row *matching_row(const struct compare_result *r,
+                                              const struct compare_row *like)
+{
+    for (size_t i = 0; i < r->n_rows; i++) {
+        const struct compare_row *row = &r->rows[i];
+        if (same_text(row->setting, like->setting) && same_text(row->metric, like->metric) &&
+            same_text(row->variant, like->variant) && !row->budget == !like->budget &&
+            (!row->budget || (row->budget->limit == like->budget->limit &&
+                              row->budget->upper == like->budget->upper)))
+            return row;
+    }
+    return NULL;
+}
+
 int pool_campaigns(const struct campaign *const *c, size_t k, const struct compare_opts *o,
                    struct pool_result *out, struct lb_error *err)
 {
@@ -282,13 +303,17 @@ int pool_campaigns(const struct campaign *const *c, size_t k, const struct compa
     for (; out->k < k; out->k++)
         if (compare_variants(c[out->k], o, &out->each[out->k], err) < 0)
             return -1;
-    /* the same profile, settings and variants under the same options: the same rows */
+    /* The same profile, settings and variants, but not always the same rows: a metric
+     * only some hosts record (the idle states of pinned runs, the package's watts) is
+     * pooled over the campaigns that have it. */
     const struct compare_result *first = &out->each[0];
     out->rows = xcalloc(first->n_rows + 1, sizeof(*out->rows));
     out->n_rows = first->n_rows;
     for (size_t i = 0; i < first->n_rows; i++) {
         out->rows[i].row = first->rows[i];
-        out->rows[i].at = i;
+        out->rows[i].host = xcalloc(k, sizeof(*out->rows[i].host));
+        for (size_t h = 0; h < k; h++)
+            out->rows[i].host[h] = matching_row(&out->each[h], &first->rows[i]);
     }
     int rc = pool_family(out, o, true, err) < 0 || pool_family(out, o, false, err) < 0 ? -1 : 0;
     out->worst = VERDICT_NO_CHANGE;
@@ -304,6 +329,8 @@ void pool_result_release(struct pool_result *r)
     for (size_t i = 0; r->each && i < r->k; i++)
         compare_result_release(&r->each[i]);
     free(r->each);
+    for (size_t i = 0; i < r->n_rows; i++)
+        free(r->rows[i].host);
     free(r->rows);
     memset(r, 0, sizeof(*r));
 }
@@ -386,23 +413,26 @@ static int host_chart(const struct pool_result *r, const struct pool_row *pr, FI
 {
     char **names = xcalloc(r->k + 2, sizeof(*names));
     double *ratio = xcalloc(r->k + 2, sizeof(double));
+    size_t bars = 0;
     for (size_t c = 0; c < r->k; c++) { /* numbered: campaigns of one host share its name */
-        names[c] = xasprintf("%zu %s", c + 1, campaign_host(r->campaigns[c]));
-        ratio[c] = 1.0 + r->each[c].rows[pr->at].g.change;
+        if (!pr->host[c])
+            continue;
+        names[bars] = xasprintf("%zu %s", c + 1, campaign_host(r->campaigns[c]));
+        ratio[bars++] = 1.0 + pr->host[c]->g.change;
     }
-    names[r->k] = xstrdup("pooled");
-    ratio[r->k] = 1.0 + pr->row.g.change;
+    names[bars] = xstrdup("pooled");
+    ratio[bars] = 1.0 + pr->row.g.change;
     char *title = row_name(&pr->row);
     char *full = xasprintf("CPU head / base at %s, by host", title);
     const struct mermaid_series series[] = {{NULL, ratio}};
-    struct mermaid_bars chart = {{"host", (const char *const *)names, r->k + 1,
+    struct mermaid_bars chart = {{"host", (const char *const *)names, bars + 1,
                                   MERMAID_NO_BASELINE}, full,
                                  "ratio (1 = no change)", series, 1};
     fputc('\n', out);
     int rc = mermaid_bars_write(out, &chart, err);
     free(title);
     free(full);
-    for (size_t c = 0; c <= r->k; c++)
+    for (size_t c = 0; c <= bars; c++)
         free(names[c]);
     free(names);
     free(ratio);
@@ -422,11 +452,14 @@ static int by_host(const struct pool_result *r, const struct pool_row *pr, FILE 
     free(name);
     free(shown);
     for (size_t c = 0; c < r->k; c++) {
-        const struct compare_row *row = &r->each[c].rows[pr->at];
+        const struct compare_row *row = pr->host[c];
         char *host = host_label(r->campaigns[c]);
-        compare_fmt_interval(&row->g, ch, sizeof(ch));
-        fprintf(out, "| %s | %zu | %s | %s |\n", host, row->g.n, ch,
-                verdict_name(row->g.verdict));
+        if (row) {
+            compare_fmt_interval(&row->g, ch, sizeof(ch));
+            fprintf(out, "| %s | %zu | %s | %s |\n", host, row->g.n, ch,
+                    verdict_name(row->g.verdict));
+        } else
+            fprintf(out, "| %s | - | not recorded | - |\n", host);
         free(host);
     }
     compare_fmt_interval(&pr->row.g, ch, sizeof(ch));
@@ -521,7 +554,11 @@ json_t *pool_json(const struct pool_result *r, const struct compare_opts *o)
         bool logs = g->log_scale;
         json_t *per_host = json_array();
         for (size_t c = 0; c < r->k; c++) {
-            const struct gate_result *h = &r->each[c].rows[pr->at].g;
+            if (!pr->host[c]) { /* that campaign did not record the metric */
+                json_array_append_new(per_host, json_null());
+                continue;
+            }
+            const struct gate_result *h = &pr->host[c]->g;
             json_array_append_new(per_host,
                                   json_pack("{s:s, s:I, s:o, s:o, s:s}", "host",
                                             campaign_host(r->campaigns[c]), "rounds",

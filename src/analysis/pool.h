@@ -63,7 +63,8 @@ int pool_gate(const struct gate_result *host, size_t k, const struct gate_compar
 struct pool_row {
     struct compare_row row;
     struct pool_estimate re;   /* re.k: the campaigns whose comparison was tested */
-    size_t at;                 /* the row's index in each campaign's result */
+    const struct compare_row **host; /* [k]: each campaign's own row (borrowed from each);
+                                      * NULL where that campaign has none */
 };
 
 struct pool_result {

@@ -74,6 +74,22 @@ head -20 "$TMP/aa.md"
 check "an A/A pool of three campaigns is not regressed (exit 0)" bash -c "
   [ $rc -eq 0 ] && ! grep -q '^### loopbench compare --pool: regressed' '$TMP/aa.md'"
 
+# The pinned campaigns record metrics the unpinned one does not (the idle states of their
+# CPUs, where the host has a cpuidle driver): each pooled row holds each campaign's own row
+# of that metric, or null where the campaign has none, never another metric's
+"$LOOPBENCH" compare --pool "$TMP/aa1" "$TMP/aa2" "$TMP/aa3" --format json >"$TMP/aa.json" 2>/dev/null || true
+for d in aa1 aa2 aa3; do "$LOOPBENCH" compare "$TMP/$d" --format json >"$TMP/$d.json" 2>/dev/null || true; done
+check "the pool matches rows by what they compare: each host's own, null where it has none" python3 -c "
+import json, sys
+pool = json.load(open(sys.argv[1]))
+own = [{(r['setting'], r.get('variant'), r['metric']): r for r in json.load(open(f))['rows']} for f in sys.argv[2:]]
+ok = len(pool['rows']) > 0
+for row in pool['rows']:
+    key = (row['setting'], row.get('variant'), row['metric'])
+    for h, mine in zip(row['per_host'], own):
+        ok &= (h is None) == (key not in mine) and (h is None or h['change'] == mine[key]['change'])
+sys.exit(not ok)" "$TMP/aa.json" "$TMP/aa1.json" "$TMP/aa2.json" "$TMP/aa3.json"
+
 # Campaigns that differ are refused, naming the first difference
 sed 's/"head"/"other"/g' "$TMP/aa3/results.json" >"$TMP/renamed.json"
 rc=0
