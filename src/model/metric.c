@@ -1,5 +1,6 @@
 #include "metric.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 
@@ -133,7 +134,13 @@ void campaign_metrics_add_idle(struct campaign *c)
         METRIC_DIFFERENCE, true, false, false, -1, NULL, read_idle_entries};
     for (size_t k = 0; k < states.n; k++) {
         const char *name = states.v[k];
-        strv_push_owned(&p->metric_text, xasprintf("idle_%s_percent", name));
+        /* a key one can type in --primary or --metric: the kernel's state names have
+         * spaces ("haltpoll idle") */
+        char *typed = xasprintf("idle_%s_percent", name);
+        for (char *ch = typed; *ch; ch++)
+            if (!isalnum((unsigned char)*ch))
+                *ch = '_';
+        strv_push_owned(&p->metric_text, typed);
         const char *key = p->metric_text.v[p->metric_text.n - 1];
         strv_push_owned(&p->metric_text, xasprintf("in %s %%", name));
         const char *label = p->metric_text.v[p->metric_text.n - 1];
