@@ -2,7 +2,8 @@
 # What the host's CPUs did in each window (results.json runs[].host_cpus): the cpuidle
 # counters of the target's CPUs, read on a fake sysfs tree ($LOOPBENCH_TEST_SYSFS, for
 # tests only) whose counters the target itself moves through its run; a host without a
-# cpuidle driver said so once; other processes' share of the target's CPU.
+# cpuidle driver said so once, and a real one's counters falling as refshard's idle wait grows;
+# other processes' share of the target's CPU.
 source "$(dirname "$0")/lib.sh"
 
 if [ "$(nproc)" -lt 2 ]; then
@@ -85,6 +86,19 @@ if [ "$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo n
   check "  ... a competitor at half a core on the target's CPU is counted, the target's own CPU is not" \
     jq -e '.runs[0] | .host_cpus.others_percent >= 30
       and .host_cpus.others_percent + .cpu_percent <= 105' "$TMP/host/results.json"
+else
+  # A real cpuidle driver: refshard pinned to CPU 1 at idle wait 0, 2 and 8. Its CPU
+  # leaves an idle state once per wake-up, so entries fall as the wait grows, and a
+  # spinning loop never lets its CPU idle (the kernel's own counters: nothing to fake).
+  rc=0
+  "$LOOPBENCH" run "$SOURCE_ROOT/profiles/refshard.json" -s 0,2,8 --cpus 1 -n 1 -w 0.5 -t 2 \
+    -o "$TMP/real" -q >/dev/null 2>"$TMP/real.err" || rc=$?
+  "$LOOPBENCH" report "$TMP/real" -f csv -o "$TMP/real.csv" >/dev/null 2>&1
+  check "a real driver, refshard pinned: idle entries per second fall as the wait grows, none spinning" python3 -c "
+import csv, sys
+e = {r['setting']: float(r['idle_entries_per_s']) for r in csv.DictReader(open(sys.argv[1])) if r['kind'] == 'run'}
+print('idle entries per second by idle wait:', e)
+sys.exit(not (e['0'] < 5 and e['8'] < e['2'] and 60 < e['8']))" "$TMP/real.csv"
 fi
 # An unpinned campaign on the fake tree: its runs' counters would be every CPU's, so the
 # report says once why it has no idle figures.
