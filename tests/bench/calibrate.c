@@ -10,7 +10,8 @@
  * `--repeat auto` (src/analysis/sequential.c) beside fixed round counts, on the same model; with
  * `crossover` (bench-crossover) the same figures for a duet whose CPUs differ or whose
  * host disturbs a round, judged by today's paired t, the CPU set as a factor, and that
- * trimmed (Yuen); with `budget` (bench-budget) a budget's false "over" rate when set
+ * trimmed (Yuen); with `noisefloor` (bench-noisefloor) what the CI job's gate calls at
+ * the per-round spreads measured for each duet design (docs/ci.md); with `budget` (bench-budget) a budget's false "over" rate when set
  * exactly at the truth, its interval's coverage and its power, fixed and sequential;
  * with `pool [SEED]` (bench-pool) the gate of campaigns from k hosts pooled
  * (compare --pool, src/analysis/pool.c) beside one host running all their rounds, and the time
@@ -899,14 +900,11 @@ static struct gate_comparison design_comparison(const struct pool_design *d, siz
                                     metrics[i % d->gated_metrics].key, true, false, false};
 }
 
-/* One host's campaign of base and head, n rounds, gated as compare DIR gates it, into
- * r[design_gated(d)]: CPU at CHANGED_SETTING changes by effect on this host. */
-static void host_gate(const struct pool_design *d, const struct noise *nz, size_t n,
-                      double effect, uint64_t *rng, struct gate_result *r)
+/* The first n rounds of a campaign of base and head gated as compare DIR gates design d,
+ * into r[design_gated(d)]. */
+static void design_gate(const struct pool_design *d, const struct campaign_draw *both, size_t n,
+                        struct gate_result *r)
 {
-    static struct campaign_draw both[2];
-    const double effects[2] = {0, effect};
-    draw_campaign(nz, n, 2, effects, NULL, rng, both);
     struct gate_paired_input in[SETTINGS * METRICS];
     for (size_t i = 0; i < design_gated(d); i++) {
         size_t s = d->first_setting + i / d->gated_metrics, m = i % d->gated_metrics;
@@ -919,6 +917,17 @@ static void host_gate(const struct pool_design *d, const struct noise *nz, size_
         fprintf(stderr, "calibrate: %s\n", err.msg);
         exit(1);
     }
+}
+
+/* One host's campaign of base and head, n rounds, gated as compare DIR gates it, into
+ * r[design_gated(d)]: CPU at CHANGED_SETTING changes by effect on this host. */
+static void host_gate(const struct pool_design *d, const struct noise *nz, size_t n,
+                      double effect, uint64_t *rng, struct gate_result *r)
+{
+    static struct campaign_draw both[2];
+    const double effects[2] = {0, effect};
+    draw_campaign(nz, n, 2, effects, NULL, rng, both);
+    design_gate(d, both, n, r);
 }
 
 /* k hosts of POOL_ROUNDS rounds pooled (k > 1), or one host of k x POOL_ROUNDS rounds
@@ -1052,6 +1061,103 @@ static int pooled_hosts(uint64_t seed)
     return 0;
 }
 
+/* ---- the noise floor of one host (issue 24) ------------------------------------------ */
+
+/* The per-round sd of CPU's log(head/base) in A/A duet campaigns of refshard-ci at idle
+ * wait 2 (docs/ci.md): 0.25 and 0.146 the medians of runs in turn and of today's duet
+ * (issue 15), 0.084 and 0.055 the worst and the median campaign of the duet rotating
+ * every 0.5 s inside its window, the CI job's default. */
+static const double floor_sds[] = {0.25, 0.146, 0.084, 0.055};
+#define FLOOR_SDS (sizeof(floor_sds) / sizeof(floor_sds[0]))
+
+struct floor_tally {
+    long trials, failed, regressed, covered, rounds;
+};
+
+/* The CI job's gate (design d) on one host whose per-round log ratio has sd round_sd
+ * (each run round_sd / sqrt 2; the drift of campaign and round cancels in the pairs):
+ * n fixed rounds, or n == 0 for --repeat auto=SEQ_CAP. */
+static void floor_trials(const struct pool_design *d, double round_sd, size_t n, double factor,
+                         long trials, uint64_t *rng, struct floor_tally *t)
+{
+    double run_sd = round_sd / sqrt(2.0);
+    const struct noise nz = {{run_sd, run_sd, run_sd}, CAMPAIGN_SD, ROUND_SD};
+    const double effects[2] = {0, log(factor)};
+    static struct campaign_draw both[2];
+    struct gate_result r[SETTINGS * METRICS];
+    struct gate_opts o = gate_opts_default();
+    struct lb_error err;
+    struct seq s;
+    if (seq_init(&s, design_gated(d), SEQ_CAP, &o, &err) < 0) {
+        fprintf(stderr, "calibrate: %s\n", err.msg);
+        exit(1);
+    }
+    memset(t, 0, sizeof(*t));
+    for (long i = 0; i < trials; i++) {
+        draw_campaign(&nz, n ? n : SEQ_CAP, 2, effects, NULL, rng, both);
+        const struct gate_result *verdicts = r;
+        size_t rounds = n;
+        if (n)
+            design_gate(d, both, n, r);
+        else {
+            seq_reset(&s);
+            for (rounds = SEQ_MIN_ROUNDS;; rounds++) {
+                design_gate(d, both, rounds, r);
+                if (seq_look(&s, (long)rounds, r, NULL) == 0 || rounds == SEQ_CAP)
+                    break;
+            }
+            verdicts = s.latest;
+        }
+        double truth = factor - 1.0;
+        t->trials++;
+        t->rounds += (long)rounds;
+        t->failed += gate_worst(verdicts, design_gated(d)) == VERDICT_REGRESSED;
+        t->regressed += verdicts[0].verdict == VERDICT_REGRESSED;
+        t->covered += n && r[0].lo <= truth + 1e-12 && truth - 1e-12 <= r[0].hi;
+    }
+    seq_release(&s);
+}
+
+/* What the CI job's gate calls, fixed and until decided, at each spread measured. */
+static int noise_floor(void)
+{
+    uint64_t rng = 20261205u;
+    printf("The CI job's gate on one host (refshard-ci at idle wait 2: CPU, the peak lag and "
+           "missed16ms gated, Holm over %zu; with --primary cpu, CPU alone), base and head "
+           "paired by round, the per-round sd of CPU's log(head/base) as measured by design "
+           "(docs/ci.md); the peak lag's runs as noisy, missed16ms Poisson. %d trials per "
+           "figure (A/A: %d). Coverage: CPU's 95%% interval at 1.3x (fixed rounds only).\n\n"
+           "| per-round sd | rounds | A/A false alarms | coverage, 1.3x | 1.1x called | 1.3x "
+           "called | mean rounds (A/A / 1.1x / 1.3x) |\n|--:|---|--:|--:|--:|--:|--:|\n",
+           design_gated(&ci_design), TRIALS, AA_TRIALS);
+    static const size_t fixed[] = {3, 5, 10, 0, 0};
+    for (size_t i = 0; i < FLOOR_SDS; i++)
+        for (size_t j = 0; j < sizeof(fixed) / sizeof(fixed[0]); j++) {
+            const struct pool_design *d = j == 4 ? &ci_primary_design : &ci_design;
+            struct floor_tally aa, small, large;
+            floor_trials(d, floor_sds[i], fixed[j], 1.0, AA_TRIALS, &rng, &aa);
+            floor_trials(d, floor_sds[i], fixed[j], 1.1, TRIALS, &rng, &small);
+            floor_trials(d, floor_sds[i], fixed[j], 1.3, TRIALS, &rng, &large);
+            char rounds[40], coverage[16];
+            if (fixed[j])
+                snprintf(rounds, sizeof(rounds), "%zu", fixed[j]);
+            else
+                snprintf(rounds, sizeof(rounds), "auto=%d%s", SEQ_CAP,
+                         j == 4 ? ", --primary cpu" : "");
+            if (fixed[j])
+                snprintf(coverage, sizeof(coverage), "%.1f", pct(large.covered, large.trials));
+            else
+                snprintf(coverage, sizeof(coverage), "-");
+            printf("| %.3f | %s | %.1f | %s | %.1f | %.1f | %.1f / %.1f / %.1f |\n", floor_sds[i],
+                   rounds, pct(aa.failed, aa.trials), coverage, pct(small.regressed, small.trials),
+                   pct(large.regressed, large.trials), (double)aa.rounds / (double)aa.trials,
+                   (double)small.rounds / (double)small.trials,
+                   (double)large.rounds / (double)large.trials);
+            fflush(stdout);
+        }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "history") == 0)
@@ -1062,6 +1168,8 @@ int main(int argc, char **argv)
         return pooled_hosts(argc > 2 ? strtoull(argv[2], NULL, 10) : 20261205u);
     if (argc > 1 && strcmp(argv[1], "crossover") == 0)
         return crossover();
+    if (argc > 1 && strcmp(argv[1], "noisefloor") == 0)
+        return noise_floor();
     if (argc > 1 && strcmp(argv[1], "sequential") == 0)
         return time_to_verdict();
     struct noise central = {{RUN_SD, RUN_SD, RUN_SD}, CAMPAIGN_SD, ROUND_SD};
