@@ -9,6 +9,7 @@
 #include "commit.h"
 #include "report.h"
 #include "results.h"
+#include "scrape.h"
 #include "testlib.h"
 
 /* A campaign of two settings, two runs each, as run.c leaves it: no process needed. */
