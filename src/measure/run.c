@@ -18,6 +18,7 @@
 #include "hostcpus.h"
 #include "http.h"
 #include "lbversion.h"
+#include "platform/files.h"
 #include "progress.h"
 #include "results.h"
 #include "rtt.h"

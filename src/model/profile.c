@@ -21,6 +21,7 @@
 #include "confedit.h"
 #include "http.h"
 #include "journal.h"
+#include "platform/files.h"
 #include "platform/platform.h"
 #include "text.h"
 #include "targetenv.h"

@@ -9,6 +9,7 @@
 #include "fingerprint.h"
 #include "histogram.h"
 #include "noise.h"
+#include "platform/files.h"
 #include "sequential.h"
 #include "summary.h"
 #include "text.h"
