@@ -13,6 +13,7 @@
 #include "compat.h"
 #include "config.h"
 #include "confedit.h"
+#include "document.h"
 #include "endpoint.h"
 #include "energy.h"
 #include "hostcpus.h"

@@ -19,6 +19,10 @@
 #include "util.h"
 #include "window.h"
 
+/* The first round after which --repeat auto looks (src/analysis/sequential.c), and so the
+ * round of a campaign's first look. */
+#define SEQ_MIN_ROUNDS 3
+
 /* duet: the variants of a setting (without variants, the settings of a round) at the
  * same time, each on CPUs of its own, the CPU sets turned round by one every round
  * (Bulej et al. 2020); otherwise interleave's order. */

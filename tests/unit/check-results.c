@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "commit.h"
+#include "document.h"
 #include "platform/files.h"
 #include "report.h"
 #include "results.h"
