@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "compat.h"
+#include "platform/files.h"
 #include "platform/platform.h"
 #include "util.h"
 

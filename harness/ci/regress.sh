@@ -78,8 +78,8 @@ out=$(realpath -m "$out")
 
 # --- the environment the build and the campaign get ---------------------------------------
 # Not this job's, which may hold GITHUB_TOKEN, ACTIONS_* and the files that steer the job:
-# the base a target gets (src/measure/targetenv.c) and the names of PASS_ENV. A name that looks
-# like a credential or a CI control file is refused, by the rule of src/measure/targetenv.c.
+# the base a target gets (src/model/targetenv.c) and the names of PASS_ENV. A name that looks
+# like a credential or a CI control file is refused, by the rule of src/model/targetenv.c.
 clean_env=(env -i)
 for name in $(compgen -e); do
   case "$name" in

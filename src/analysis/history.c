@@ -6,6 +6,7 @@
 
 #include "compare.h"
 #include "mermaid.h"
+#include "platform/files.h"
 #include "stats.h"
 #include "text.h"
 #include "util.h"

@@ -20,10 +20,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "campaign.h"
 #include "gate.h"
 #include "msg.h"
 
-#define SEQ_MIN_ROUNDS 3
 #define SEQ_DEFAULT_MAX 10
 /* Simulated t paths a boundary is set on (src/analysis/sequential.c): its total alpha is within
  * sqrt(alpha (1 - alpha) / SEQ_PATHS) of alpha, one standard error. */

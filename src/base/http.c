@@ -332,6 +332,13 @@ int http_request(const struct http_request *req, struct http_response *resp,
     return perform(req, resp, &code, err);
 }
 
+void http_response_release(struct http_response *resp)
+{
+    free(resp->body);
+    strv_release(&resp->headers);
+    memset(resp, 0, sizeof(*resp));
+}
+
 bool http_rate_limited(const struct http_response *resp)
 {
     if (resp->status == 429)

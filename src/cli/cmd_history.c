@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "history.h"
+#include "platform/files.h"
 #include "results.h"
 #include "util.h"
 

@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "platform/files.h"
 #include "platform/platform.h"
 #include "plot.h"
 #include "report.h"

@@ -16,20 +16,7 @@
 #include "msg.h"
 #include "platform/platform.h"
 #include "scrape.h"
-
-/* 64 MiB per stream per run: an hour of a server logging a line a millisecond, and no
- * more than a small disk can take for every run of a long campaign. */
-#define CAPTURE_LIMIT_DEFAULT (64ULL << 20)
-/* The smallest limit: room for a head and a tail of a few lines each. */
-#define CAPTURE_LIMIT_MIN (4ULL << 10)
-
-enum capture_stream { CAPTURE_STDOUT = 0, CAPTURE_STDERR, CAPTURE_STREAMS };
-
-/* What became of one stream: bytes the target wrote, bytes the file kept (the head and
- * the tail, not the marker line between), bytes dropped (bytes - kept). */
-struct capture_log {
-    uint64_t bytes, kept, dropped;
-};
+#include "window.h"
 
 struct capture_opts {
     const char *paths[CAPTURE_STREAMS]; /* stdout.log, stderr.log */

@@ -10,16 +10,6 @@
 #include "prometheus.h"
 #include "msg.h"
 
-struct endpoint_result {
-    size_t n;                             /* the endpoint's selections */
-    struct metrics_window_value *values;  /* n; all not found when error is set */
-    size_t scrapes, failed_scrapes;       /* every scrape made, and those that failed */
-    size_t skipped_lines, duplicates;     /* Prometheus damage seen, over all scrapes */
-    double fetch_ms_max;                  /* the slowest scrape */
-    char *error;                          /* the first failure, or NULL */
-    char **missing;                       /* n: why a value was not found at the end, or NULL */
-};
-
 struct endpoint_window;
 
 /* Scrape ep now (the window's start) and start the thread that scrapes it every
@@ -29,6 +19,5 @@ struct endpoint_window *endpoint_window_open(const struct metrics_endpoint *ep,
                                              uint64_t interval_ns);
 /* Stop the thread, scrape the end, and fill out (endpoint_result_release). Frees w. */
 void endpoint_window_close(struct endpoint_window *w, struct endpoint_result *out);
-void endpoint_result_release(struct endpoint_result *r);
 
 #endif

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "compat.h"
+#include "platform/files.h"
 #include "platform/platform.h"
 #include "util.h"
 

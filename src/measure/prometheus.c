@@ -13,24 +13,8 @@
 
 static const char *const format_names[] = {[METRICS_PROMETHEUS] = "prometheus",
                                             [METRICS_JSON] = "json"};
-static const char *const kind_names[] = {[METRICS_KIND_AUTO] = "auto",
-                                         [METRICS_COUNTER] = "counter", [METRICS_GAUGE] = "gauge"};
 
 ENUM_WORDS(enum metrics_format, format_names, metrics_format_name, metrics_format_parse)
-
-const char *metrics_kind_name(enum metrics_kind k)
-{
-    return name_of(kind_names, ARRAY_SIZE(kind_names), (size_t)k);
-}
-
-int metrics_kind_parse(const char *name, enum metrics_kind *out)
-{
-    int i = name_index(kind_names, ARRAY_SIZE(kind_names), name);
-    if (i <= METRICS_KIND_AUTO) /* "auto" is no kind a profile or a result names */
-        return -1;
-    *out = (enum metrics_kind)i;
-    return 0;
-}
 
 static void free_strings(char **v, size_t n)
 {

@@ -47,6 +47,7 @@
 #include <stdint.h>
 
 #include "msg.h"
+#include "probes.h"
 
 /* Longest key, terminator included: as for the keys scraped from logs (scrape.h). */
 #define METRICS_KEY_MAX 64
@@ -56,17 +57,11 @@
 #define METRICS_ACCEPT_JSON "application/json"
 
 enum metrics_format { METRICS_PROMETHEUS, METRICS_JSON };
-enum metrics_kind { METRICS_KIND_AUTO = 0, METRICS_COUNTER, METRICS_GAUGE };
 
-/* "prometheus", "json": a profile's http_metrics.format. Static strings, as below. */
+/* "prometheus", "json": a profile's http_metrics.format (static strings). The inverse:
+ * 0 with *out set, or -1 for any other word; *out is then unchanged. */
 const char *metrics_format_name(enum metrics_format f);
-/* "counter", "gauge" ("auto" for METRICS_KIND_AUTO). */
-const char *metrics_kind_name(enum metrics_kind k);
-/* The inverses: 0 with *out set, or -1 for any other word ("auto" too, which names no
- * kind in a profile or a result); *out is then unchanged. */
 int metrics_format_parse(const char *name, enum metrics_format *out);
-int metrics_kind_parse(const char *name, enum metrics_kind *out);
-
 struct metrics_select {
     char *key; /* its name in results: 1 to METRICS_KEY_MAX - 1 bytes, unique */
     /* Prometheus */
@@ -184,25 +179,6 @@ void metrics_series_add(struct metrics_series *s, const struct metrics_snapshot 
 /* Empty again for the next window, keeping the allocation. */
 void metrics_series_clear(struct metrics_series *s);
 void metrics_series_release(struct metrics_series *s);
-
-/* One metric over a window. */
-struct metrics_window_value {
-    bool found;             /* counter: found at the end; gauge: found in any scrape */
-    enum metrics_kind kind; /* the end scrape's */
-    double start, end;      /* the values at the window's edges, NAN where not found */
-    /* Counters. */
-    double delta;      /* end - start; end after a reset; end when it appeared */
-    double rate_per_s; /* delta over the scrapes' time apart (NAN at 0 s apart) */
-    bool reset;        /* it went down (the target restarted): counted from 0, as
-                          Prometheus' increase() does; a reset of one of several
-                          summed series is seen only if the sum goes down */
-    bool appeared;     /* absent at the start: counted from 0 (client libraries
-                          create a labelled counter at its first increment) */
-    /* Gauges: over the start, end and every scrape added to the series between, those
-     * that found it and not NaN; mean unweighted. NAN when none. */
-    double min, max, mean;
-    size_t samples;
-};
 
 /* The window from the start and end scrapes of the same endpoint (snapshots with the
  * same n, taken start first), and the series-interval scrapes between them (`between`,

@@ -48,8 +48,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "histogram.h"
 #include "msg.h"
+#include "probes.h"
 
 #define RTT_RETRY_MS 100
 /* Limits rtt_start checks; rate * timeout_s bounds the requests in flight, for which
@@ -76,27 +76,6 @@ struct rtt_opts {
     double connect_rate_per_s; /* fresh connections timed per second; 0: none */
 };
 
-/* What happened to the requests of one schedule (see "Fate of a request"). */
-struct rtt_counts {
-    uint64_t scheduled; /* came due before the stop */
-    uint64_t sent;      /* of which at least partly written */
-    uint64_t completed; /* full reply received (== the histogram's count) */
-    uint64_t errors;
-    uint64_t timeouts;
-    uint64_t unfinished; /* still waiting for a reply (or to be written) at the stop */
-};
-
-struct rtt_result {
-    struct histogram rtt;   /* ns: due time -> full reply, completed requests */
-    struct histogram lag;   /* ns: due time -> first byte written, sent requests */
-    struct histogram setup; /* ns: due time -> full reply on a fresh connection */
-    struct rtt_counts requests;
-    struct rtt_counts setups;     /* all 0 without connect_rate_per_s */
-    uint64_t connection_failures; /* resets, ends of file, bad replies, failed connects */
-    uint64_t probe_cpu_ns;        /* the probe thread's CPU time, start to stop */
-    uint64_t duration_ns;         /* monotonic time from the schedule's start to the stop */
-};
-
 struct rtt_probe;
 
 /* Check opts, connect, start the thread; the schedule starts when this returns. On
@@ -108,6 +87,5 @@ int rtt_check(const struct rtt_opts *opts, struct lb_error *err);
 /* Stop the thread, close everything, free the probe and fill *out (which then owns
  * the histograms: rtt_result_release). Never fails. */
 void rtt_stop(struct rtt_probe *p, struct rtt_result *out);
-void rtt_result_release(struct rtt_result *r);
 
 #endif

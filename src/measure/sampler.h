@@ -13,13 +13,11 @@
 
 #include "msg.h"
 #include "platform/platform.h"
+#include "window.h"
 
 /* A window whose CPU delta is under this many units of the source's resolution is
  * flagged unreliable: the figure is mostly quantisation. */
 #define SAMPLER_RESOLUTION_GUARD 5
-
-/* The most targets one window samples at once (loopbench run --order duet). */
-#define SAMPLER_MAX_TARGETS 8
 
 struct series_point {
     double t_s;              /* seconds since the window started */
@@ -28,37 +26,6 @@ struct series_point {
     double voluntary_per_s;  /* voluntary context switches per second: the wake-up rate */
     double involuntary_per_s;
     double steal_percent;    /* host steal over the interval, % of all CPU time */
-};
-
-enum sample_end {
-    SAMPLE_DONE = 0,
-    SAMPLE_TARGET_EXITED, /* the leader exited during the window: see wstatus */
-    SAMPLE_INTERRUPTED,   /* SIGINT/SIGTERM/SIGHUP: see plat_last_signal() */
-    SAMPLE_ABANDONED,     /* sampler_opts.abandon asked to stop: the window does not count */
-};
-
-struct sample_result {
-    enum sample_end end;
-    int wstatus;                 /* with SAMPLE_TARGET_EXITED */
-    uint64_t start_wall_ns, end_wall_ns;
-    uint64_t cpu_ns;             /* CPU used by the tree between the edges */
-    uint64_t wall_ns;            /* monotonic time between the edges */
-    double cpu_percent;          /* cpu_ns / wall_ns * 100: % of one core */
-    uint64_t resolution_ns;
-    bool unreliable;             /* see SAMPLER_RESOLUTION_GUARD */
-    uint64_t voluntary_ctxsw;    /* deltas over the window (live threads) */
-    uint64_t involuntary_ctxsw;
-    uint64_t rss_peak_bytes;
-    double steal_percent;        /* host steal over the window */
-    /* What else ran on the host over the window, in % of one core: its busy time less
-     * the target's CPU and loopbench's own (to the kernel's tick, 10 ms per CPU). */
-    double others_cpu_percent;
-    uint64_t self_cpu_ns;        /* loopbench's own CPU over the window */
-    size_t n_points;             /* series points written */
-    /* sampler_opts.rotate_ns: the swaps made, and the time spent on each CPU set of
-     * sampler_opts.slices (slice_ns[k] on slices[k]). */
-    size_t rotations;
-    uint64_t slice_ns[SAMPLER_MAX_TARGETS];
 };
 
 /* Called once per interval from the sampling loop (e.g. to redraw a progress line);

@@ -10,16 +10,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "capture.h"
-#include "endpoint.h"
 #include "fingerprint.h"
+#include "health.h"
 #include "metric.h"
 #include "platform/platform.h"
+#include "probes.h"
 #include "profile.h"
-#include "rtt.h"
-#include "sampler.h"
-#include "scrape.h"
 #include "util.h"
+#include "window.h"
+
+/* The first round after which --repeat auto looks (src/analysis/sequential.c), and so the
+ * round of a campaign's first look. */
+#define SEQ_MIN_ROUNDS 3
 
 /* duet: the variants of a setting (without variants, the settings of a round) at the
  * same time, each on CPUs of its own, the CPU sets turned round by one every round
@@ -158,7 +160,7 @@ struct run_record {
     struct run_rotation rotation; /* swaps 0 and no sets: it did not rotate */
     struct run_host_cpus host_cpus;
     struct run_energy energy;   /* runs in turn on a host with RAPL only */
-    /* What became of its stdout and stderr (capture.h), under the limit it ran with;
+    /* What became of its stdout and stderr (window.h), under the limit it ran with;
      * log_limit 0: not recorded (a run that never started, or an older results.json). */
     uint64_t log_limit;
     struct capture_log logs[CAPTURE_STREAMS];

@@ -16,14 +16,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "capture.h"
 #include "compat.h"
 #include "confedit.h"
 #include "http.h"
 #include "journal.h"
+#include "platform/files.h"
 #include "platform/platform.h"
 #include "text.h"
 #include "targetenv.h"
+#include "window.h"
 
 #define KP_MAX 256
 #define LOOPBENCH_DIR "{loopbench_dir}"

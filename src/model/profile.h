@@ -118,7 +118,7 @@ struct profile {
     double warmup_s;        /* defaults: 45, 60, 3 as the seeds ran */
     double sample_s;
     long repeat;
-    uint64_t log_limit;     /* bytes of each stream's log kept per run (capture.h) */
+    uint64_t log_limit;     /* bytes of each stream's log kept per run (window.h) */
     bool hold_idle;         /* defaults.hold_idle: as run --hold-idle */
     /* The round-trip probe run through each sample window (docs/network.md); its
      * strings are owned. Declaring one adds the RTT_KEY_* health keys. */

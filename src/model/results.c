@@ -8,15 +8,13 @@
 #include "compat.h"
 #include "fingerprint.h"
 #include "histogram.h"
-#include "noise.h"
-#include "sequential.h"
-#include "summary.h"
+#include "platform/files.h"
 #include "text.h"
 #include "targetenv.h"
 #include "util.h"
 
 /* Numbers keep ten significant digits: enough for any figure loopbench measures, and
- * what a reader sees is what the campaign then holds (results_write). */
+ * what a reader sees is what the campaign then holds (results_settle). */
 #define RESULTS_JSON_FLAGS (JSON_INDENT(2) | JSON_REAL_PRECISION(10))
 
 /* ---- small codecs ------------------------------------------------------------------- */
@@ -350,12 +348,6 @@ static void endpoint_from_json(json_t *o, const struct campaign_endpoint *ep,
     }
 }
 
-static json_t *noise_json(const struct noise_run *nr)
-{
-    return json_pack("{s:b, s:b, s:b}", "steal", nr->steal, "other_processes", nr->others,
-                     "outlier", nr->outlier);
-}
-
 /* ---- a run -------------------------------------------------------------------------- */
 
 static const char *const stream_names[CAPTURE_STREAMS] = {"stdout", "stderr"};
@@ -480,7 +472,7 @@ static void energy_from_json(json_t *o, struct run_energy *e)
 }
 
 static json_t *run_json(const struct campaign *c, const struct run_record *r,
-                        const struct noise_run *nr)
+                        const struct results_run_analysis *ra)
 {
     char *stdout_log = path_join(r->dir, "stdout.log");
     char *stderr_log = path_join(r->dir, "stderr.log");
@@ -520,9 +512,9 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
                          "window_end", json_utc(s->end_wall_ns),
                          "windows", (json_int_t)r->scrape.n_windows));
         json_object_update_new(
-            o, json_pack("{s:f, s:f, s:o}", "others_cpu_percent", s->others_cpu_percent,
+            o, json_pack("{s:f, s:f, s:O}", "others_cpu_percent", s->others_cpu_percent,
                          "loopbench_cpu_seconds", (double)s->self_cpu_ns / 1e9, "noise",
-                         noise_json(nr)));
+                         ra->noise));
         json_object_set_new(o, "metrics", scrape_run_to_json(&r->scrape));
         json_t *dropped = scrape_dropped_json(&r->scrape);
         if (dropped)
@@ -549,7 +541,7 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
         json_object_set_new(o, "cpu_percent", json_null());
         json_object_set_new(o, "metrics", json_object());
     }
-    json_object_set_new(o, "saturated", json_str_or_null(nr->saturated));
+    json_object_set_new(o, "saturated", json_str_or_null(ra->saturated));
     free(series);
     json_object_set_new(o, "log_levels",
                         json_pack("{s:I, s:I, s:I}", "WRN", (json_int_t)r->scrape.level_counts[LOG_WRN],
@@ -1088,28 +1080,22 @@ int results_from_json(json_t *doc, const char *out_dir, const char *where, struc
     return 0;
 }
 
-json_t *results_to_json(const struct campaign *c)
+json_t *results_document(const struct campaign *c, const struct results_analysis *a)
 {
-    struct noise noise;
-    noise_assess(c, &noise);
     json_t *runs = json_array();
     for (size_t i = 0; i < c->n_runs; i++)
         if (c->runs[i].status != RUN_PENDING)
-            json_array_append_new(runs, run_json(c, &c->runs[i], &noise.runs[i]));
-    json_t *doc = json_pack("{s:s, s:o, s:s, s:O, s:o, s:o, s:o, s:o, s:o}", "schema",
-                            RESULTS_SCHEMA, "loopbench", self_json(&c->self), "command_line",
-                            c->command_line, "profile", c->profile.section, "host",
-                            host_json(&c->host), "campaign", campaign_json(c), "runs", runs,
-                            "summary", summary_json(c), "warnings", strv_json(&noise.warnings));
-    noise_release(&noise);
-    return doc;
+            json_array_append_new(runs, run_json(c, &c->runs[i], &a->runs[i]));
+    return json_pack("{s:s, s:o, s:s, s:O, s:o, s:o, s:o, s:O, s:o}", "schema", RESULTS_SCHEMA,
+                     "loopbench", self_json(&c->self), "command_line", c->command_line,
+                     "profile", c->profile.section, "host", host_json(&c->host), "campaign",
+                     campaign_json(c), "runs", runs, "summary", a->summary, "warnings",
+                     strv_json(a->warnings));
 }
 
-char *results_text(const struct campaign *c)
+char *results_document_text(const json_t *doc)
 {
-    json_t *doc = results_to_json(c);
     char *text = json_dumps(doc, RESULTS_JSON_FLAGS);
-    json_decref(doc);
     xcheck(text);
     size_t len = strlen(text);
     char *line = xrealloc(text, len + 2);
@@ -1149,8 +1135,7 @@ int results_load(const char *path, struct campaign *c, struct lb_error *err)
     return rc;
 }
 
-/* c takes the figures the document holds: decoded from its own text. */
-static int settle(struct campaign *c, const char *text, struct lb_error *err)
+int results_settle(struct campaign *c, const char *text, struct lb_error *err)
 {
     json_error_t jerr;
     json_t *doc = json_loads(text, 0, &jerr);
@@ -1173,20 +1158,4 @@ static int settle(struct campaign *c, const char *text, struct lb_error *err)
     campaign_release(c);
     *c = settled;
     return 0;
-}
-
-int results_write(struct campaign *c, struct lb_error *err)
-{
-    char *text = results_text(c);
-    int rc = settle(c, text, err);
-    free(text);
-    if (rc < 0)
-        return -1;
-    /* Once settled, the summary is computed from the figures as written. */
-    text = results_text(c);
-    char *path = path_join(c->out_dir, "results.json");
-    rc = write_file_atomic(path, text, strlen(text), 0644, err);
-    free(text);
-    free(path);
-    return rc;
 }

@@ -14,10 +14,22 @@
 #define RESULTS_SCHEMA "loopbench/results/2"
 #define RESULTS_SCHEMA_V1 "loopbench/results/1"
 
+/* What results.json holds of the campaign's analysis, computed above the model
+ * (src/analysis/document.c), all borrowed: per run its noise flags (written for a sampled
+ * run) and why it was saturated (NULL: it was not); the summary object and the warnings. */
+struct results_run_analysis {
+    json_t *noise;
+    const char *saturated;
+};
+struct results_analysis {
+    const struct results_run_analysis *runs; /* c->n_runs of them */
+    json_t *summary;
+    const struct strv *warnings;
+};
 /* The whole document (new reference, caller decrefs). */
-json_t *results_to_json(const struct campaign *c);
-/* The document as written to disk (new string, caller frees). */
-char *results_text(const struct campaign *c);
+json_t *results_document(const struct campaign *c, const struct results_analysis *a);
+/* doc as written to disk (new string, caller frees). */
+char *results_document_text(const json_t *doc);
 /* Read a document into c (caller releases with campaign_release, also on failure).
  * out_dir is the campaign's directory; `where` names the document in messages. Keys a
  * hand-made or older document lacks read as empty; -1 with err naming the key when the
@@ -29,9 +41,9 @@ int results_from_json(json_t *doc, const char *out_dir, const char *where, struc
 
 /* Read DIR/results.json, or the file itself when `path` is not a directory. */
 int results_load(const char *path, struct campaign *c, struct lb_error *err);
-/* Write <out_dir>/results.json atomically. The campaign first takes the figures as the
- * file holds them (numbers to ten significant digits), so that what the runner shows
- * and what a reader of the file computes are the same. */
-int results_write(struct campaign *c, struct lb_error *err);
+/* c takes the figures a document holds, decoded from its text as written (text is
+ * results_document_text's), so that what the runner shows and what a reader of the file
+ * computes are the same. -1 with err (c unchanged) when the text does not read back. */
+int results_settle(struct campaign *c, const char *text, struct lb_error *err);
 
 #endif

@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "platform/files.h"
 #include "platform/posix.h"
 #include "util.h"
 

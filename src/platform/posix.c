@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "platform/files.h"
 #include "util.h"
 
 extern char **environ;

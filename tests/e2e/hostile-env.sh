@@ -9,7 +9,7 @@
 # the campaign a token. See docs/profiles.md (pass_env) and docs/ci.md.
 source "$(dirname "$0")/lib.sh"
 
-# What a target may see: the base of src/measure/targetenv.c (docs/profiles.md), then what each
+# What a target may see: the base of src/model/targetenv.c (docs/profiles.md), then what each
 # part of this test passes or sets on purpose.
 base='PATH|HOME|USER|LOGNAME|SHELL|LANG|LANGUAGE|LC_[A-Za-z_]+|TZ|TMPDIR|TERM|XDG_RUNTIME_DIR|XDG_CONFIG_HOME|XDG_DATA_HOME|XDG_CACHE_HOME|XDG_STATE_HOME'
 # only_names FILE EXTRA: FILE is there, and every NAME=... line of it names a base variable

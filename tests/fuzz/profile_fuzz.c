@@ -27,6 +27,7 @@
 
 #include "confedit.h"
 #include "http.h"
+#include "platform/files.h"
 #include "prometheus.h"
 #include "profile.h"
 #include "rtt.h"

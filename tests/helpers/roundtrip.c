@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "document.h"
 #include "results.h"
 #include "util.h"
 

@@ -11,6 +11,7 @@
 
 #include "compat.h"
 #include "confedit.h"
+#include "platform/files.h"
 #include "platform/platform.h"
 #include "profile.h"
 #include "testlib.h"

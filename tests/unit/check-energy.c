@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "energy.h"
+#include "platform/files.h"
 #include "testlib.h"
 #include "util.h"
 

@@ -17,6 +17,7 @@
 #endif
 
 #include "compat.h"
+#include "platform/files.h"
 #include "platform/platform.h"
 #include "testlib.h"
 #include "util.h"

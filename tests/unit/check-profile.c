@@ -14,6 +14,7 @@
 
 #include "confedit.h"
 #include "http.h"
+#include "platform/files.h"
 #include "platform/platform.h"
 #include "profile.h"
 #include "testlib.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "platform/files.h"
 #include "report.h"
 #include "results.h"
 #include "testlib.h"

@@ -7,8 +7,11 @@
 #include <string.h>
 
 #include "commit.h"
+#include "document.h"
+#include "platform/files.h"
 #include "report.h"
 #include "results.h"
+#include "scrape.h"
 #include "testlib.h"
 
 /* A campaign of two settings, two runs each, as run.c leaves it: no process needed. */

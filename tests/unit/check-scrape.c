@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "platform/files.h"
 #include "scrape.h"
 #include "util.h"
 #include "testlib.h"

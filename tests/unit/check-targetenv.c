@@ -1,4 +1,4 @@
-/* src/measure/targetenv.c: a target gets the base, what is passed on purpose and its profile's
+/* src/model/targetenv.c: a target gets the base, what is passed on purpose and its profile's
  * env, never a credential or a CI control file of loopbench's environment. */
 #include <check.h>
 #include <string.h>

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "compat.h"
+#include "platform/files.h"
 #include "platform/platform.h"
 #include "testlib.h"
 #include "util.h"

@@ -5,7 +5,8 @@
  * (confedit_envp). A name that looks like a credential or a CI control file
  * (targetenv_refused) is never taken from loopbench's environment, even when asked
  * for: a profile's own env may still set one, that being its author's explicit value.
- * docs/profiles.md has the lists. */
+ * docs/profiles.md has the lists. Rules over names only, kept with the model: a profile's
+ * pass_env and results.json's environment are checked by them when read. */
 #ifndef LOOPBENCH_TARGETENV_H
 #define LOOPBENCH_TARGETENV_H
 

@@ -1,0 +1,234 @@
+#include "files.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "compat.h"
+#include "platform/platform.h"
+#include "util.h"
+
+/* Tries at a fresh name before giving up: a clash among 2^64 names means that
+ * something is creating them on purpose. */
+#define TMP_NAME_TRIES 16
+
+/* A new temporary file beside path, named PATH.lbtmp.<16 random hex digits>: a name
+ * nobody can plant a link or a file at in advance, created exclusively (and never
+ * through a link). Its descriptor, *tmp its name (new string), or -1 with err. */
+static int create_beside(const char *path, char **tmp, struct lb_error *err)
+{
+    for (int i = 0; i < TMP_NAME_TRIES; i++) {
+        uint64_t r;
+        if (plat_random(&r, sizeof(r)) < 0)
+            return lb_fail_errno(err, errno, "cannot draw a temporary name for '%s'", path);
+        *tmp = xasprintf("%s.lbtmp.%016llx", path, (unsigned long long)r);
+        int fd = plat_create_exclusive(*tmp);
+        if (fd >= 0)
+            return fd;
+        int e = errno;
+        if (e != EEXIST) {
+            lb_fail_errno(err, e, "cannot create '%s'", *tmp);
+            free(*tmp);
+            return -1;
+        }
+        free(*tmp);
+    }
+    return lb_fail(err, "cannot create a temporary file beside '%s': %d random names were "
+                   "all taken", path, TMP_NAME_TRIES);
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
+                      struct lb_error *err)
+{
+    char *tmp = NULL;
+    int fd = create_beside(path, &tmp, err);
+    if (fd < 0)
+        return -1;
+    const char *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            lb_fail_errno(err, errno, "cannot write '%s'", tmp);
+            goto fail;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    /* On the descriptor: a path could by now lead elsewhere. Created 0600, so the file
+     * is nobody else's to read until it has its mode, exactly the original one. */
+    if (plat_set_mode(fd, mode) < 0) {
+        lb_fail_errno(err, errno, "cannot set the mode of '%s'", tmp);
+        goto fail;
+    }
+    if (fsync(fd) < 0) {
+        lb_fail_errno(err, errno, "cannot sync '%s'", tmp);
+        goto fail;
+    }
+    if (close(fd) < 0) {
+        fd = -1;
+        lb_fail_errno(err, errno, "cannot close '%s'", tmp);
+        goto fail;
+    }
+    fd = -1;
+    if (plat_replace_file(tmp, path) < 0) {
+        lb_fail_errno(err, errno, "cannot replace '%s'", path);
+        goto fail;
+    }
+    free(tmp);
+    return 0;
+fail:
+    if (fd >= 0)
+        close(fd);
+    unlink(tmp);
+    free(tmp);
+    return -1;
+}
+
+int mkdir_p(const char *path, unsigned mode, struct lb_error *err)
+{
+    char *copy = xstrdup(path);
+    for (char *p = copy + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (plat_mkdir(copy, mode) < 0 && errno != EEXIST) {
+            lb_fail_errno(err, errno, "cannot create directory '%s'", copy);
+            free(copy);
+            return -1;
+        }
+        *p = '/';
+    }
+    int rc = 0;
+    if (plat_mkdir(copy, mode) < 0 && errno != EEXIST)
+        rc = lb_fail_errno(err, errno, "cannot create directory '%s'", copy);
+    free(copy);
+    return rc;
+}
+
+bool path_is_within(const char *rel)
+{
+    if (!*rel || plat_path_root_len(rel) > 0)
+        return false;
+    for (const char *c = rel; *c;) {
+        size_t len = 0;
+        while (c[len] && !plat_path_is_separator(c[len]))
+            len++;
+        if (len == 2 && c[0] == '.' && c[1] == '.')
+            return false;
+        c += len;
+        while (*c && plat_path_is_separator(*c))
+            c++;
+    }
+    return true;
+}
+
+const char *path_basename(const char *path)
+{
+    const char *base = path + plat_path_root_len(path);
+    for (const char *c = base; *c; c++)
+        if (plat_path_is_separator(*c))
+            base = c + 1;
+    return base;
+}
+
+char *path_dirname(const char *path)
+{
+    size_t root = plat_path_root_len(path);
+    const char *base = path_basename(path);
+    if (base == path)
+        return xstrdup(".");
+    if (base == path + root)
+        return xstrndup(path, root);
+    return xstrndup(path, (size_t)(base - 1 - path));
+}
+
+char *path_join(const char *dir, const char *rel)
+{
+    if (plat_path_root_len(rel) > 0 || !dir || !*dir)
+        return xstrdup(rel);
+    size_t dl = strlen(dir);
+    if (plat_path_is_separator(dir[dl - 1]))
+        return xasprintf("%s%s", dir, rel);
+    return xasprintf("%s/%s", dir, rel);
+}
+
+/* Tries at opening a lock file that its holder keeps removing under us. */
+#define LOCK_OPEN_TRIES 100
+
+/* The lock file at path, opened for writing its pid: created (mode 0600) when missing,
+ * else the one there, but never through a symbolic link nor one that is not a regular
+ * file of its own (a hard link): the pid written into it would land in a victim file.
+ * -1 with err. */
+static int lock_open(const char *path, struct lb_error *err)
+{
+    for (int i = 0; i < LOCK_OPEN_TRIES; i++) {
+        int fd = plat_create_exclusive(path);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST)
+            return lb_fail_errno(err, errno, "cannot create lock file '%s'", path);
+        fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT)
+            continue; /* its holder removed it since: create it */
+        if (fd < 0 && errno == ELOOP)
+            return lb_fail(err, "lock file '%s' is a symbolic link: loopbench does not "
+                           "follow it; remove it if no loopbench is running", path);
+        if (fd < 0)
+            return lb_fail_errno(err, errno, "cannot open lock file '%s'", path);
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) {
+            close(fd);
+            return lb_fail(err, "lock file '%s' is not a regular file of its own (a device, "
+                           "a FIFO or a hard link): remove it if no loopbench is running", path);
+        }
+        return fd;
+    }
+    return lb_fail(err, "cannot open lock file '%s': it kept disappearing", path);
+}
+
+int lock_take(const char *path, const char *what, struct lb_error *err)
+{
+    for (int i = 0; i < LOCK_OPEN_TRIES; i++) {
+        int fd = lock_open(path, err);
+        if (fd < 0)
+            return -1;
+        if (plat_lock_try(fd, path) < 0) {
+            int e = errno;
+            if (e == ESTALE) { /* the holder before us removed it: try the new file */
+                close(fd);
+                continue;
+            }
+            char pid[32] = "";
+            ssize_t n = read(fd, pid, sizeof(pid) - 1);
+            close(fd);
+            if (e != EWOULDBLOCK)
+                return lb_fail_errno(err, e, "cannot lock '%s'", path);
+            pid[n > 0 ? n : 0] = '\0';
+            pid[strcspn(pid, "\n")] = '\0';
+            return lb_fail(err, "%s is in use by another loopbench (pid %s, lock '%s'): one "
+                                "at a time",
+                           what, pid[0] ? pid : "unknown", path);
+        }
+        char pid[32];
+        int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+        if (ftruncate(fd, 0) < 0 || write(fd, pid, (size_t)n) != n) {
+            int e = errno;
+            close(fd);
+            return lb_fail_errno(err, e, "cannot write lock file '%s'", path);
+        }
+        return fd;
+    }
+    return lb_fail(err, "cannot lock '%s': it kept disappearing", path);
+}
+
+void lock_drop(const char *path, int fd)
+{
+    if (fd < 0)
+        return;
+    plat_lock_release(path, fd);
+}

@@ -1,0 +1,37 @@
+/* Files and paths through the platform (platform.h): atomic replacement, mkdir -p, lock
+ * files, and paths split and joined with the system's separators and roots. Above base/
+ * (util.h), which calls nothing of the platform. */
+#ifndef LOOPBENCH_FILES_H
+#define LOOPBENCH_FILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "msg.h"
+
+/* Replace path atomically: temp file in the same directory, fsync, rename, fsync dir.
+ * mode is applied to the new file. */
+int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
+                      struct lb_error *err);
+/* mkdir -p. */
+int mkdir_p(const char *path, unsigned mode, struct lb_error *err);
+
+/* Take an exclusive advisory lock (flock) on the lock file at path, created with mode
+ * 0600 and holding this process's id, without waiting: the kernel drops it when the
+ * process dies, however it dies. Returns the descriptor to pass to lock_drop, or -1
+ * with err saying "WHAT is in use by another loopbench (pid N)". */
+int lock_take(const char *path, const char *what, struct lb_error *err);
+/* Remove the lock file and release the lock. */
+void lock_drop(const char *path, int fd);
+
+/* The last component of path (a pointer into it), its directory part (new string) and
+ * a path joined onto a directory (new string; an absolute `rel` is returned as a copy).
+ * Separators and roots are the system's (plat_path_root_len). */
+const char *path_basename(const char *path);
+char *path_dirname(const char *path);
+char *path_join(const char *dir, const char *rel);
+/* Whether rel stays inside the directory it is joined to: relative, not empty, and no
+ * component is "..". */
+bool path_is_within(const char *rel);
+
+#endif
