@@ -13,6 +13,7 @@
 #include "compat.h"
 #include "config.h"
 #include "confedit.h"
+#include "default_profile.h"
 #include "document.h"
 #include "endpoint.h"
 #include "energy.h"

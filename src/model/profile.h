@@ -148,13 +148,6 @@ int profile_parse(const char *text, size_t len, const char *path, struct profile
                   struct lb_error *err);
 void profile_release(struct profile *p);
 
-/* Path of the built-in reference profile (new string): profiles/refshard.json beside
- * the executable in a build tree; once installed (PREFIX/share/loopbench/profiles), a
- * copy of it and its config file in ${XDG_STATE_HOME:-~/.local/state}/loopbench, made
- * or refreshed from the installed ones, so that a run edits a file of the user's and
- * never the installed one. */
-char *profile_default_path(struct lb_error *err);
-
 /* The profile as JSON (new reference), as `validate --json` prints it and results.json
  * records it: name, path, hash ("fnv1a64:<16 hex digits>"), the profile's own keys with
  * every default filled in and every path resolved (description when there is one,

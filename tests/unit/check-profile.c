@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "confedit.h"
+#include "default_profile.h"
 #include "http.h"
 #include "platform/files.h"
 #include "platform/platform.h"
