@@ -55,8 +55,9 @@ if command -v erl >/dev/null; then
   copy_profile erlang
   campaign erlang none,very_long
   cn=$(figure erlang none cpu_percent) cv=$(figure erlang very_long cpu_percent)
-  check "erlang: +sbwt very_long burns twice the CPU of none or more ($cv% vs $cn%)" \
-    gt "$cv" "$(awk -v c="$cn" 'BEGIN { print c * 2 }')"
+  # The direction, not a size: the spin's cost depends on the host's load (6.98% against
+  # 0.58% on a quiet VM; 0.44% against 0.41% once while a compiler shared it)
+  check "erlang: +sbwt very_long burns more CPU than none ($cv% vs $cn%)" gt "$cv" "$cn"
 else
   echo "skip: profiles/erlang.json (erl is not installed: Debian's erlang-base)"
 fi
