@@ -18,11 +18,11 @@ copy_profile() {
   for f in "$name.json" "$@"; do sed "$subst" "$SOURCE_ROOT/profiles/$f" >"$TMP/$name/$f"; done
 }
 
-# campaign NAME SETTINGS: a short campaign of $TMP/NAME/NAME.json into $TMP/NAME/out;
-# checks it completed with every run ok.
+# campaign NAME SETTINGS [ROUNDS]: a short campaign of $TMP/NAME/NAME.json into
+# $TMP/NAME/out, ROUNDS runs of each setting (default 1); checks it completed with every run ok.
 campaign() {
   local rc=0
-  "$LOOPBENCH" run "$TMP/$1/$1.json" -s "$2" -n 1 -w 0.5 -t 2 -o "$TMP/$1/out" -q \
+  "$LOOPBENCH" run "$TMP/$1/$1.json" -s "$2" -n "${3:-1}" -w 0.5 -t 2 -o "$TMP/$1/out" -q \
     >"$TMP/$1.out" 2>"$TMP/$1.err" || rc=$?
   grep '^|' "$TMP/$1.out" || true
   check "profiles/$1.json, $2: the campaign completes (exit 0), every run ok" bash -c "[ $rc -eq 0 ] &&
@@ -30,9 +30,10 @@ campaign() {
   [ "$rc" -eq 0 ] || cat "$TMP/$1.err"
 }
 
-# figure NAME SETTING KEY: the run's KEY (e.g. cpu_percent) at SETTING.
+# figure NAME SETTING KEY: the runs' KEY (e.g. cpu_percent) at SETTING, their mean.
 figure() {
-  jq -r --arg s "$2" --arg k "$3" '.runs[] | select(.setting == $s) | .[$k]' "$TMP/$1/out/results.json"
+  jq -r --arg s "$2" --arg k "$3" '[.runs[] | select(.setting == $s) | .[$k]] | add / length' \
+    "$TMP/$1/out/results.json"
 }
 
 # --- Redis: hz ------------------------------------------------------------------------
@@ -51,13 +52,28 @@ else
 fi
 
 # --- the Erlang VM: +sbwt -------------------------------------------------------------
+# The direction over boots, not a size, and not of one boot: in about one boot in five a
+# very_long VM did not spin at all on this VM (0.88% against none's 0.80%), so each setting
+# boots 3 times and the means are compared. A scheduler's busy wait also yields its CPU
+# (sched_yield) to any other runnable thread and ends at the next tick, so where other
+# processes fill every CPU very_long costs about what none does (four spinning processes
+# on this 2-vCPU VM: 0.72% against 0.45%). A campaign during which other processes used a
+# fifth or more of the CPUs (host_cpus.others_percent) and that missed the direction is run
+# again, up to 3 times, and the last one judged.
 if command -v erl >/dev/null; then
   copy_profile erlang
-  campaign erlang none,very_long
-  cn=$(figure erlang none cpu_percent) cv=$(figure erlang very_long cpu_percent)
-  # The direction, not a size: the spin's cost depends on the host's load (6.98% against
-  # 0.58% on a quiet VM; 0.44% against 0.41% once while a compiler shared it)
-  check "erlang: +sbwt very_long burns more CPU than none ($cv% vs $cn%)" gt "$cv" "$cn"
+  for attempt in 1 2 3; do
+    campaign erlang none,very_long 3
+    cn=$(figure erlang none cpu_percent) cv=$(figure erlang very_long cpu_percent)
+    others=$(jq '[.runs[].host_cpus.others_percent // 0] | max | . * 10 | round / 10' \
+      "$TMP/erlang/out/results.json")
+    if gt "$cv" "$cn" || ! gt "$others" 20 || [ "$attempt" -eq 3 ]; then break; fi
+    echo "  (very_long $cv% against none $cn% while other processes used up to $others% of the CPUs: run again in 10 s)"
+    sleep 10
+    rm -rf "$TMP/erlang/out"
+  done
+  check "erlang: +sbwt very_long burns more CPU than none, 3 boots each ($cv% vs $cn%; others used up to $others% of the CPUs)" \
+    gt "$cv" "$cn"
 else
   echo "skip: profiles/erlang.json (erl is not installed: Debian's erlang-base)"
 fi
