@@ -62,15 +62,22 @@ configure() {
 }
 
 # count_results DIR [SETUP]: add DIR's meson test log (of that test setup) to the totals.
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 failures=
 count_results() {
   local log=$1/meson-logs/testlog${2:+-$2}.json
   [ -f "$log" ] || return 0
   local p f s
   p=$(jq -s '[.[] | select(.result == "OK" or .result == "EXPECTEDFAIL")] | length' "$log")
-  f=$(jq -s '[.[] | select(.result == "FAIL" or .result == "TIMEOUT" or .result == "ERROR" or .result == "UNEXPECTEDPASS")] | length' "$log")
+  local failed_result='.result == "FAIL" or .result == "TIMEOUT" or .result == "ERROR" or .result == "UNEXPECTEDPASS"'
+  f=$(jq -s "[.[] | select($failed_result)] | length" "$log")
   s=$(jq -s '[.[] | select(.result == "SKIP")] | length' "$log")
   passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+  # Each failed test with its failed checks (the lines its script began with FAIL), for the
+  # end of the log, where a CI excerpt shows them.
+  local new
+  new=$(jq -r "select($failed_result)"' | "  \(.name) (\(.result)):", ((.stdout // "")
+    | split("\n")[] | select(test("^(FAIL|not ok)")) | "    " + .[0:300])' "$log")
+  [ -z "$new" ] || failures+=$new$'\n'
 }
 
 main_job() {
@@ -118,6 +125,35 @@ other_builds() {
   return $status
 }
 
+# cpu_ticks: "busy TOTAL" of the machine from /proc/stat's first line (USER_HZ ticks), then
+# "PID TICKS<tab>NAME" for every process, TICKS its user + system time.
+cpu_ticks() {
+  awk 'NR == 1 { print "busy", $2 + $3 + $4 + $7 + $8, $2 + $3 + $4 + $5 + $6 + $7 + $8 }' /proc/stat
+  local f line
+  for f in /proc/[0-9]*/stat; do
+    read -r line 2>/dev/null <"$f" && printf '%s\n' "$line"
+  done | sed 's/^\([0-9]*\) (\(.*\)) [A-Za-z] \(.*\)$/\1 \3\t\2/' |
+    awk -F'\t' '{ split($1, f, " "); print f[1], f[12] + f[13] "\t" $2 }'
+}
+
+# busy_elsewhere: how busy the machine was over one second and every process that used 5%
+# of a core or more, so that a CI log tells a CPU figure's failure from a machine somebody
+# else kept busy.
+busy_elsewhere() {
+  local before
+  before=$(cpu_ticks)
+  sleep 1
+  { printf '%s\n' "$before"; echo ---; cpu_ticks; } | awk -F'\t' -v hz="$(getconf CLK_TCK)" '
+      $0 == "---" { after = 1; next }
+      { split($1, k, " ") }
+      k[1] == "busy" { if (after) { busy = k[2] - b; total = k[3] - t } else { b = k[2]; t = k[3] }; next }
+      !after { ticks[k[1]] = k[2]; next }
+      (k[1] in ticks) && (k[2] - ticks[k[1]]) * 100 / hz >= 5 {
+        list = list sprintf(" %s (pid %s) %d%%;", $2, k[1], (k[2] - ticks[k[1]]) * 100 / hz) }
+      END { printf "    the CPUs %d%% busy over one second; processes over 5%% of a core:%s\n",
+                   total ? 100 * busy / total : 0, list ? list : " none" }'
+}
+
 test_job() {
   install_missing "${PACKAGES[@]}" "${TEST_PACKAGES[@]}"
   local rc=0
@@ -147,6 +183,7 @@ test_job() {
   count_results build-clang
   count_results build-win
   say "running the tests that judge CPU figures, one at a time (gcc, sanitizers)"
+  busy_elsewhere
   meson test -C build-test --suite alone --print-errorlogs || rc=1
   count_results build-test
   # loopbench under valgrind (clang build; DWARF 4: Debian's valgrind 3.19 cannot read
@@ -154,6 +191,7 @@ test_job() {
   say "running two end-to-end tests with loopbench under valgrind (clang build)"
   meson test -C build-clang --setup valgrind sample restore --print-errorlogs || rc=1
   count_results build-clang valgrind
+  [ -z "$failures" ] || printf 'failed:\n%s' "$failures"
   if [ "$skipped" -gt 0 ]; then
     echo "$passed passed, $failed failed, $skipped skipped"
   else
