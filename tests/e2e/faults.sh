@@ -149,7 +149,9 @@ JSON
 rc=0
 "$LOOPBENCH" run "$TMP/fork.json" -n 1 -w 0.5 -t 2 -o "$TMP/fork" -q >/dev/null 2>"$TMP/fork.err" || rc=$?
 cpu=$(jq '.runs[0].cpu_percent' "$TMP/fork/results.json")
-check "a double-forked grandchild is measured ($cpu % of a 20 % burner)" between "$cpu" 15 25
+# Lost, it would read 0; counted twice, 40: the bounds leave room for the machine this test
+# shares with others.
+check "a double-forked grandchild is measured ($cpu % of a 20 % burner)" between "$cpu" 12 28
 check "  ... and stopped: exit 0" [ "$rc" -eq 0 ]
 check "  ... config byte-identical, no process left" intact_and_clean
 
