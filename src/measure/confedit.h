@@ -1,5 +1,5 @@
-/* Applying a setting's value to a target: into a JSON config file, into argv, or into
- * the environment (the three setter kinds of a profile).
+/* Applying a setting's value to a target's config files, for the run: the document,
+ * argv and environment a value makes are computed in model/setter.h.
  *
  * Config files are the operator's: their original bytes and mode are read once, before
  * the first edit, every run's file is built from those original bytes (so a target
@@ -12,8 +12,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-
-#include <jansson.h>
 
 #include "journal.h"
 #include "msg.h"
@@ -35,29 +33,6 @@ struct confedit {
     struct confedit_file *files; /* one per distinct config file in the profile */
     size_t n_files;
 };
-
-/* Pure: set key_path to value in the JSON document text (other content and key order
- * kept; written with 2-space indentation and a final newline). SETTER_NUMBER values
- * must parse as a JSON number. Fails, naming the key path, when a parent along the
- * path is missing or not an object. *out is new, caller frees. */
-int confedit_set_json(const char *text, size_t len, char *const *key_path, size_t depth,
-                      const char *value, enum setter_type type, char **out, size_t *out_len,
-                      struct lb_error *err);
-
-/* The object in doc that holds (or will hold) key_path's leaf, borrowed; or NULL with
- * *bad the index of the first parent segment that is missing (*missing true) or not an
- * object (*missing false). doc must be an object. */
-json_t *confedit_parent(json_t *doc, char *const *key_path, size_t depth, size_t *bad,
-                        bool *missing);
-
-/* Whether value is a JSON number ("2", "-0.5", "1e3"), as SETTER_NUMBER requires. */
-bool confedit_is_number(const char *value);
-
-/* s with every occurrence of from[i] replaced by to[i] (i < n), in one left-to-right
- * pass: replaced text is never scanned again. Adds the occurrences of from[i] to
- * hits[i] (hits may be NULL). New string, caller frees. */
-char *confedit_subst(const char *s, const char *const *from, const char *const *to, size_t n,
-                     size_t *hits);
 
 /* Take every config file the profile's knob and fixed settings name: lock it against
  * other loopbench processes (held until confedit_release), put back its original if a
@@ -84,16 +59,5 @@ int confedit_note_target(struct confedit *ce, struct lb_error *err);
 int confedit_restore(struct confedit *ce, struct lb_error *err);
 
 void confedit_release(struct confedit *ce);
-
-/* The target's argv for this value: the profile's command with the knob's placeholder
- * (and each fixed argv setting's) replaced. argv is new, caller releases. */
-int confedit_argv(const struct profile *p, const char *value, struct strv *argv,
-                  struct lb_error *err);
-
-/* The target's complete environment: base (e.g. environ), then the profile's env
- * additions, then env setters (knob and fixed). A later entry replaces an earlier one
- * of the same name. envp is new, caller releases. */
-void confedit_envp(const struct profile *p, const char *value, char *const *base,
-                   struct strv *envp);
 
 #endif

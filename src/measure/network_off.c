@@ -67,16 +67,11 @@ bool http_rate_limited(const struct http_response *resp)
     return false;
 }
 
-int rtt_check(const struct rtt_opts *opts, struct lb_error *err)
-{
-    (void)opts;
-    return lb_fail(err, "round trips are %s", NETWORK_UNAVAILABLE);
-}
-
 int rtt_start(const struct rtt_opts *opts, struct rtt_probe **out, struct lb_error *err)
 {
+    (void)opts;
     *out = NULL;
-    return rtt_check(opts, err);
+    return lb_fail(err, "round trips are %s", NETWORK_UNAVAILABLE);
 }
 
 void rtt_stop(struct rtt_probe *p, struct rtt_result *out)

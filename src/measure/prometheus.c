@@ -8,181 +8,16 @@
 #include <string.h>
 
 #include "http.h"
+#include "promlex.h"
 #include "text.h"
 #include "util.h"
 
-static const char *const format_names[] = {[METRICS_PROMETHEUS] = "prometheus",
-                                            [METRICS_JSON] = "json"};
-
-ENUM_WORDS(enum metrics_format, format_names, metrics_format_name, metrics_format_parse)
-
-static void free_strings(char **v, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(v[i]);
-    free(v);
-}
-
-void metrics_endpoint_release(struct metrics_endpoint *ep)
-{
-    for (size_t i = 0; i < ep->n_select; i++) {
-        struct metrics_select *sel = &ep->select[i];
-        free(sel->key);
-        free(sel->name);
-        free_strings(sel->labels, sel->n_labels);
-        free_strings(sel->json_path, sel->json_depth);
-    }
-    free(ep->select);
-    free(ep->url);
-    memset(ep, 0, sizeof(*ep));
-}
-
-/* ---- The exposition's lexical pieces ------------------------------------------------ */
-
-static bool is_letter_or_underscore(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-static bool is_blank(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-static const char *skip_blanks(const char *p, const char *end)
-{
-    while (p < end && is_blank(*p))
-        p++;
-    return p;
-}
-
-/* The end of a series name ([a-zA-Z_:][a-zA-Z0-9_:]*) or label name ([a-zA-Z_][a-zA-Z0-9_]*)
- * starting at p; p itself when there is none. */
-static const char *lex_name(const char *p, const char *end, bool colons)
-{
-    const char *q = p;
-    while (q < end &&
-           (is_letter_or_underscore(*q) || (colons && *q == ':') || (q > p && is_digit(*q))))
-        q++;
-    return q;
-}
-
-static bool whole_name(const char *s, bool colons)
-{
-    const char *end = s + strlen(s);
-    return *s && lex_name(s, end, colons) == end;
-}
-
-/* One label of a sample or selector: its name and its value as written (escaped). */
-struct label_span {
-    const char *name;
-    size_t name_len;
-    const char *raw;
-    size_t raw_len;
-};
-
-struct label_spans {
-    struct label_span *v;
-    size_t n, cap;
-};
-
-/* Lex a label set starting at p, just after its '{'. Returns where it ends (after the
- * '}') or NULL, with *problem saying what was expected at *where. Records the labels in
- * spans when spans is not NULL (otherwise only checks them: nothing is allocated). */
-static const char *lex_labels(const char *p, const char *end, struct label_spans *spans,
-                              const char **problem, const char **where)
-{
-    for (;;) {
-        p = skip_blanks(p, end);
-        if (p < end && *p == '}')
-            return p + 1;
-        const char *name = p;
-        p = lex_name(p, end, false);
-        if (p == name) {
-            *problem = "a label name or '}'";
-            break;
-        }
-        size_t name_len = (size_t)(p - name);
-        p = skip_blanks(p, end);
-        if (p == end || *p != '=') {
-            *problem = "'=' after a label name";
-            break;
-        }
-        p = skip_blanks(p + 1, end);
-        if (p == end || *p != '"') {
-            *problem = "a quoted label value";
-            break;
-        }
-        const char *raw = ++p;
-        while (p < end && *p != '"') {
-            if (*p == '\\') {
-                if (end - p < 2 || (p[1] != '\\' && p[1] != '"' && p[1] != 'n')) {
-                    *problem = "an escape \\\\, \\\" or \\n";
-                    *where = p;
-                    return NULL;
-                }
-                p++;
-            }
-            p++;
-        }
-        if (p == end) {
-            *problem = "the label value's closing quote";
-            break;
-        }
-        if (spans) {
-            if (spans->n == spans->cap) {
-                spans->cap = spans->cap ? spans->cap * 2 : 16;
-                spans->v = xrealloc(spans->v, spans->cap * sizeof(*spans->v));
-            }
-            spans->v[spans->n++] = (struct label_span){name, name_len, raw, (size_t)(p - raw)};
-        }
-        p = skip_blanks(p + 1, end);
-        if (p < end && *p == ',')
-            p++;
-        else if (p == end || *p != '}') {
-            *problem = "',' or '}' after a label value";
-            break;
-        }
-    }
-    *where = p;
-    return NULL;
-}
-
-/* The escaped value raw[0..len) unescaped is plain. */
-static bool raw_equals(const char *raw, size_t len, const char *plain)
-{
-    for (size_t i = 0; i < len; i++, plain++) {
-        char c = raw[i];
-        if (c == '\\')
-            c = raw[++i] == 'n' ? '\n' : raw[i];
-        if (*plain == '\0' || c != *plain)
-            return false;
-    }
-    return *plain == '\0';
-}
-
-static char *unescape(const char *raw, size_t len)
-{
-    char *out = xmalloc(len + 1), *o = out;
-    for (size_t i = 0; i < len; i++) {
-        char c = raw[i];
-        if (c == '\\')
-            c = raw[++i] == 'n' ? '\n' : raw[i];
-        *o++ = c;
-    }
-    *o = '\0';
-    return out;
-}
+/* ---- The exposition's values and timestamps (names and label sets: promlex.h) ------- */
 
 /* A value or timestamp token: up to the next blank. */
 static const char *token_end(const char *p, const char *end)
 {
-    while (p < end && !is_blank(*p))
+    while (p < end && !prom_is_blank(*p))
         p++;
     return p;
 }
@@ -214,7 +49,7 @@ static bool is_timestamp(const char *p, const char *end)
     if (p == end)
         return false;
     for (; p < end; p++)
-        if (!is_digit(*p))
+        if (!prom_is_digit(*p))
             return false;
     return true;
 }
@@ -260,7 +95,7 @@ struct prom_parse {
     struct wanted *wanted;
     struct name_slot *slots;
     size_t slot_mask;
-    struct label_spans spans;
+    struct prom_label_spans spans;
     struct metrics_snapshot *out;
 };
 
@@ -359,11 +194,11 @@ static bool seen_add(struct wanted *w, uint64_t hash)
 }
 
 /* A hash of a label set that does not depend on the labels' order. */
-static uint64_t label_set_hash(const struct label_spans *spans)
+static uint64_t label_set_hash(const struct prom_label_spans *spans)
 {
     uint64_t sum = 0;
     for (size_t i = 0; i < spans->n; i++) {
-        const struct label_span *l = &spans->v[i];
+        const struct prom_label_span *l = &spans->v[i];
         /* '=' cannot be in a name, so name and value cannot run into each other. */
         uint64_t h = hash_fnv1a64(l->name, l->name_len, FNV1A64_OFFSET);
         h = hash_fnv1a64("=", 1, h);
@@ -373,7 +208,7 @@ static uint64_t label_set_hash(const struct label_spans *spans)
 }
 
 /* The sample's label set is exactly sel's. */
-static bool labels_match(const struct metrics_select *sel, const struct label_spans *spans)
+static bool labels_match(const struct metrics_select *sel, const struct prom_label_spans *spans)
 {
     if (spans->n != sel->n_labels)
         return false;
@@ -384,7 +219,7 @@ static bool labels_match(const struct metrics_select *sel, const struct label_sp
         size_t k = 0;
         while (k < spans->n && !(spans->v[k].name_len == name_len &&
                                  memcmp(spans->v[k].name, want, name_len) == 0 &&
-                                 raw_equals(spans->v[k].raw, spans->v[k].raw_len, value)))
+                                 prom_raw_equals(spans->v[k].raw, spans->v[k].raw_len, value)))
             k++;
         if (k == spans->n)
             return false;
@@ -395,16 +230,16 @@ static bool labels_match(const struct metrics_select *sel, const struct label_sp
 /* A "# TYPE name type" line (p after the '#' and the "TYPE" word); false if malformed. */
 static bool parse_type_line(struct prom_parse *ps, const char *p, const char *end)
 {
-    p = skip_blanks(p, end);
+    p = prom_skip_blanks(p, end);
     const char *name = p;
-    p = lex_name(p, end, true);
-    if (p == name || p == end || !is_blank(*p))
+    p = prom_lex_name(p, end, true);
+    if (p == name || p == end || !prom_is_blank(*p))
         return false;
     size_t name_len = (size_t)(p - name);
-    p = skip_blanks(p, end);
+    p = prom_skip_blanks(p, end);
     const char *type = p;
     p = token_end(p, end);
-    if (skip_blanks(p, end) != end)
+    if (prom_skip_blanks(p, end) != end)
         return false;
     size_t type_len = (size_t)(p - type);
     for (size_t t = 0; t < ARRAY_SIZE(prom_type_names); t++) {
@@ -424,7 +259,7 @@ static bool parse_type_line(struct prom_parse *ps, const char *p, const char *en
 /* A comment line (p after the '#'): TYPE lines are read, others ignored. */
 static bool parse_comment(struct prom_parse *ps, const char *p, const char *end)
 {
-    p = skip_blanks(p, end);
+    p = prom_skip_blanks(p, end);
     const char *word = p;
     p = token_end(p, end);
     if (p - word == 4 && memcmp(word, "TYPE", 4) == 0)
@@ -436,20 +271,20 @@ static bool parse_comment(struct prom_parse *ps, const char *p, const char *end)
 static bool parse_sample(struct prom_parse *ps, const char *p, const char *end)
 {
     const char *name = p;
-    p = lex_name(p, end, true);
+    p = prom_lex_name(p, end, true);
     if (p == name)
         return false;
     size_t name_len = (size_t)(p - name);
     struct name_slot *slot = slot_find(ps, name, name_len, hash_fnv1a64(name, name_len, FNV1A64_OFFSET));
     bool selected = slot->name && slot->first != NO_SELECTION;
     ps->spans.n = 0;
-    p = skip_blanks(p, end);
+    p = prom_skip_blanks(p, end);
     if (p < end && *p == '{') {
         const char *problem, *where;
-        p = lex_labels(p + 1, end, selected ? &ps->spans : NULL, &problem, &where);
+        p = prom_lex_labels(p + 1, end, selected ? &ps->spans : NULL, &problem, &where);
         if (!p)
             return false;
-        p = skip_blanks(p, end);
+        p = prom_skip_blanks(p, end);
     } else if (p == name + name_len) {
         return false; /* the name runs into something that is not a blank or a '{' */
     }
@@ -458,11 +293,11 @@ static bool parse_sample(struct prom_parse *ps, const char *p, const char *end)
     double v;
     if (!parse_sample_value(value, p, &v))
         return false;
-    p = skip_blanks(p, end);
+    p = prom_skip_blanks(p, end);
     if (p < end) {
         const char *stamp = p;
         p = token_end(p, end);
-        if (!is_timestamp(stamp, p) || skip_blanks(p, end) != end)
+        if (!is_timestamp(stamp, p) || prom_skip_blanks(p, end) != end)
             return false;
     }
     if (!selected)
@@ -539,7 +374,7 @@ void metrics_parse_prometheus(const char *text, size_t len, const struct metrics
         const char *next = nl ? nl + 1 : end;
         if (line_end > p && line_end[-1] == '\r')
             line_end--;
-        p = skip_blanks(p, line_end);
+        p = prom_skip_blanks(p, line_end);
         bool ok = p == line_end || (*p == '#' ? parse_comment(&ps, p + 1, line_end)
                                               : parse_sample(&ps, p, line_end));
         if (!ok && out->skipped_lines++ == 0)
@@ -674,167 +509,6 @@ void metrics_snapshot_release(struct metrics_snapshot *snap)
     memset(snap, 0, sizeof(*snap));
 }
 
-/* ---- Checking and describing selections --------------------------------------------- */
-
-int metrics_select_parse(const char *selector, struct metrics_select *sel, struct lb_error *err)
-{
-    const char *end = selector + strlen(selector);
-    const char *p = skip_blanks(selector, end);
-    const char *name = p, *problem = "a series name", *where = p;
-    p = lex_name(p, end, true);
-    struct label_spans spans = {0};
-    bool ok = p > name;
-    if (ok) {
-        size_t name_len = (size_t)(p - name);
-        p = skip_blanks(p, end);
-        if (p < end && *p == '{')
-            p = lex_labels(p + 1, end, &spans, &problem, &where);
-        if (p) {
-            p = skip_blanks(p, end);
-            problem = "the end after the series name or its labels";
-            where = p;
-        }
-        ok = p == end;
-        if (ok) {
-            free(sel->name);
-            free_strings(sel->labels, sel->n_labels);
-            sel->name = xstrndup(name, name_len);
-            sel->n_labels = spans.n;
-            sel->labels = spans.n ? xcalloc(spans.n, sizeof(*sel->labels)) : NULL;
-            for (size_t i = 0; i < spans.n; i++) {
-                char *value = unescape(spans.v[i].raw, spans.v[i].raw_len);
-                sel->labels[i] =
-                    xasprintf("%.*s=%s", (int)spans.v[i].name_len, spans.v[i].name, value);
-                free(value);
-            }
-        }
-    }
-    free(spans.v);
-    if (!ok)
-        return lb_fail(err, "series selector '%s': expected %s at byte %zu", selector, problem,
-                       (size_t)(where - selector) + 1);
-    return 0;
-}
-
-static size_t label_name_len(const char *label)
-{
-    const char *eq = strchr(label, '=');
-    return eq ? (size_t)(eq - label) : strlen(label);
-}
-
-static int check_prometheus_select(const struct metrics_select *sel, struct lb_error *err)
-{
-    if (!sel->name || !whole_name(sel->name, true))
-        return lb_fail(err, "expected a series name ([a-zA-Z_:][a-zA-Z0-9_:]*), not '%s'",
-                       sel->name ? sel->name : "");
-    if (sel->json_depth > 0)
-        return lb_fail(err, "a JSON key path is for a JSON endpoint");
-    for (size_t i = 0; i < sel->n_labels; i++) {
-        const char *label = sel->labels[i];
-        size_t len = label ? label_name_len(label) : 0;
-        if (!label || !label[len] || len == 0 || lex_name(label, label + len, false) != label + len)
-            return lb_fail(err, "label '%s': expected name=value, the name [a-zA-Z_][a-zA-Z0-9_]*",
-                           label ? label : "");
-        for (size_t k = 0; k < i; k++)
-            if (label_name_len(sel->labels[k]) == len && memcmp(sel->labels[k], label, len) == 0)
-                return lb_fail(err, "label '%.*s' is given twice", (int)len, label);
-    }
-    return 0;
-}
-
-static int check_json_select(const struct metrics_select *sel, struct lb_error *err)
-{
-    if (sel->name || sel->n_labels > 0)
-        return lb_fail(err, "a series name and labels are for a Prometheus endpoint");
-    if (sel->json_depth == 0)
-        return lb_fail(err, "expected a key path of one or more member names");
-    for (size_t i = 0; i < sel->json_depth; i++)
-        if (!sel->json_path[i])
-            return lb_fail(err, "key path member %zu is missing", i + 1);
-    if (sel->kind == METRICS_KIND_AUTO)
-        return lb_fail(err, "expected a kind, counter or gauge (JSON has no types)");
-    return 0;
-}
-
-int metrics_endpoint_check(const struct metrics_endpoint *ep, struct lb_error *err)
-{
-    if (!ep->url)
-        return lb_fail(err, "metrics endpoint: expected a URL");
-    if (http_url_check("metrics endpoint", ep->url, err) < 0)
-        return -1;
-    if (!(ep->timeout_s >= 0 && ep->timeout_s <= METRICS_TIMEOUT_MAX_S))
-        return lb_fail(err, "metrics endpoint: the timeout must be 0 to %g seconds",
-                       METRICS_TIMEOUT_MAX_S);
-    if (ep->n_select == 0)
-        return lb_fail(err, "metrics endpoint: expected at least one value to select");
-    for (size_t i = 0; i < ep->n_select; i++) {
-        const struct metrics_select *sel = &ep->select[i];
-        size_t key_len = sel->key ? strlen(sel->key) : 0;
-        if (key_len == 0 || key_len >= METRICS_KEY_MAX)
-            return lb_fail(err, "metrics endpoint: selection %zu: expected a key of 1 to %d bytes",
-                           i + 1, METRICS_KEY_MAX - 1);
-        for (size_t k = 0; k < i; k++)
-            if (strcmp(ep->select[k].key, sel->key) == 0)
-                return lb_fail(err, "metrics endpoint: key '%s' is used twice", sel->key);
-        struct lb_error why;
-        int rc = ep->format == METRICS_PROMETHEUS ? check_prometheus_select(sel, &why)
-                                                  : check_json_select(sel, &why);
-        if (rc < 0)
-            return lb_fail(err, "metrics endpoint: '%s': %s", sel->key, why.msg);
-    }
-    return 0;
-}
-
-/* path[0..depth) joined with dots (new string); "the document" when depth is 0. */
-static char *path_text(char *const *path, size_t depth)
-{
-    if (depth == 0)
-        return xstrdup("the document");
-    size_t len = 0;
-    for (size_t i = 0; i < depth; i++)
-        len += strlen(path[i]) + 1;
-    char *out = xmalloc(len), *o = out;
-    for (size_t i = 0; i < depth; i++) {
-        size_t l = strlen(path[i]);
-        memcpy(o, path[i], l);
-        o += l;
-        *o++ = i + 1 < depth ? '.' : '\0';
-    }
-    return out;
-}
-
-/* A label value as written in a selector: \, " and newline escaped (new string). */
-static char *escape(const char *value)
-{
-    char *out = xmalloc(2 * strlen(value) + 1), *o = out;
-    for (const char *p = value; *p; p++) {
-        if (*p == '\\' || *p == '"' || *p == '\n')
-            *o++ = '\\';
-        *o++ = *p == '\n' ? 'n' : *p;
-    }
-    *o = '\0';
-    return out;
-}
-
-char *metrics_select_text(const struct metrics_endpoint *ep, size_t i)
-{
-    const struct metrics_select *sel = &ep->select[i];
-    if (ep->format == METRICS_JSON)
-        return path_text(sel->json_path, sel->json_depth);
-    char *text = xstrdup(sel->name ? sel->name : "");
-    for (size_t k = 0; k < sel->n_labels; k++) {
-        const char *label = sel->labels[k];
-        size_t len = label_name_len(label);
-        char *value = escape(label[len] ? label + len + 1 : "");
-        char *longer = xasprintf("%s%s%.*s=\"%s\"%s", text, k == 0 ? "{" : ",", (int)len, label,
-                                 value, k + 1 == sel->n_labels ? "}" : "");
-        free(value);
-        free(text);
-        text = longer;
-    }
-    return text;
-}
-
 char *metrics_miss_text(const struct metrics_endpoint *ep, const struct metrics_snapshot *snap,
                         size_t i)
 {
@@ -848,7 +522,7 @@ char *metrics_miss_text(const struct metrics_endpoint *ep, const struct metrics_
         free(selector);
         return text;
     }
-    char *where = path_text(sel->json_path, v->at);
+    char *where = metrics_path_text(sel->json_path, v->at);
     char *text;
     switch (v->miss) {
     case METRICS_MISS_ABSENT:

@@ -1,5 +1,6 @@
 /* Metrics from an HTTP endpoint: a Prometheus text exposition (format 0.0.4) or a JSON
- * document, scraped at a window's start and end (and at the series interval).
+ * document, scraped at a window's start and end (and at the series interval). The
+ * endpoint and its selections, as a profile declares them: endpoint_spec.h.
  *
  * Selection. A profile names the values it wants, each under a key (its name in
  * results):
@@ -35,10 +36,8 @@
  * match is astronomically unlikely). Parsing is linear in the body's length whatever
  * the number of series, and allocates nothing for series that are not selected.
  *
- * Ownership. Every string and array in a metrics_endpoint is the endpoint's own
- * (allocated by whoever fills it, the profile parser) and freed by
- * metrics_endpoint_release. Snapshots, series accumulators and window values never
- * point into the endpoint. */
+ * Ownership. Snapshots, series accumulators and window values never point into the
+ * endpoint (endpoint_spec.h: what it owns). */
 #ifndef LOOPBENCH_PROMETHEUS_H
 #define LOOPBENCH_PROMETHEUS_H
 
@@ -46,63 +45,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "endpoint_spec.h"
 #include "msg.h"
 #include "probes.h"
 
-/* Longest key, terminator included: as for the keys scraped from logs (scrape.h). */
-#define METRICS_KEY_MAX 64
-#define METRICS_TIMEOUT_DEFAULT_S 5.0
-#define METRICS_TIMEOUT_MAX_S 600.0
 #define METRICS_ACCEPT_PROMETHEUS "text/plain;version=0.0.4"
 #define METRICS_ACCEPT_JSON "application/json"
-
-enum metrics_format { METRICS_PROMETHEUS, METRICS_JSON };
-
-/* "prometheus", "json": a profile's http_metrics.format (static strings). The inverse:
- * 0 with *out set, or -1 for any other word; *out is then unchanged. */
-const char *metrics_format_name(enum metrics_format f);
-int metrics_format_parse(const char *name, enum metrics_format *out);
-struct metrics_select {
-    char *key; /* its name in results: 1 to METRICS_KEY_MAX - 1 bytes, unique */
-    /* Prometheus */
-    char *name;      /* the series name, e.g. "http_requests_total" */
-    char **labels;   /* "name=value" (value unescaped, split at the first '='), or NULL */
-    size_t n_labels; /* 0: every label set of `name`, summed */
-    /* JSON */
-    char **json_path;       /* object member names, outermost first */
-    size_t json_depth;      /* 1 or more */
-    enum metrics_kind kind; /* Prometheus: AUTO (from TYPE) or forced; JSON: required */
-};
-
-struct metrics_endpoint {
-    char *url; /* http:// or https:// */
-    enum metrics_format format;
-    double timeout_s;              /* the whole request, at most METRICS_TIMEOUT_MAX_S;
-                                      0: METRICS_TIMEOUT_DEFAULT_S */
-    struct metrics_select *select; /* n_select of them, 1 or more */
-    size_t n_select;
-};
-
-/* Frees every string and array of ep and zeroes it; safe on a zeroed endpoint. */
-void metrics_endpoint_release(struct metrics_endpoint *ep);
-
-/* 0 when ep can be scraped: a valid URL, a timeout of 0 to METRICS_TIMEOUT_MAX_S, at
- * least one selection, keys non-empty, short enough and unique; for Prometheus valid
- * series and label names, no label named twice and no JSON path; for JSON a path of one
- * or more non-NULL names, a declared kind and no series name. Else -1 saying which
- * selection is at fault and why. For the profile parser, once ep is filled. */
-int metrics_endpoint_check(const struct metrics_endpoint *ep, struct lb_error *err);
-
-/* Fill sel->name and sel->labels from a selector in Prometheus' notation:
- * `name` or `name{label="value",...}` (values with the \\ \" \n escapes). sel->name
- * and sel->labels, NULL or owned, are replaced; sel's other fields are left as they
- * are. On -1 (saying what is wrong and at which byte), nothing is changed. */
-int metrics_select_parse(const char *selector, struct metrics_select *sel, struct lb_error *err);
-
-/* Selection i of ep as text (new string): the selector for Prometheus, re-escaped, e.g.
- * `http_requests_total{code="200"}`; the path joined with dots for JSON,
- * e.g. `stats.loop.missed16ms`. For messages and results. */
-char *metrics_select_text(const struct metrics_endpoint *ep, size_t i);
 
 /* Why a selected value was not found (METRICS_MISS_NONE when it was). */
 enum metrics_miss {

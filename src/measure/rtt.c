@@ -395,36 +395,6 @@ static char *memdup(const char *data, size_t len)
     return copy;
 }
 
-int rtt_check(const struct rtt_opts *o, struct lb_error *err)
-{
-    if (!o->host || !*o->host)
-        return lb_fail(err, "rtt: no host given");
-    if (o->port < 1 || o->port > 65535)
-        return lb_fail(err, "rtt: port must be in 1..65535, not %d", o->port);
-    if (!o->send || o->send_len == 0)
-        return lb_fail(err, "rtt: the request to send is empty");
-    if (!(o->rate_per_s > 0 && o->rate_per_s <= RTT_MAX_RATE))
-        return lb_fail(err, "rtt: rate must be in (0, %.0f] requests per second, not %g",
-                       RTT_MAX_RATE, o->rate_per_s);
-    if (o->connections < 1 || o->connections > RTT_MAX_CONNECTIONS)
-        return lb_fail(err, "rtt: connections must be in 1..%d, not %d", RTT_MAX_CONNECTIONS,
-                       o->connections);
-    if (!(o->timeout_s > 0 && o->timeout_s <= RTT_MAX_TIMEOUT_S))
-        return lb_fail(err, "rtt: timeout must be in (0, %.0f] seconds, not %g", RTT_MAX_TIMEOUT_S,
-                       o->timeout_s);
-    if (!(o->connect_rate_per_s >= 0 && o->connect_rate_per_s <= RTT_MAX_CONNECT_RATE))
-        return lb_fail(err,
-                       "rtt: the connection-setup rate must be in [0, %.0f] per second, "
-                       "not %g",
-                       RTT_MAX_CONNECT_RATE, o->connect_rate_per_s);
-    if (o->rate_per_s * o->timeout_s > RTT_MAX_IN_FLIGHT)
-        return lb_fail(err,
-                       "rtt: rate x timeout (%g requests in flight) exceeds %.0f: lower "
-                       "one of them",
-                       o->rate_per_s * o->timeout_s, RTT_MAX_IN_FLIGHT);
-    return 0;
-}
-
 /* Connect one persistent connection before the start, waiting up to the timeout. */
 static int connect_now(struct rtt_probe *p, struct conn *c, const char *where, struct lb_error *err)
 {

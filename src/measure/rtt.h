@@ -52,38 +52,12 @@
 #include "probes.h"
 
 #define RTT_RETRY_MS 100
-/* Limits rtt_start checks; rate * timeout_s bounds the requests in flight, for which
- * memory is set aside at the start (8 bytes each). */
-#define RTT_MAX_RATE 1000000.0
-#define RTT_MAX_CONNECTIONS 1024
-#define RTT_MAX_TIMEOUT_S 60.0
-#define RTT_MAX_IN_FLIGHT 1000000.0
-/* Each timed connection leaves a port in TIME_WAIT for a minute on this side: a few
- * hundred a second would exhaust the ephemeral ports. */
-#define RTT_MAX_CONNECT_RATE 100.0
-
-struct rtt_opts {
-    const char *host; /* numeric address or name, e.g. "127.0.0.1", "::1" */
-    int port;
-    const char *send;   /* one request's bytes (copied) */
-    size_t send_len;    /* > 0 */
-    const char *expect; /* one reply's bytes (copied); NULL or expect_len 0: the
-                           request itself, echoed back (line echo when it is a line) */
-    size_t expect_len;
-    double rate_per_s;         /* requests per second, over all connections */
-    int connections;           /* persistent connections, >= 1 */
-    double timeout_s;          /* > 0 */
-    double connect_rate_per_s; /* fresh connections timed per second; 0: none */
-};
-
 struct rtt_probe;
 
-/* Check opts, connect, start the thread; the schedule starts when this returns. On
+/* Check opts (rtt_check), connect, start the thread; the schedule starts when this returns. On
  * error (bad option, unresolvable host, refused or timed-out connect: the message
  * names host:port) returns -1 and nothing is left running. */
 int rtt_start(const struct rtt_opts *opts, struct rtt_probe **out, struct lb_error *err);
-/* The option checks rtt_start makes, without starting anything (for profiles). */
-int rtt_check(const struct rtt_opts *opts, struct lb_error *err);
 /* Stop the thread, close everything, free the probe and fill *out (which then owns
  * the histograms: rtt_result_release). Never fails. */
 void rtt_stop(struct rtt_probe *p, struct rtt_result *out);

@@ -27,6 +27,7 @@
 #include "sampler.h"
 #include "scrape.h"
 #include "sequential.h"
+#include "setter.h"
 #include "steady.h"
 #include "targetenv.h"
 #include "text.h"
@@ -774,10 +775,10 @@ static void slot_start(struct runner *rn, struct slot *x, struct progress *p, st
     run_paths_init(&x->rp, c, r);
     x->step = STEP_ERROR;
     if (mkdir_p(x->rp.dir, 0777, err) < 0 || confedit_apply(x->ce, x->prof, value, err) < 0 ||
-        confedit_argv(x->prof, value, &x->argv, err) < 0 ||
+        setter_argv(x->prof, value, &x->argv, err) < 0 ||
         ready_pattern(x->prof, &x->ready_re, err) < 0)
         return;
-    confedit_envp(x->prof, value, rn->target_env.v, &x->envp);
+    setter_envp(x->prof, value, rn->target_env.v, &x->envp);
     struct capture_opts co = {
         .paths = {x->rp.stdout_log, x->rp.stderr_log},
         .limit = c->log_limit,

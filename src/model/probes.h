@@ -1,6 +1,7 @@
-/* What the network probes record over a run's window (the campaign's records,
- * campaign.h): the round trips of the rtt probe (rtt.h runs it) and the values of an HTTP
- * metrics endpoint (endpoint.h scrapes it, prometheus.h reads its answers). */
+/* What the network probes are asked to do, and what they record over a run's window (the
+ * campaign's records, campaign.h): the round trips of the rtt probe (rtt.h runs it) and the
+ * values of an HTTP metrics endpoint (endpoint.h scrapes it, prometheus.h reads its
+ * answers). */
 #ifndef LOOPBENCH_PROBES_H
 #define LOOPBENCH_PROBES_H
 
@@ -9,6 +10,36 @@
 #include <stdint.h>
 
 #include "histogram.h"
+#include "msg.h"
+
+/* What the rtt probe is asked to do (a profile's rtt). Limits rtt_check enforces;
+ * rate * timeout_s bounds the requests in flight, for which rtt_start sets memory aside
+ * (8 bytes each). */
+#define RTT_MAX_RATE 1000000.0
+#define RTT_MAX_CONNECTIONS 1024
+#define RTT_MAX_TIMEOUT_S 60.0
+#define RTT_MAX_IN_FLIGHT 1000000.0
+/* Each timed connection leaves a port in TIME_WAIT for a minute on this side: a few
+ * hundred a second would exhaust the ephemeral ports. */
+#define RTT_MAX_CONNECT_RATE 100.0
+
+struct rtt_opts {
+    const char *host; /* numeric address or name, e.g. "127.0.0.1", "::1" */
+    int port;
+    const char *send;   /* one request's bytes (copied) */
+    size_t send_len;    /* > 0 */
+    const char *expect; /* one reply's bytes (copied); NULL or expect_len 0: the
+                           request itself, echoed back (line echo when it is a line) */
+    size_t expect_len;
+    double rate_per_s;         /* requests per second, over all connections */
+    int connections;           /* persistent connections, >= 1 */
+    double timeout_s;          /* > 0 */
+    double connect_rate_per_s; /* fresh connections timed per second; 0: none */
+};
+
+/* The checks rtt_start makes on opts, without starting anything (for profiles): 0, or
+ * -1 with err saying which option is out of bounds ("rtt: ..."). */
+int rtt_check(const struct rtt_opts *opts, struct lb_error *err);
 
 /* What happened to the requests of one schedule (rtt.h: "Fate of a request"). */
 struct rtt_counts {

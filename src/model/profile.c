@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 
 #include "compat.h"
-#include "confedit.h"
+#include "setter.h"
 #include "http.h"
 #include "platform/files.h"
 #include "platform/platform.h"
@@ -315,7 +315,7 @@ static int expand(struct loader *ld, const char *kp, const char *s, char **out)
     }
     const char *from[] = {LOOPBENCH_DIR, VARIANT_DIR};
     const char *to[] = {ld->exe_dir ? ld->exe_dir : "", ld->variant_dir ? ld->variant_dir : ""};
-    *out = confedit_subst(s, from, to, 2, NULL);
+    *out = setter_subst(s, from, to, 2, NULL);
     return 0;
 }
 
@@ -368,7 +368,7 @@ static int check_config_file(struct loader *ld, const char *kp, const struct set
     bool missing;
     if (!json_is_object(doc)) {
         rc = fail(ld, at, "'%s' is not a JSON object", s->file);
-    } else if (!confedit_parent(doc, s->key_path, s->key_depth, &bad, &missing)) {
+    } else if (!setter_json_parent(doc, s->key_path, s->key_depth, &bad, &missing)) {
         kp_key(at, kp, "path");
         kp_index(seg, at, bad);
         if (missing)
@@ -443,7 +443,7 @@ static int parse_setter(struct loader *ld, json_t *obj, const char *kp, const ch
 static int check_number(struct loader *ld, const char *kp, const char *setter_kp,
                         const struct setter *s, const char *value)
 {
-    if (s->kind != SETTER_CONFIG || s->type != SETTER_NUMBER || confedit_is_number(value))
+    if (s->kind != SETTER_CONFIG || s->type != SETTER_NUMBER || setter_is_number(value))
         return 0;
     return fail(ld, kp, "'%s' is not a number (%s.config.type is 'number')", value, setter_kp);
 }
@@ -1170,10 +1170,10 @@ static int parse_profile(struct loader *ld, json_t *root, struct profile *p)
         parse_defaults(ld, root, p) < 0 || check_conflicts(ld, p) < 0 ||
         check_primary(ld, p) < 0 || parse_budgets(ld, root, p) < 0)
         return -1;
-    /* Every argv placeholder must occur in the command: confedit_argv checks that. */
+    /* Every argv placeholder must occur in the command: setter_argv checks that. */
     struct strv argv = {0};
     struct lb_error e;
-    int rc = confedit_argv(p, p->knob.baseline, &argv, &e);
+    int rc = setter_argv(p, p->knob.baseline, &argv, &e);
     strv_release(&argv);
     return rc < 0 ? fail(ld, "", "%s", e.msg) : 0;
 }

@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prometheus.h"
+#include "endpoint_spec.h"
 #include "msg.h"
-#include "rtt.h"
+#include "probes.h"
 #include "util.h"
 
 /* How a value reaches the target. */

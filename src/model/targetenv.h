@@ -2,7 +2,7 @@
  * job's tokens and the files that steer the job (GITHUB_OUTPUT...), but a short base
  * every server may need (targetenv_base), what the profile's pass_env and run
  * --pass-env name on purpose, and then the profile's own env and env setters
- * (confedit_envp). A name that looks like a credential or a CI control file
+ * (setter_envp). A name that looks like a credential or a CI control file
  * (targetenv_refused) is never taken from loopbench's environment, even when asked
  * for: a profile's own env may still set one, that being its author's explicit value.
  * docs/profiles.md has the lists. Rules over names only, kept with the model: a profile's

@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "confedit.h"
+#include "setter.h"
 #include "http.h"
 #include "platform/files.h"
 #include "prometheus.h"
@@ -125,8 +125,8 @@ static void check_config_accepts(const struct setter *s, const char *const *valu
     struct lb_error err;
     REQUIRE(read_file(s->file, &text, &len, &err) == 0);
     for (size_t i = 0; i < n; i++) {
-        int rc = confedit_set_json(text, len, s->key_path, s->key_depth, values[i], s->type, &out,
-                                   &out_len, &err);
+        int rc = setter_set_json(text, len, s->key_path, s->key_depth, values[i], s->type, &out,
+                                 &out_len, &err);
         if (rc < 0)
             fprintf(stderr, "profile_fuzz: %s\n", err.msg);
         REQUIRE(rc == 0);
@@ -279,14 +279,14 @@ static void check_argv_and_env(const struct profile *p)
         struct strv argv;
         struct lb_error err;
         const char *value = p->knob.values.v[i];
-        REQUIRE(confedit_argv(p, value, &argv, &err) == 0);
+        REQUIRE(setter_argv(p, value, &argv, &err) == 0);
         REQUIRE(argv.n == p->command.n && argv.v[argv.n] == NULL);
         for (size_t j = 0; j < argv.n; j++)
             REQUIRE(argv.v[j] != NULL);
         strv_release(&argv);
 
         struct strv envp;
-        confedit_envp(p, value, NULL, &envp);
+        setter_envp(p, value, NULL, &envp);
         for (size_t j = 0; j < envp.n; j++) {
             const char *eq = strchr(envp.v[j], '=');
             REQUIRE(eq && env_name_ok(envp.v[j], (size_t)(eq - envp.v[j])));

@@ -14,6 +14,7 @@
 #include "platform/files.h"
 #include "platform/platform.h"
 #include "profile.h"
+#include "setter.h"
 #include "testlib.h"
 #include "util.h"
 
@@ -45,15 +46,15 @@ static ino_t inode(const char *path)
     return st.st_ino;
 }
 
-/* confedit_set_json on text, expected to succeed; new string. */
+/* setter_set_json on text, expected to succeed; new string. */
 static char *set(const char *text, const char *const *path, size_t depth, const char *value,
                  enum setter_type type)
 {
     char *out;
     size_t len;
     struct lb_error err;
-    ck_assert_msg(confedit_set_json(text, strlen(text), (char *const *)path, depth, value, type,
-                                    &out, &len, &err) == 0,
+    ck_assert_msg(setter_set_json(text, strlen(text), (char *const *)path, depth, value, type, &out,
+                                  &len, &err) == 0,
                   "%s", err.msg);
     ck_assert_uint_eq(len, strlen(out));
     return out;
@@ -65,8 +66,8 @@ static void assert_set_fails(const char *text, const char *const *path, size_t d
     char *out = NULL;
     size_t len;
     struct lb_error err;
-    ck_assert_int_eq(confedit_set_json(text, strlen(text), (char *const *)path, depth, value, type,
-                                       &out, &len, &err),
+    ck_assert_int_eq(setter_set_json(text, strlen(text), (char *const *)path, depth, value, type,
+                                     &out, &len, &err),
                      -1);
     ck_assert_str_eq(err.msg, want);
     ck_assert_ptr_null(out);
@@ -106,9 +107,9 @@ START_TEST(test_set_number)
                      "value 'fast' for key path 'n' is not a JSON number");
     assert_set_fails(in, top, 1, "0x10", SETTER_NUMBER,
                      "value '0x10' for key path 'n' is not a JSON number");
-    ck_assert(confedit_is_number("-0.5"));
-    ck_assert(!confedit_is_number("\"2\""));
-    ck_assert(!confedit_is_number(""));
+    ck_assert(setter_is_number("-0.5"));
+    ck_assert(!setter_is_number("\"2\""));
+    ck_assert(!setter_is_number(""));
 }
 END_TEST
 
@@ -456,7 +457,7 @@ START_TEST(test_argv)
          " \"fixed\": [{\"name\": \"threads\", \"value\": \"4\", \"argv\": {}}],"
          " \"ready\": {\"delay\": 0}}",
          &p);
-    ck_assert_msg(confedit_argv(&p, "8", &argv, &err) == 0, "%s", err.msg);
+    ck_assert_msg(setter_argv(&p, "8", &argv, &err) == 0, "%s", err.msg);
     const char *want[] = {"./srv", "--idle=8", "88", "-t", "4", "plain"};
     ck_assert_uint_eq(argv.n, ARRAY_SIZE(want));
     for (size_t i = 0; i < ARRAY_SIZE(want); i++)
@@ -464,7 +465,7 @@ START_TEST(test_argv)
     ck_assert_ptr_null(argv.v[argv.n]);
     strv_release(&argv);
     /* A value is inserted literally, never expanded again. */
-    ck_assert_int_eq(confedit_argv(&p, "{threads}", &argv, &err), 0);
+    ck_assert_int_eq(setter_argv(&p, "{threads}", &argv, &err), 0);
     ck_assert_str_eq(argv.v[1], "--idle={threads}");
     strv_release(&argv);
     /* The profile's command itself is left as it was. */
@@ -485,7 +486,7 @@ START_TEST(test_envp)
          " \"ready\": {\"delay\": 0}}",
          &p);
     char *base[] = {"A=1", "B=2", "PATH=/bin", "AB=7", NULL};
-    confedit_envp(&p, "9", base, &envp);
+    setter_envp(&p, "9", base, &envp);
     /* Later entries replace earlier ones of the same name where they stand. */
     const char *want[] = {"A=9", "B=3", "PATH=/bin", "AB=7", "C=6", "D=5"};
     ck_assert_uint_eq(envp.n, ARRAY_SIZE(want));
@@ -507,7 +508,7 @@ START_TEST(test_envp_empty)
          " \"ready\": {\"delay\": 0}}",
          &p);
     char *base[] = {NULL};
-    confedit_envp(&p, "0", base, &envp);
+    setter_envp(&p, "0", base, &envp);
     ck_assert_uint_eq(envp.n, 0);
     ck_assert_ptr_nonnull(envp.v); /* execve() needs an array */
     ck_assert_ptr_null(envp.v[0]);

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "confedit.h"
+#include "setter.h"
 #include "default_profile.h"
 #include "http.h"
 #include "platform/files.h"
@@ -359,7 +359,7 @@ static void expect_refused(const char *json, const char *error)
     char *why = regex_error_text();
     const char *from[] = {"{dir}", "{regex_error}"};
     const char *to[] = {dir, why};
-    char *want = confedit_subst(error, from, to, 2, NULL);
+    char *want = setter_subst(error, from, to, 2, NULL);
 
     struct profile p;
     struct lb_error err = {{0}};
@@ -569,7 +569,7 @@ START_TEST(test_empty_argument)
     ck_assert_uint_eq(p.command.n, 4);
     ck_assert_str_eq(p.command.v[2], "");
     struct strv argv = {0};
-    ck_assert_msg(confedit_argv(&p, "2", &argv, &err) == 0, "%s", err.msg);
+    ck_assert_msg(setter_argv(&p, "2", &argv, &err) == 0, "%s", err.msg);
     ck_assert_uint_eq(argv.n, 4);
     ck_assert_str_eq(argv.v[1], "--save");
     ck_assert_str_eq(argv.v[2], "");

@@ -3,7 +3,7 @@
 #include <check.h>
 #include <string.h>
 
-#include "confedit.h"
+#include "setter.h"
 #include "profile.h"
 #include "targetenv.h"
 #include "testlib.h"
@@ -136,7 +136,7 @@ START_TEST(profile_env_is_added_on_top)
     p.knob.set.env_name = knob;
     char *base[] = {"PATH=/usr/bin", "HOME=/home/u", NULL};
     struct strv env;
-    confedit_envp(&p, "2", base, &env);
+    setter_envp(&p, "2", base, &env);
     ck_assert_uint_eq(env.n, 4);
     ck_assert_str_eq(env.v[1], "HOME=/srv");
     ck_assert(has(&env, "GITHUB_TOKEN=from-the-profile") && has(&env, "KNOB=2"));
