@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "emit.h"
 #include "comparison.h"
 #include "compare.h"
 #include "pool.h"
@@ -66,18 +67,6 @@ const char cmd_compare_usage[] =
     "over, 1 regression or a budget over, 2 bad usage or unreadable or incompatible\n"
     "input (other hosts under --same-host), 3 inconclusive with --fail-on inconclusive.\n";
 
-/* GitHub shows the step summary file on the run's page. */
-static int append_summary(const char *path, const struct compare_result *r,
-                          const struct compare_opts *o, const struct campaign *const *base,
-                          const struct campaign *new_)
-{
-    FILE *f = fopen(path, "a");
-    if (!f)
-        return -1;
-    int rc = compare_markdown(r, o, base, new_, f, NULL);
-    return fclose(f) == 0 ? rc : -1;
-}
-
 /* Parse a percentage option into a fraction; -1 after saying why. */
 static int percent_option(const char *name, const char *arg, double *out)
 {
@@ -89,22 +78,24 @@ static int percent_option(const char *name, const char *arg, double *out)
     return 0;
 }
 
-/* Print the result as asked, and to $GITHUB_STEP_SUMMARY when set. */
-static void print_result(const struct compare_result *r, const struct compare_opts *o,
-                         const struct campaign *const *base, const struct campaign *new_,
-                         bool json)
+/* A comparison and the campaigns it read, for emit_result. */
+struct compared {
+    const struct compare_result *r;
+    const struct campaign *const *base;
+    const struct campaign *new_;
+};
+
+static int compared_markdown(const void *result, const void *opts, FILE *out,
+                             struct lb_error *err)
 {
-    struct lb_error err;
-    if (json) {
-        json_t *doc = compare_json(r, o);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-        fputc('\n', stdout);
-        json_decref(doc);
-    } else if (compare_markdown(r, o, base, new_, stdout, &err) < 0)
-        msg_warn("%s", err.msg);
-    const char *summary = getenv("GITHUB_STEP_SUMMARY");
-    if (summary && *summary && append_summary(summary, r, o, base, new_) < 0)
-        msg_warn("cannot append to '%s' ($GITHUB_STEP_SUMMARY)", summary);
+    const struct compared *c = result;
+    return compare_markdown(c->r, opts, c->base, c->new_, out, err);
+}
+
+static int pool_result_markdown(const void *result, const void *opts, FILE *out,
+                                struct lb_error *err)
+{
+    return pool_markdown(result, opts, out, err);
 }
 
 /* The exit status of a gate whose worst gated verdict is worst. */
@@ -113,28 +104,6 @@ static int gate_status(enum verdict worst, bool fail_inconclusive)
     return worst == VERDICT_REGRESSED                              ? LB_EXIT_FAILURE
            : fail_inconclusive && worst == VERDICT_INCONCLUSIVE ? COMPARE_EXIT_INCONCLUSIVE
                                                                 : LB_EXIT_OK;
-}
-
-/* The pooled result as asked, and to $GITHUB_STEP_SUMMARY when set. */
-static void print_pool(const struct pool_result *r, const struct compare_opts *o, bool json)
-{
-    struct lb_error err;
-    if (json) {
-        json_t *doc = pool_json(r, o);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-        fputc('\n', stdout);
-        json_decref(doc);
-    } else if (pool_markdown(r, o, stdout, &err) < 0)
-        msg_warn("%s", err.msg);
-    const char *summary = getenv("GITHUB_STEP_SUMMARY");
-    FILE *f = summary && *summary ? fopen(summary, "a") : NULL;
-    if (f) {
-        int rc = pool_markdown(r, o, f, NULL);
-        if (fclose(f) != 0 || rc < 0)
-            f = NULL;
-    }
-    if (summary && *summary && !f)
-        msg_warn("cannot append to '%s' ($GITHUB_STEP_SUMMARY)", summary);
 }
 
 /* compare --pool DIR...: n campaigns of variants, one per host, pooled. */
@@ -162,7 +131,7 @@ static int compare_pool(int n, char **dirs, struct compare_opts *o, bool json,
         msg_error("%s", err.msg);
         goto out;
     }
-    print_pool(&r, o, json);
+    emit_result(json ? pool_json(&r, o) : NULL, pool_result_markdown, &r, o);
     status = gate_status(r.worst, fail_inconclusive);
 out:
     pool_result_release(&r);
@@ -328,7 +297,8 @@ int cmd_compare(int argc, char **argv)
         msg_error("%s", err.msg);
         goto out;
     }
-    print_result(&r, &o, base, &all[n_base], json);
+    struct compared c = {&r, base, &all[n_base]};
+    emit_result(json ? compare_json(&r, &o) : NULL, compared_markdown, &c, &o);
     status = gate_status(r.worst, fail_inconclusive);
 out:
     compare_result_release(&r);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "emit.h"
 #include "history.h"
 #include "platform/files.h"
 #include "results.h"
@@ -129,24 +130,10 @@ static int count_option(const char *name, const char *arg, long lo, long hi, con
     return 0;
 }
 
-static void print_history(const struct history *h, const struct history_opts *o, bool json)
+static int history_result_markdown(const void *result, const void *opts, FILE *out,
+                                   struct lb_error *err)
 {
-    struct lb_error err;
-    if (json) {
-        json_t *doc = history_json(h, o);
-        json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-        fputc('\n', stdout);
-        json_decref(doc);
-    } else if (history_markdown(h, o, stdout, &err) < 0)
-        msg_warn("%s", err.msg);
-    /* GitHub shows the step summary file on the run's page. */
-    const char *summary = getenv("GITHUB_STEP_SUMMARY");
-    if (summary && *summary) {
-        FILE *f = fopen(summary, "a");
-        int rc = f ? history_markdown(h, o, f, &err) : -1;
-        if ((f && fclose(f) != 0) || rc < 0)
-            msg_warn("cannot append to '%s' ($GITHUB_STEP_SUMMARY)", summary);
-    }
+    return history_markdown(result, opts, out, err);
 }
 
 int cmd_history(int argc, char **argv)
@@ -226,7 +213,7 @@ int cmd_history(int argc, char **argv)
         msg_error("%s", err.msg);
         goto out;
     }
-    print_history(&h, &o, json);
+    emit_result(json ? history_json(&h, &o) : NULL, history_result_markdown, &h, &o);
     status = h.fails ? LB_EXIT_FAILURE : LB_EXIT_OK;
 out:
     history_release(&h);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "emit.h"
 #include "compare.h"
 #include "platform/files.h"
 #include "platform/platform.h"
@@ -58,10 +59,7 @@ static int render_json(const struct campaign *r, size_t n, const struct report_o
                        FILE *out, struct lb_error *err)
 {
     (void)o, (void)err;
-    json_t *doc = report_json(r, n);
-    json_dumpf(doc, out, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-    fputc('\n', out);
-    json_decref(doc);
+    emit_json(report_json(r, n), out);
     return 0;
 }
 

@@ -1,0 +1,24 @@
+/* How compare, compare --pool and history hand their result to the user: JSON or Markdown
+ * on stdout, and the Markdown appended to $GITHUB_STEP_SUMMARY when that is set. */
+#ifndef LOOPBENCH_EMIT_H
+#define LOOPBENCH_EMIT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "msg.h"
+
+/* Writes a result's Markdown, as opts ask, to out; -1 on failure, with err filled when not
+ * NULL. */
+typedef int (*markdown_writer)(const void *result, const void *opts, FILE *out,
+                               struct lb_error *err);
+
+/* doc (taken) printed to out as indented JSON, 6 significant digits, and a newline. */
+void emit_json(json_t *doc, FILE *out);
+
+/* doc on stdout when it is not NULL, else result's Markdown; then the Markdown appended to
+ * $GITHUB_STEP_SUMMARY when set (GitHub shows that file on the run's page). A failure is a
+ * warning: the result is already decided. */
+void emit_result(json_t *doc, markdown_writer markdown, const void *result, const void *opts);
+
+#endif
