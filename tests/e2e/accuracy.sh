@@ -12,11 +12,11 @@
 # counts time stolen from the vCPU, docs/platforms.md).
 #
 # A case whose error is past the tolerance is measured once more, and that second
-# measurement judged, the first printed beside it: in 2 of 5 runs of the test command on
-# this VM one or two cases read 3-4 ms of CPU more than the burner counted between its
-# burn's edges (+0.11 to +0.16 points over 2.4 s), while every other run of the day read
-# within 0.02; the bracket misses CPU the tree spends outside the burn, and a loopbench
-# that read wrong would read wrong twice.
+# measurement judged, the first printed beside it: in one of two runs of the test command
+# on this VM (2026-12-05) two cases read 3-4 ms of CPU more than the burner counted between
+# its burn's edges (+0.11 and +0.16 points over 2.4 s), while some 30 runs of this test
+# alone read within 0.02; the bracket misses CPU the tree spent outside the burn, and a
+# loopbench that read wrong would read wrong twice.
 source "$(dirname "$0")/lib.sh"
 
 # Points of one core: the worst error over 20 runs of this test and the sampler's unit
