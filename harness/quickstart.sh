@@ -149,7 +149,8 @@ busy_elsewhere() {
       k[1] == "busy" { if (after) { busy = k[2] - b; total = k[3] - t } else { b = k[2]; t = k[3] }; next }
       !after { ticks[k[1]] = k[2]; next }
       (k[1] in ticks) && (k[2] - ticks[k[1]]) * 100 / hz >= 5 {
-        list = list sprintf(" %s (pid %s) %d%%;", $2, k[1], (k[2] - ticks[k[1]]) * 100 / hz) }
+        name = $2; gsub(/[^[:print:]]/, "?", name) # a process names itself: no escapes in the log
+        list = list sprintf(" %s (pid %s) %d%%;", name, k[1], (k[2] - ticks[k[1]]) * 100 / hz) }
       END { printf "    the CPUs %d%% busy over one second; processes over 5%% of a core:%s\n",
                    total ? 100 * busy / total : 0, list ? list : " none" }'
 }
