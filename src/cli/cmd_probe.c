@@ -117,7 +117,7 @@ static void print_text(const struct probe_report *r)
         const struct probe_wake *w = &r->wakes[i];
         char load[16];
         snprintf(load, sizeof(load), w->contended ? "busy x%u" : "quiet", r->busy_processes);
-        printf("%-11s %2u ms %-8s %5zu %8.3f %8.3f %8.3f %8.3f %9.1f%%\n", plat_wait_name(w->kind),
+        printf("%-11s %2u ms %-8s %5zu %8.3f %8.3f %8.3f %8.3f %9.1f%%\n", plat_wait_names[w->kind],
                w->ms, load, w->n, w->min_ms, w->p50_ms, w->p99_ms, w->max_ms,
                w->tick_late_share * 100);
     }
@@ -170,7 +170,7 @@ static json_t *report_json(const struct probe_report *r)
         const struct probe_wake *w = &r->wakes[i];
         json_array_append_new(
             wakes, json_pack("{s:s, s:i, s:b, s:I, s:{s:o, s:o, s:o, s:o}, s:o}", "primitive",
-                             plat_wait_name(w->kind), "requested_ms", (int)w->ms, "contended",
+                             plat_wait_names[w->kind], "requested_ms", (int)w->ms, "contended",
                              w->contended, "waits", (json_int_t)w->n, "overshoot_ms", "min",
                              num(w->min_ms), "p50", num(w->p50_ms), "p99", num(w->p99_ms), "max",
                              num(w->max_ms), "tick_late_share", num(w->tick_late_share)));

@@ -30,7 +30,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysctl.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -563,36 +562,21 @@ static char *virtualization(void)
     return vm ? xstrdup("vm") : rosetta ? xstrdup("rosetta") : NULL;
 }
 
-int plat_host_facts(struct plat_host_facts *out, struct lb_error *err)
+void posix_host_facts(struct plat_host_facts *out)
 {
-    memset(out, 0, sizeof(*out));
-    struct utsname u;
-    if (uname(&u) < 0)
-        return lb_fail_errno(err, errno, "cannot read the system's name (uname)");
-    out->hostname = xstrdup(u.nodename);
-    out->os = xstrdup(u.sysname);
-    out->kernel = xstrdup(u.release);
-    out->arch = xstrdup(u.machine);
     out->cpu_model = sysctl_string("machdep.cpu.brand_string");
     out->logical_cpus = (int)sysctl_number("hw.logicalcpu");
     out->mem_total_bytes = sysctl_number("hw.memsize");
-    if (getloadavg(out->loadavg, 3) < 0)
-        out->loadavg[0] = out->loadavg[1] = out->loadavg[2] = -1;
     out->clocksource = xstrdup("mach_absolute_time");
-    struct timespec res;
-    if (clock_getres(CLOCK_MONOTONIC, &res) == 0)
-        out->clock_resolution_ns = (uint64_t)res.tv_sec * NS_PER_SEC + (uint64_t)res.tv_nsec;
     out->virtualization = virtualization();
-    plat_host_facts_common(out);
-    return 0;
 }
 
 /* ---- Probing the host ------------------------------------------------------------- */
 
-const char *plat_wait_name(enum plat_wait_kind kind)
-{
-    return kind == PLAT_WAIT_POLLER ? "kevent" : "nanosleep";
-}
+const char *const plat_wait_names[2] = {
+    [PLAT_WAIT_POLLER] = "kevent",
+    [PLAT_WAIT_SLEEP] = "nanosleep",
+};
 
 struct plat_waiter {
     enum plat_wait_kind kind;

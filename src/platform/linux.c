@@ -32,7 +32,6 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1189,16 +1188,8 @@ static char *virtualization(void)
     return v;
 }
 
-int plat_host_facts(struct plat_host_facts *out, struct lb_error *err)
+void posix_host_facts(struct plat_host_facts *out)
 {
-    memset(out, 0, sizeof(*out));
-    struct utsname u;
-    if (uname(&u) < 0)
-        return lb_fail_errno(err, errno, "cannot read the system's name (uname)");
-    out->hostname = xstrdup(u.nodename);
-    out->os = xstrdup(u.sysname);
-    out->kernel = xstrdup(u.release);
-    out->arch = xstrdup(u.machine);
     char *text;
     size_t len;
     if (read_file("/proc/cpuinfo", &text, &len, NULL) == 0) {
@@ -1216,25 +1207,18 @@ int plat_host_facts(struct plat_host_facts *out, struct lb_error *err)
         free(kib);
         free(text);
     }
-    if (getloadavg(out->loadavg, 3) < 0)
-        out->loadavg[0] = out->loadavg[1] = out->loadavg[2] = -1;
     out->clocksource =
         first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource");
-    struct timespec res;
-    if (clock_getres(CLOCK_MONOTONIC, &res) == 0)
-        out->clock_resolution_ns = (uint64_t)res.tv_sec * NS_PER_SEC + (uint64_t)res.tv_nsec;
     out->governor = first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
     out->virtualization = virtualization();
-    plat_host_facts_common(out);
-    return 0;
 }
 
 /* ---- Probing the host ------------------------------------------------------------- */
 
-const char *plat_wait_name(enum plat_wait_kind kind)
-{
-    return kind == PLAT_WAIT_POLLER ? "epoll_wait" : "nanosleep";
-}
+const char *const plat_wait_names[2] = {
+    [PLAT_WAIT_POLLER] = "epoll_wait",
+    [PLAT_WAIT_SLEEP] = "nanosleep",
+};
 
 struct plat_waiter {
     enum plat_wait_kind kind;

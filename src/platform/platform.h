@@ -319,8 +319,8 @@ enum plat_wait_kind {
     PLAT_WAIT_POLLER = 0, /* the loop's readiness wait with a timeout (epoll_wait) */
     PLAT_WAIT_SLEEP,      /* a plain relative sleep (nanosleep), for comparison */
 };
-/* "epoll_wait", "nanosleep", ... (static). */
-const char *plat_wait_name(enum plat_wait_kind kind);
+/* Each primitive's name on this system, by kind: "epoll_wait", "nanosleep", ... */
+extern const char *const plat_wait_names[2];
 
 /* A wait set with nothing ever ready in it, so every wait runs to its timeout. */
 struct plat_waiter;

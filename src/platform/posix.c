@@ -19,6 +19,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -402,6 +403,28 @@ void plat_hogs_stop(const pid_t *pids, unsigned n)
     for (unsigned i = 0; i < n; i++)
         while (waitpid(pids[i], NULL, 0) < 0 && errno == EINTR)
             ;
+}
+
+/* ---- Host ------------------------------------------------------------------------- */
+
+int plat_host_facts(struct plat_host_facts *out, struct lb_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    struct utsname u;
+    if (uname(&u) < 0)
+        return lb_fail_errno(err, errno, "cannot read the system's name (uname)");
+    out->hostname = xstrdup(u.nodename);
+    out->os = xstrdup(u.sysname);
+    out->kernel = xstrdup(u.release);
+    out->arch = xstrdup(u.machine);
+    if (getloadavg(out->loadavg, 3) < 0)
+        out->loadavg[0] = out->loadavg[1] = out->loadavg[2] = -1;
+    struct timespec res;
+    if (clock_getres(CLOCK_MONOTONIC, &res) == 0)
+        out->clock_resolution_ns = (uint64_t)res.tv_sec * NS_PER_SEC + (uint64_t)res.tv_nsec;
+    posix_host_facts(out);
+    plat_host_facts_common(out);
+    return 0;
 }
 
 /* ---- Events ----------------------------------------------------------------------- */

@@ -11,6 +11,7 @@
 
 #include "msg.h"
 
+struct plat_host_facts;
 struct plat_target;
 
 /* Clock ticks (sysconf(_SC_CLK_TCK) a second: /proc's, host_statistics') in ns. */
@@ -41,6 +42,13 @@ int posix_path_try(const char *file, char *const *envp,
 /* The body of a busy process of plat_hogs_start (posix.c), in the forked child: spin
  * until killed, and not outlive loopbench (each back-end has its own way). */
 _Noreturn void posix_hog_run(pid_t parent);
+
+/* ---- Host: posix.c's plat_host_facts over each back-end's --------------------------- */
+
+/* Each back-end defines it. The facts uname, getloadavg and clock_getres do not give
+ * (CPU model and count, memory, clock source, governor, virtualization) into out, each
+ * left unknown when unreadable. */
+void posix_host_facts(struct plat_host_facts *out);
 
 /* ---- Events: posix.c's plat_wait_until over each back-end's signal source ---------- */
 

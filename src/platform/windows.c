@@ -1443,10 +1443,10 @@ int plat_host_facts(struct plat_host_facts *out, struct lb_error *err)
 
 /* ---- Probing the host ------------------------------------------------------------- */
 
-const char *plat_wait_name(enum plat_wait_kind kind)
-{
-    return kind == PLAT_WAIT_POLLER ? "GetQueuedCompletionStatus" : "Sleep";
-}
+const char *const plat_wait_names[2] = {
+    [PLAT_WAIT_POLLER] = "GetQueuedCompletionStatus",
+    [PLAT_WAIT_SLEEP] = "Sleep",
+};
 
 struct plat_waiter {
     enum plat_wait_kind kind;
