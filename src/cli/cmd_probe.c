@@ -201,11 +201,6 @@ int cmd_probe(int argc, char **argv)
     if (status != LB_EXIT_OK)
         return status;
     struct lb_error err;
-    /* Signals become events, so an interrupt stops the busy processes before exiting. */
-    if (plat_events_init(&err) < 0) {
-        msg_error("%s", err.msg);
-        return LB_EXIT_FAILURE;
-    }
     msg_info("probing this host for about %g s", a.seconds);
     struct probe_report r;
     if (probe_run(a.seconds, &r, &err) < 0) {

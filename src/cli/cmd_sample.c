@@ -330,10 +330,6 @@ int cmd_sample(int argc, char **argv)
     if (status != LB_EXIT_OK)
         return status;
     struct lb_error err;
-    if (plat_events_init(&err) < 0) {
-        msg_error("%s", err.msg);
-        return LB_EXIT_FAILURE;
-    }
     if (a.log) {
         FILE *f = fopen(a.log, "r");
         if (!f)

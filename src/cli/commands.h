@@ -7,6 +7,8 @@
 #ifndef LOOPBENCH_COMMANDS_H
 #define LOOPBENCH_COMMANDS_H
 
+#include <stdbool.h>
+
 struct command {
     const char *name;
     const char *summary; /* one line for `loopbench --help` */
@@ -14,6 +16,9 @@ struct command {
     /* argv[0] is the command's name; returns an exit status (enum lb_exit). main has
      * already answered --help. */
     int (*run)(int argc, char **argv);
+    /* Signals become events (plat_events_init) before it runs: it has processes to stop
+     * or files to put back when interrupted. */
+    bool events;
 };
 
 /* Each command: its entry point (argv[0] is its name; returns an exit status) and the

@@ -14,23 +14,23 @@
 
 static const struct command commands[] = {
     {"run", "run an A/B campaign of a target over the settings of one knob",
-     cmd_run_usage, cmd_run},
+     cmd_run_usage, cmd_run, true},
     {"sample", "measure the CPU of a running process over a window",
-     cmd_sample_usage, cmd_sample},
+     cmd_sample_usage, cmd_sample, true},
     {"validate", "check profiles and show what each one will do",
-     cmd_validate_usage, cmd_validate},
+     cmd_validate_usage, cmd_validate, false},
     {"compare", "compare two campaigns: regressed, improved, no change or inconclusive",
-     cmd_compare_usage, cmd_compare},
+     cmd_compare_usage, cmd_compare, false},
     {"history", "find when a kept history of campaigns changed, and which commits",
-     cmd_history_usage, cmd_history},
+     cmd_history_usage, cmd_history, false},
     {"report", "write a campaign's results as Markdown, CSV or JSON",
-     cmd_report_usage, cmd_report},
+     cmd_report_usage, cmd_report, false},
     {"probe", "measure what this host does to an event loop",
-     cmd_probe_usage, cmd_probe},
+     cmd_probe_usage, cmd_probe, true},
     {"restore", "put back config files a loopbench that died left edited",
-     cmd_restore_usage, cmd_restore},
+     cmd_restore_usage, cmd_restore, false},
     {"publish", "post a report as a pull request comment or to a webhook",
-     cmd_publish_usage, cmd_publish},
+     cmd_publish_usage, cmd_publish, false},
 };
 
 static const struct command *find_command(const char *name)
@@ -134,6 +134,11 @@ int main(int argc, char **argv)
     if (wants_help(argc - 1, argv + 1)) {
         fputs(c->usage, stdout);
         return check_stdout(LB_EXIT_OK);
+    }
+    struct lb_error err;
+    if (c->events && plat_events_init(&err) < 0) {
+        msg_error("%s", err.msg);
+        return LB_EXIT_FAILURE;
     }
     optind = 0;
     opterr = 0;
