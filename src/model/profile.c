@@ -487,22 +487,34 @@ static int parse_knob(struct loader *ld, json_t *root, struct knob *k)
     return 0;
 }
 
-static int parse_fixed_one(struct loader *ld, json_t *o, const char *kp, struct profile *p,
-                           size_t idx)
+/* Element i of the array arr, at kp, names by key the string s: that no element before
+ * it does (two fixed settings of one name, two health keys alike). */
+static int check_unique(struct loader *ld, json_t *arr, size_t i, const char *kp, const char *key,
+                        const char *s)
+{
+    for (size_t j = 0; j < i; j++) {
+        const char *earlier = json_string_value(json_object_get(json_array_get(arr, j), key));
+        if (earlier && strcmp(earlier, s) == 0) {
+            char at[KP_MAX];
+            kp_key(at, kp, key);
+            return fail(ld, at, "duplicate %s '%s'", key, s);
+        }
+    }
+    return 0;
+}
+
+static int parse_fixed_one(struct loader *ld, json_t *arr, size_t idx, const char *kp,
+                           struct profile *p)
 {
     char at[KP_MAX];
+    json_t *o = json_array_get(arr, idx);
     struct fixed_setting *f = &p->fixed[idx];
     const char *name = NULL, *value = NULL;
     if (check_object(ld, o, kp, fixed_keys) < 0 ||
         get_string(ld, o, kp, "name", STR_REQUIRED | STR_NONEMPTY, &name) < 0 ||
-        get_string(ld, o, kp, "value", STR_REQUIRED, &value) < 0)
+        get_string(ld, o, kp, "value", STR_REQUIRED, &value) < 0 ||
+        check_unique(ld, arr, idx, kp, "name", name) < 0)
         return -1;
-    for (size_t j = 0; j < idx; j++) {
-        if (strcmp(p->fixed[j].name, name) == 0) {
-            kp_key(at, kp, "name");
-            return fail(ld, at, "duplicate name '%s'", name);
-        }
-    }
     f->name = xstrdup(name);
     f->value = xstrdup(value);
     char *placeholder = xasprintf("{%s}", name);
@@ -524,11 +536,9 @@ static int parse_fixed(struct loader *ld, json_t *root, struct profile *p)
         return fail(ld, "fixed", "expected an array of objects");
     p->n_fixed = json_array_size(v);
     p->fixed = xcalloc(p->n_fixed, sizeof(*p->fixed));
-    size_t i;
-    json_t *o;
-    json_array_foreach(v, i, o) {
+    for (size_t i = 0; i < p->n_fixed; i++) {
         kp_index(at, "fixed", i);
-        if (parse_fixed_one(ld, o, at, p, i) < 0)
+        if (parse_fixed_one(ld, v, i, at, p) < 0)
             return -1;
     }
     return 0;
@@ -859,7 +869,7 @@ static int parse_rtt(struct loader *ld, json_t *root, struct profile *p)
 
 static int parse_health(struct loader *ld, json_t *arr, struct profile *p)
 {
-    char at[KP_MAX], sub[KP_MAX];
+    char at[KP_MAX];
     if (!json_is_array(arr))
         return fail(ld, "metrics.health", "expected an array of objects");
     p->n_health = json_array_size(arr);
@@ -872,14 +882,9 @@ static int parse_health(struct loader *ld, json_t *arr, struct profile *p)
         kp_index(at, "metrics.health", i);
         if (check_object(ld, o, at, health_keys) < 0 ||
             get_string(ld, o, at, "key", STR_REQUIRED | STR_NONEMPTY | STR_NAME, &key) < 0 ||
-            get_string(ld, o, at, "label", STR_NONEMPTY | STR_NAME, &label) < 0)
+            get_string(ld, o, at, "label", STR_NONEMPTY | STR_NAME, &label) < 0 ||
+            check_unique(ld, arr, i, at, "key", key) < 0)
             return -1;
-        for (size_t j = 0; j < i; j++) {
-            if (strcmp(p->health[j].key, key) == 0) {
-                kp_key(sub, at, "key");
-                return fail(ld, sub, "duplicate key '%s'", key);
-            }
-        }
         h->key = xstrdup(key);
         h->label = xstrdup(label ? label : key);
         if (get_better(ld, o, at, &h->better) < 0 ||
