@@ -192,34 +192,49 @@ static size_t family(const struct compare_result *out, bool gated, size_t *at)
     return n;
 }
 
-/* A family's results, in the order of at, into its rows. */
-static void family_results(struct compare_result *out, const size_t *at, size_t n,
-                           const struct gate_result *res)
-{
-    for (size_t j = 0; j < n; j++)
-        out->rows[at[j]].g = res[j];
-}
+/* Gates the rows at[0..n) of one family into res[0..n), from the inputs of every row. */
+typedef int (*family_gate)(const void *inputs, const size_t *at, size_t n,
+                           const struct gate_opts *o, struct gate_result *res,
+                           struct lb_error *err);
 
-/* The rows' base and new summaries, and the gate over the rows of one family (gated
- * or not): each family is corrected on its own. */
-static int gate_family(struct compare_result *out, const struct row_values *v,
-                       const struct gate_comparison *what, bool gated,
-                       const struct compare_opts *o, struct lb_error *err)
+/* The gated rows, then the others: each family is corrected on its own, so a metric
+ * reported beside the gate cannot weaken it. */
+static int gate_families(struct compare_result *out, family_gate gate, const void *inputs,
+                         const struct compare_opts *o, struct lb_error *err)
 {
-    size_t *at = xcalloc(out->n_rows + 1, sizeof(*at)), n = family(out, gated, at);
-    struct gate_across_input *in = xcalloc(n + 1, sizeof(*in));
-    for (size_t j = 0; j < n; j++) {
-        const struct row_values *rv = &v[at[j]];
-        in[j] = (struct gate_across_input){what[at[j]], (const double *const *)rv->base,
-                                           rv->runs, rv->k, rv->head, rv->head_runs};
+    size_t *at = xcalloc(out->n_rows + 1, sizeof(*at));
+    struct gate_result *res = xcalloc(out->n_rows + 1, sizeof(*res));
+    int rc = 0;
+    for (int gated = 1; gated >= 0 && rc == 0; gated--) {
+        size_t n = family(out, gated, at);
+        rc = gate(inputs, at, n, &o->gate, res, err);
+        for (size_t j = 0; j < n && rc == 0; j++)
+            out->rows[at[j]].g = res[j];
     }
-    struct gate_result *res = xcalloc(n + 1, sizeof(*res));
-    int rc = gate_across(in, n, &o->gate, res, err);
-    if (rc == 0)
-        family_results(out, at, n, res);
-    free(in);
     free(res);
     free(at);
+    return rc;
+}
+
+/* Every row's base and new values, and what each compares: gate_across's inputs. */
+struct across_inputs {
+    const struct row_values *v;
+    const struct gate_comparison *what;
+};
+
+static int gate_across_family(const void *inputs, const size_t *at, size_t n,
+                              const struct gate_opts *o, struct gate_result *res,
+                              struct lb_error *err)
+{
+    const struct across_inputs *all = inputs;
+    struct gate_across_input *in = xcalloc(n + 1, sizeof(*in));
+    for (size_t j = 0; j < n; j++) {
+        const struct row_values *rv = &all->v[at[j]];
+        in[j] = (struct gate_across_input){all->what[at[j]], (const double *const *)rv->base,
+                                           rv->runs, rv->k, rv->head, rv->head_runs};
+    }
+    int rc = gate_across(in, n, o, res, err);
+    free(in);
     return rc;
 }
 
@@ -353,9 +368,7 @@ int compare_results(const struct campaign *const *base, size_t n_base,
             out->n_rows++;
         }
     size_t compared = out->n_rows;
-    int rc = gate_family(out, v, what, true, o, err);
-    if (rc == 0)
-        rc = gate_family(out, v, what, false, o, err);
+    int rc = gate_families(out, gate_across_family, &(struct across_inputs){v, what}, o, err);
     if (rc == 0)
         add_budgets(new_, false, o, out);
     for (size_t i = 0; i < compared; i++)
@@ -366,21 +379,17 @@ int compare_results(const struct campaign *const *base, size_t n_base,
     return rc;
 }
 
-/* One family of rows within one campaign (gated or not), corrected on its own. */
-static int gate_paired_family(struct compare_result *out, const struct gate_paired_input *in,
-                              bool gated, const struct compare_opts *o, struct lb_error *err)
+/* inputs: every row's gate_paired_input, within one campaign. */
+static int gate_paired_family(const void *inputs, const size_t *at, size_t n,
+                              const struct gate_opts *o, struct gate_result *res,
+                              struct lb_error *err)
 {
-    size_t *at = xcalloc(out->n_rows + 1, sizeof(*at)), n = family(out, gated, at);
-    struct gate_paired_input *fam = xcalloc(n + 1, sizeof(*fam));
+    const struct gate_paired_input *all = inputs;
+    struct gate_paired_input *in = xcalloc(n + 1, sizeof(*in));
     for (size_t j = 0; j < n; j++)
-        fam[j] = in[at[j]];
-    struct gate_result *res = xcalloc(n + 1, sizeof(*res));
-    int rc = gate_paired(fam, n, &o->gate, res, err);
-    if (rc == 0)
-        family_results(out, at, n, res);
-    free(fam);
-    free(res);
-    free(at);
+        in[j] = all[at[j]];
+    int rc = gate_paired(in, n, o, res, err);
+    free(in);
     return rc;
 }
 
@@ -465,9 +474,7 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
         }
     }
     size_t compared = out->n_rows;
-    int rc = gate_paired_family(out, in, true, o, err);
-    if (rc == 0)
-        rc = gate_paired_family(out, in, false, o, err);
+    int rc = gate_families(out, gate_paired_family, in, o, err);
     if (rc == 0)
         add_budgets(c, true, o, out);
     for (size_t i = 0; i < 2 * compared; i++)
