@@ -110,24 +110,21 @@ static int gate_status(enum verdict worst, bool fail_inconclusive)
 static int compare_pool(int n, char **dirs, struct compare_opts *o, bool json,
                         bool fail_inconclusive)
 {
-    struct campaign *all = xcalloc((size_t)n, sizeof(*all));
-    const struct campaign **c = xcalloc((size_t)n, sizeof(*c));
+    struct campaign_set set = {0};
+    const struct campaign **c = NULL;
     struct pool_result r = {0};
     struct lb_error err;
-    int status = LB_EXIT_USAGE, loaded = 0;
-    for (; loaded < n; loaded++) {
-        c[loaded] = &all[loaded];
-        if (results_load(dirs[loaded], &all[loaded], &err) < 0) {
-            msg_error("%s", err.msg);
-            loaded++; /* the reader leaves what it read to release */
-            goto out;
-        }
+    int status = LB_EXIT_USAGE;
+    if (campaign_set_load(&set, dirs, (size_t)n, &err) < 0) {
+        msg_error("%s", err.msg);
+        goto out;
     }
+    c = campaign_set_refs(&set);
     /* the keys the first campaign was run to decide, unless told otherwise: the same for
      * every campaign, so their rows are the same */
     if (!o->primary)
-        o->primary = all[0].primary;
-    if (pool_campaigns(c, (size_t)n, o, &r, &err) < 0) {
+        o->primary = set.v[0].primary;
+    if (pool_campaigns(c, set.n, o, &r, &err) < 0) {
         msg_error("%s", err.msg);
         goto out;
     }
@@ -135,9 +132,7 @@ static int compare_pool(int n, char **dirs, struct compare_opts *o, bool json,
     status = gate_status(r.worst, fail_inconclusive);
 out:
     pool_result_release(&r);
-    for (int i = 0; i < loaded; i++)
-        campaign_release(&all[i]);
-    free(all);
+    campaign_set_release(&set);
     free(c);
     return status;
 }
@@ -250,19 +245,18 @@ int cmd_compare(int argc, char **argv)
     }
     if (pool)
         return compare_pool(argc - optind, argv + optind, &o, json, fail_inconclusive);
-    size_t n_base = (size_t)(argc - optind - 1), loaded = 0;
-    struct campaign *all = xcalloc(n_base + 1, sizeof(*all));
-    const struct campaign **base = xcalloc(n_base, sizeof(*base));
+    size_t n_base = (size_t)(argc - optind - 1);
+    struct campaign_set set = {0};
+    const struct campaign **base = NULL;
     struct compare_result r = {0};
     int status = LB_EXIT_USAGE;
-    for (; loaded <= n_base; loaded++)
-        if (results_load(argv[optind + (int)loaded], &all[loaded], &err) < 0) {
-            msg_error("%s", err.msg);
-            loaded++; /* the reader leaves what it read to release */
-            goto out;
-        }
+    if (campaign_set_load(&set, argv + optind, n_base + 1, &err) < 0) {
+        msg_error("%s", err.msg);
+        goto out;
+    }
+    struct campaign *all = set.v;
+    base = campaign_set_refs(&set);
     for (size_t i = 0; i < n_base; i++) {
-        base[i] = &all[i];
         /* a change of host moves the figures as much as a change of code */
         char *change = compare_host_change(&all[i], &all[n_base], false);
         if (change && same_host) {
@@ -303,9 +297,7 @@ int cmd_compare(int argc, char **argv)
 out:
     compare_result_release(&r);
     budget_set_release(&budgets);
-    for (size_t i = 0; i < loaded; i++)
-        campaign_release(&all[i]);
-    free(all);
+    campaign_set_release(&set);
     free(base);
     return status;
 }

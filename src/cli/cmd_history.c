@@ -50,25 +50,17 @@ const char cmd_history_usage[] =
 /* A history of more campaigns than this is refused rather than read whole. */
 #define HISTORY_MAX_CAMPAIGNS 10000
 
-struct loaded {
-    struct campaign *c;
-    size_t n;
-};
-
-static int load_one(const char *path, struct loaded *l, struct lb_error *err)
+static int load_one(char *path, struct campaign_set *l, struct lb_error *err)
 {
     if (l->n == HISTORY_MAX_CAMPAIGNS)
         return lb_fail(err, "'%s': more than %d campaigns: expected at most that many", path,
                        HISTORY_MAX_CAMPAIGNS);
-    l->c = xrealloc(l->c, (l->n + 1) * sizeof(*l->c));
-    int rc = results_load(path, &l->c[l->n], err);
-    l->n++; /* the reader leaves what it read to release */
-    return rc;
+    return campaign_set_load(l, &path, 1, err);
 }
 
 /* DIR as a campaign (its results.json, or the file itself), else every campaign directly
  * under it. */
-static int load_arg(const char *arg, struct loaded *l, struct lb_error *err)
+static int load_arg(char *arg, struct campaign_set *l, struct lb_error *err)
 {
     struct stat st;
     char *json = path_join(arg, "results.json");
@@ -196,7 +188,7 @@ int cmd_history(int argc, char **argv)
     }
     if (optind >= argc)
         return msg_usage_error("history", "history: expected DIR...");
-    struct loaded l = {0};
+    struct campaign_set l = {0};
     struct history h = {0};
     const struct campaign **order = NULL;
     struct lb_error err;
@@ -206,9 +198,7 @@ int cmd_history(int argc, char **argv)
             msg_error("%s", err.msg);
             goto out;
         }
-    order = xmalloc(l.n * sizeof(*order));
-    for (size_t i = 0; i < l.n; i++)
-        order[i] = &l.c[i];
+    order = campaign_set_refs(&l);
     if (history_build(order, l.n, &o, &h, &err) < 0) {
         msg_error("%s", err.msg);
         goto out;
@@ -218,8 +208,6 @@ int cmd_history(int argc, char **argv)
 out:
     history_release(&h);
     free(order);
-    for (size_t i = 0; i < l.n; i++)
-        campaign_release(&l.c[i]);
-    free(l.c);
+    campaign_set_release(&l);
     return status;
 }

@@ -173,16 +173,14 @@ int cmd_report(int argc, char **argv)
     size_t n = (size_t)(argc - optind);
     if (n == 0)
         return msg_usage_error("report", "report: expected at least one result directory");
-    struct campaign *r = xcalloc(n, sizeof(*r));
+    struct campaign_set set = {0};
     struct lb_error err;
     int status = LB_EXIT_USAGE;
-    size_t loaded = 0;
-    for (; loaded < n; loaded++)
-        if (results_load(argv[optind + (int)loaded], &r[loaded], &err) < 0) {
-            msg_error("%s", err.msg);
-            loaded++; /* released below */
-            goto out;
-        }
+    if (campaign_set_load(&set, argv + optind, n, &err) < 0) {
+        msg_error("%s", err.msg);
+        goto out;
+    }
+    struct campaign *r = set.v;
     /* One table needs one profile and knob across hosts. */
     for (size_t i = 1; i < n; i++)
         if (compare_compatible(&r[0], &r[i], &err) < 0) {
@@ -219,8 +217,6 @@ int cmd_report(int argc, char **argv)
     free(default_plots);
 out:
     strv_release(&images);
-    for (size_t i = 0; i < loaded; i++)
-        campaign_release(&r[i]);
-    free(r);
+    campaign_set_release(&set);
     return status;
 }

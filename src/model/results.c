@@ -1159,3 +1159,29 @@ int results_settle(struct campaign *c, const char *text, struct lb_error *err)
     *c = settled;
     return 0;
 }
+
+int campaign_set_load(struct campaign_set *set, char *const *paths, size_t n,
+                      struct lb_error *err)
+{
+    set->v = xrealloc(set->v, (set->n + n + 1) * sizeof(*set->v));
+    for (size_t i = 0; i < n; i++)
+        if (results_load(paths[i], &set->v[set->n++], err) < 0)
+            return -1; /* the reader leaves what it read to release */
+    return 0;
+}
+
+const struct campaign **campaign_set_refs(const struct campaign_set *set)
+{
+    const struct campaign **refs = xcalloc(set->n + 1, sizeof(*refs));
+    for (size_t i = 0; i < set->n; i++)
+        refs[i] = &set->v[i];
+    return refs;
+}
+
+void campaign_set_release(struct campaign_set *set)
+{
+    for (size_t i = 0; i < set->n; i++)
+        campaign_release(&set->v[i]);
+    free(set->v);
+    memset(set, 0, sizeof(*set));
+}

@@ -41,6 +41,20 @@ int results_from_json(json_t *doc, const char *out_dir, const char *where, struc
 
 /* Read DIR/results.json, or the file itself when `path` is not a directory. */
 int results_load(const char *path, struct campaign *c, struct lb_error *err);
+
+/* The campaigns a command reads, in the order it was given them. */
+struct campaign_set {
+    struct campaign *v;
+    size_t n;
+};
+/* Read each of paths[0..n) (results_load) onto the end of set; -1 with err at the first
+ * that cannot be read, what was read left in set for campaign_set_release. */
+int campaign_set_load(struct campaign_set *set, char *const *paths, size_t n,
+                      struct lb_error *err);
+/* A new array of pointers to set's campaigns, for the analyses that take them so (the
+ * caller frees it). */
+const struct campaign **campaign_set_refs(const struct campaign_set *set);
+void campaign_set_release(struct campaign_set *set);
 /* c takes the figures a document holds, decoded from its text as written (text is
  * results_document_text's), so that what the runner shows and what a reader of the file
  * computes are the same. -1 with err (c unchanged) when the text does not read back. */
