@@ -573,59 +573,26 @@ void posix_host_facts(struct plat_host_facts *out)
 
 /* ---- Probing the host ------------------------------------------------------------- */
 
-const char *const plat_wait_names[2] = {
-    [PLAT_WAIT_POLLER] = "kevent",
-    [PLAT_WAIT_SLEEP] = "nanosleep",
-};
+const char posix_poller_name[] = "kevent";
 
-struct plat_waiter {
-    enum plat_wait_kind kind;
-    int kq;
-};
-
-int plat_waiter_open(enum plat_wait_kind kind, struct plat_waiter **out, struct lb_error *err)
+int posix_poller_open(int fds[2], struct lb_error *err)
 {
-    struct plat_waiter *w = xcalloc(1, sizeof(*w));
-    w->kind = kind;
-    w->kq = -1;
-    if (kind == PLAT_WAIT_POLLER) {
-        /* A user event in the set, as a loop's wake signal is, never triggered. */
-        struct kevent wake;
-        EV_SET(&wake, 1, EVFILT_USER, EV_ADD | EV_CLEAR, 0, 0, NULL);
-        w->kq = kqueue();
-        if (w->kq < 0 || kevent(w->kq, &wake, 1, NULL, 0, NULL) < 0) {
-            lb_fail_errno(err, errno, "cannot make a kqueue wait set");
-            plat_waiter_free(w);
-            return -1;
-        }
-    }
-    *out = w;
+    /* A user event in the set, as a loop's wake signal is, never triggered. */
+    struct kevent wake;
+    EV_SET(&wake, 1, EVFILT_USER, EV_ADD | EV_CLEAR, 0, 0, NULL);
+    fds[0] = kqueue();
+    if (fds[0] < 0 || kevent(fds[0], &wake, 1, NULL, 0, NULL) < 0)
+        return lb_fail_errno(err, errno, "cannot make a kqueue wait set");
     return 0;
 }
 
-int plat_waiter_wait(struct plat_waiter *w, unsigned ms, uint64_t *elapsed_ns, struct lb_error *err)
+int posix_poller_wait(const int fds[2], unsigned ms, struct lb_error *err)
 {
     struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-    uint64_t t0 = mono_ns();
-    if (w->kind == PLAT_WAIT_POLLER) {
-        struct kevent ev;
-        /* A signal cuts the wait short: measured as it is, a wait returned early. */
-        if (kevent(w->kq, NULL, 0, &ev, 1, &ts) < 0 && errno != EINTR)
-            return lb_fail_errno(err, errno, "kevent failed");
-    } else if (nanosleep(&ts, NULL) < 0 && errno != EINTR) {
-        return lb_fail_errno(err, errno, "nanosleep failed");
-    }
-    *elapsed_ns = mono_ns() - t0;
+    struct kevent ev;
+    if (kevent(fds[0], NULL, 0, &ev, 1, &ts) < 0 && errno != EINTR)
+        return lb_fail_errno(err, errno, "kevent failed");
     return 0;
-}
-
-void plat_waiter_free(struct plat_waiter *w)
-{
-    if (!w)
-        return;
-    if (w->kq >= 0)
-        close(w->kq);
-    free(w);
 }
 
 void posix_hog_run(pid_t parent)

@@ -1215,63 +1215,24 @@ void posix_host_facts(struct plat_host_facts *out)
 
 /* ---- Probing the host ------------------------------------------------------------- */
 
-const char *const plat_wait_names[2] = {
-    [PLAT_WAIT_POLLER] = "epoll_wait",
-    [PLAT_WAIT_SLEEP] = "nanosleep",
-};
+const char posix_poller_name[] = "epoll_wait";
 
-struct plat_waiter {
-    enum plat_wait_kind kind;
-    int epfd;
-    int wakefd; /* in the set as a loop's wake signal is, and never signalled */
-};
-
-int plat_waiter_open(enum plat_wait_kind kind, struct plat_waiter **out, struct lb_error *err)
+int posix_poller_open(int fds[2], struct lb_error *err)
 {
-    struct plat_waiter *w = xcalloc(1, sizeof(*w));
-    w->kind = kind;
-    w->epfd = w->wakefd = -1;
-    if (kind == PLAT_WAIT_POLLER) {
-        w->epfd = epoll_create1(EPOLL_CLOEXEC);
-        w->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        struct epoll_event ev = {.events = EPOLLIN};
-        if (w->epfd < 0 || w->wakefd < 0 ||
-            epoll_ctl(w->epfd, EPOLL_CTL_ADD, w->wakefd, &ev) < 0) {
-            lb_fail_errno(err, errno, "cannot make an epoll wait set");
-            plat_waiter_free(w);
-            return -1;
-        }
-    }
-    *out = w;
+    fds[0] = epoll_create1(EPOLL_CLOEXEC);
+    fds[1] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); /* a loop's wake signal, never signalled */
+    struct epoll_event ev = {.events = EPOLLIN};
+    if (fds[0] < 0 || fds[1] < 0 || epoll_ctl(fds[0], EPOLL_CTL_ADD, fds[1], &ev) < 0)
+        return lb_fail_errno(err, errno, "cannot make an epoll wait set");
     return 0;
 }
 
-int plat_waiter_wait(struct plat_waiter *w, unsigned ms, uint64_t *elapsed_ns, struct lb_error *err)
+int posix_poller_wait(const int fds[2], unsigned ms, struct lb_error *err)
 {
-    uint64_t t0 = mono_ns();
-    if (w->kind == PLAT_WAIT_POLLER) {
-        struct epoll_event ev;
-        /* A signal cuts the wait short: measured as it is, a wait returned early. */
-        if (epoll_wait(w->epfd, &ev, 1, (int)ms) < 0 && errno != EINTR)
-            return lb_fail_errno(err, errno, "epoll_wait failed");
-    } else {
-        struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-        if (nanosleep(&ts, NULL) < 0 && errno != EINTR)
-            return lb_fail_errno(err, errno, "nanosleep failed");
-    }
-    *elapsed_ns = mono_ns() - t0;
+    struct epoll_event ev;
+    if (epoll_wait(fds[0], &ev, 1, (int)ms) < 0 && errno != EINTR)
+        return lb_fail_errno(err, errno, "epoll_wait failed");
     return 0;
-}
-
-void plat_waiter_free(struct plat_waiter *w)
-{
-    if (!w)
-        return;
-    if (w->epfd >= 0)
-        close(w->epfd);
-    if (w->wakefd >= 0)
-        close(w->wakefd);
-    free(w);
 }
 
 void posix_hog_run(pid_t parent)

@@ -427,6 +427,56 @@ int plat_host_facts(struct plat_host_facts *out, struct lb_error *err)
     return 0;
 }
 
+/* ---- Probing the host: a wait primitive, timed ------------------------------------ */
+
+const char *const plat_wait_names[2] = {
+    [PLAT_WAIT_POLLER] = posix_poller_name,
+    [PLAT_WAIT_SLEEP] = "nanosleep",
+};
+
+struct plat_waiter {
+    enum plat_wait_kind kind;
+    int poller[2]; /* the back-end's wait set and what it holds (-1: none) */
+};
+
+int plat_waiter_open(enum plat_wait_kind kind, struct plat_waiter **out, struct lb_error *err)
+{
+    struct plat_waiter *w = xcalloc(1, sizeof(*w));
+    w->kind = kind;
+    w->poller[0] = w->poller[1] = -1;
+    if (kind == PLAT_WAIT_POLLER && posix_poller_open(w->poller, err) < 0) {
+        plat_waiter_free(w);
+        return -1;
+    }
+    *out = w;
+    return 0;
+}
+
+int plat_waiter_wait(struct plat_waiter *w, unsigned ms, uint64_t *elapsed_ns, struct lb_error *err)
+{
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    uint64_t t0 = mono_ns();
+    /* A signal cuts a wait short: measured as it is, a wait returned early. */
+    if (w->kind == PLAT_WAIT_POLLER) {
+        if (posix_poller_wait(w->poller, ms, err) < 0)
+            return -1;
+    } else if (nanosleep(&ts, NULL) < 0 && errno != EINTR) {
+        return lb_fail_errno(err, errno, "nanosleep failed");
+    }
+    *elapsed_ns = mono_ns() - t0;
+    return 0;
+}
+
+void plat_waiter_free(struct plat_waiter *w)
+{
+    if (!w)
+        return;
+    for (int i = 0; i < 2; i++)
+        if (w->poller[i] >= 0)
+            close(w->poller[i]);
+    free(w);
+}
+
 /* ---- Events ----------------------------------------------------------------------- */
 
 /* Where the back-end's signals arrive (posix_signals_open), -1 before plat_events_init. */

@@ -43,14 +43,26 @@ int posix_path_try(const char *file, char *const *envp,
  * until killed, and not outlive loopbench (each back-end has its own way). */
 _Noreturn void posix_hog_run(pid_t parent);
 
-/* ---- Host: posix.c's plat_host_facts over each back-end's --------------------------- */
+/* ---- Host: posix.c's plat_host_facts over each back-end's ------------------------- */
 
 /* Each back-end defines it. The facts uname, getloadavg and clock_getres do not give
  * (CPU model and count, memory, clock source, governor, virtualization) into out, each
  * left unknown when unreadable. */
 void posix_host_facts(struct plat_host_facts *out);
 
-/* ---- Events: posix.c's plat_wait_until over each back-end's signal source ---------- */
+/* ---- Probing: posix.c's plat_waiter over each back-end's poller ------------------- */
+
+/* Each back-end defines these. The wait primitive's name ("epoll_wait"). */
+extern const char posix_poller_name[];
+/* Make the wait set an event loop idles in (Linux: epoll, macOS: kqueue) holding a wake
+ * signal that is never raised, its descriptors in fds (fds[1] -1 where there is one): 0,
+ * or -1 with err, what was opened left in fds. */
+int posix_poller_open(int fds[2], struct lb_error *err);
+/* Wait in it for ms milliseconds, nothing ever ready: 0 (also when a signal cut it
+ * short), or -1 with err. */
+int posix_poller_wait(const int fds[2], unsigned ms, struct lb_error *err);
+
+/* ---- Events: posix.c's plat_wait_until over each back-end's signal source --------- */
 
 /* Each back-end defines these. Make the descriptor on which the signals sigs[0..n)
  * arrive from now on, readable while any is pending (Linux: a signalfd, the signals
