@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "emit.h"
+#include "options.h"
 #include "comparison.h"
 #include "compare.h"
 #include "pool.h"
@@ -66,17 +67,6 @@ const char cmd_compare_usage[] =
     "exit status: 0 no regression (improved, no change, or inconclusive) and no budget\n"
     "over, 1 regression or a budget over, 2 bad usage or unreadable or incompatible\n"
     "input (other hosts under --same-host), 3 inconclusive with --fail-on inconclusive.\n";
-
-/* Parse a percentage option into a fraction; -1 after saying why. */
-static int percent_option(const char *name, const char *arg, double *out)
-{
-    double d;
-    if (parse_double(arg, &d) < 0 || d < 0 || d > 10000)
-        return msg_usage_error("compare", "compare: --%s '%s': expected a percentage, 0 or "
-                                          "more", name, arg), -1;
-    *out = d / 100.0;
-    return 0;
-}
 
 /* A comparison and the campaigns it read, for emit_result. */
 struct compared {
@@ -142,36 +132,12 @@ out:
 static int options(int argc, char **argv, struct compare_opts *o, struct budget_set *budgets,
                    bool *json, bool *fail_inconclusive, bool *same_host, bool *pool)
 {
-    enum {
-        OPT_METRIC = 256,
-        OPT_PRIMARY,
-        OPT_MAX_INCREASE,
-        OPT_ALPHA,
-        OPT_DRIFT,
-        OPT_FAIL_ON,
-        OPT_SAME_HOST,
-        OPT_BUDGET,
-        OPT_POOL,
-        OPT_TRIM
-    };
-    static const struct option longopts[] = {
-        {"metric", required_argument, NULL, OPT_METRIC},
-        {"primary", required_argument, NULL, OPT_PRIMARY},
-        {"max-increase", required_argument, NULL, OPT_MAX_INCREASE},
-        {"alpha", required_argument, NULL, OPT_ALPHA},
-        {"drift", required_argument, NULL, OPT_DRIFT},
-        {"fail-on", required_argument, NULL, OPT_FAIL_ON},
-        {"same-host", no_argument, NULL, OPT_SAME_HOST},
-        {"budget", required_argument, NULL, OPT_BUDGET},
-        {"format", required_argument, NULL, 'f'},
-        {"pool", no_argument, NULL, OPT_POOL},
-        {"trim", no_argument, NULL, OPT_TRIM},
-        {NULL, 0, NULL, 0},
-    };
+    static const enum cli_option accepts[] = {
+        OPT_METRIC, OPT_PRIMARY, OPT_MAX_INCREASE, OPT_ALPHA, OPT_DRIFT, OPT_FAIL_ON,
+        OPT_SAME_HOST, OPT_BUDGET, OPT_FORMAT, OPT_POOL, OPT_TRIM, OPT_END};
     struct lb_error err;
-    double d;
-    int c;
-    while ((c = getopt_long(argc, argv, ":f:", longopts, NULL)) != -1) {
+    int status = LB_EXIT_OK, c;
+    while (status == LB_EXIT_OK && (c = cli_getopt(argc, argv, accepts)) != -1) {
         switch (c) {
         case OPT_METRIC:
             o->metric = optarg;
@@ -180,28 +146,22 @@ static int options(int argc, char **argv, struct compare_opts *o, struct budget_
             o->primary = optarg;
             break;
         case OPT_MAX_INCREASE:
-            if (percent_option("max-increase", optarg, &o->gate.threshold) < 0)
-                return LB_EXIT_USAGE;
+            status = cli_percent("compare", c, optarg, &o->gate.threshold);
             break;
         case OPT_DRIFT:
-            if (percent_option("drift", optarg, &o->gate.drift) < 0)
-                return LB_EXIT_USAGE;
+            status = cli_percent("compare", c, optarg, &o->gate.drift);
             break;
         case OPT_ALPHA:
-            if (parse_double(optarg, &d) < 0 || d <= 0 || d >= 1)
-                return msg_usage_error("compare", "compare: --alpha '%s': expected a number "
-                                                  "between 0 and 1", optarg);
-            o->gate.alpha = d;
+            status = cli_probability("compare", c, optarg, &o->gate.alpha);
             break;
         case OPT_FAIL_ON:
-            if (strcmp(optarg, "inconclusive") != 0)
-                return msg_usage_error("compare", "compare: --fail-on '%s': expected "
-                                                  "inconclusive", optarg);
-            *fail_inconclusive = true;
+            *fail_inconclusive = strcmp(optarg, "inconclusive") == 0;
+            if (!*fail_inconclusive)
+                status = cli_bad_value("compare", c, optarg, "inconclusive");
             break;
         case OPT_BUDGET:
             if (budget_parse(optarg, budgets, &err) < 0)
-                return msg_usage_error("compare", "compare: %s", err.msg);
+                status = msg_usage_error("compare", "compare: %s", err.msg);
             break;
         case OPT_POOL:
             *pool = true;
@@ -212,17 +172,14 @@ static int options(int argc, char **argv, struct compare_opts *o, struct budget_
         case OPT_SAME_HOST:
             *same_host = true;
             break;
-        case 'f':
-            if (strcmp(optarg, "md") != 0 && strcmp(optarg, "json") != 0)
-                return msg_usage_error("compare", "compare: --format '%s': expected md or json",
-                                       optarg);
-            *json = strcmp(optarg, "json") == 0;
+        case OPT_FORMAT:
+            status = cli_md_or_json("compare", c, optarg, json);
             break;
         default:
-            return cli_bad_option("compare", argc, argv);
+            status = cli_bad_option("compare", argc, argv);
         }
     }
-    return LB_EXIT_OK;
+    return status;
 }
 
 int cmd_compare(int argc, char **argv)

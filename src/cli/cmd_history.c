@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "emit.h"
+#include "options.h"
 #include "history.h"
 #include "platform/files.h"
 #include "results.h"
@@ -94,34 +95,6 @@ static int load_arg(char *arg, struct campaign_set *l, struct lb_error *err)
     return rc;
 }
 
-/* A percentage option as a fraction; -1 after saying why. */
-static int percent_option(const char *name, const char *arg, double *out)
-{
-    double d;
-    if (parse_double(arg, &d) < 0 || d < 0 || d > 10000)
-        return msg_usage_error("history",
-                               "history: --%s '%s': expected a percentage, 0 or "
-                               "more",
-                               name, arg),
-               -1;
-    *out = d / 100.0;
-    return 0;
-}
-
-/* A count option --NAME of lo..hi into *out; a usage error naming it otherwise (what
- * describes the range, e.g. "from 2 to 1000"). */
-static int count_option(const char *name, const char *arg, long lo, long hi, const char *range,
-                        size_t *out)
-{
-    long n;
-    if (parse_long(arg, lo, hi, &n) < 0)
-        return msg_usage_error("history", "history: --%s '%s': expected a whole number %s",
-                               name, arg, range),
-               -1;
-    *out = (size_t)n;
-    return 0;
-}
-
 static int history_result_markdown(const void *result, const void *opts, FILE *out,
                                    struct lb_error *err)
 {
@@ -130,69 +103,51 @@ static int history_result_markdown(const void *result, const void *opts, FILE *o
 
 int cmd_history(int argc, char **argv)
 {
-    enum { OPT_METRIC = 256, OPT_MAX_P, OPT_MIN_MAGNITUDE, OPT_MIN_SEGMENT, OPT_RECENT, OPT_JSON };
-    static const struct option longopts[] = {
-        {"metric", required_argument, NULL, OPT_METRIC},
-        {"max-p", required_argument, NULL, OPT_MAX_P},
-        {"min-magnitude", required_argument, NULL, OPT_MIN_MAGNITUDE},
-        {"min-segment", required_argument, NULL, OPT_MIN_SEGMENT},
-        {"recent", required_argument, NULL, OPT_RECENT},
-        {"format", required_argument, NULL, 'f'},
-        {"json", no_argument, NULL, OPT_JSON},
-        {NULL, 0, NULL, 0},
-    };
+    static const enum cli_option accepts[] = {
+        OPT_METRIC, OPT_MAX_P, OPT_MIN_MAGNITUDE, OPT_MIN_SEGMENT, OPT_RECENT, OPT_FORMAT,
+        OPT_JSON, OPT_END};
     struct history_opts o = {.max_p = HISTORY_MAX_P,
                              .min_magnitude = HISTORY_MIN_MAGNITUDE,
                              .min_segment = HISTORY_MIN_SEGMENT,
                              .recent = HISTORY_RECENT};
     bool json = false;
-    double d;
-    int c;
-    while ((c = getopt_long(argc, argv, ":f:", longopts, NULL)) != -1) {
+    int status = LB_EXIT_OK, c;
+    while (status == LB_EXIT_OK && (c = cli_getopt(argc, argv, accepts)) != -1) {
         switch (c) {
         case OPT_METRIC:
             o.metric = optarg;
             break;
         case OPT_MAX_P:
-            if (parse_double(optarg, &d) < 0 || d <= 0 || d >= 1)
-                return msg_usage_error("history",
-                                       "history: --max-p '%s': expected a number "
-                                       "between 0 and 1",
-                                       optarg);
-            o.max_p = d;
+            status = cli_probability("history", c, optarg, &o.max_p);
             break;
         case OPT_MIN_MAGNITUDE:
-            if (percent_option("min-magnitude", optarg, &o.min_magnitude) < 0)
-                return LB_EXIT_USAGE;
+            status = cli_percent("history", c, optarg, &o.min_magnitude);
             break;
         case OPT_MIN_SEGMENT:
-            if (count_option("min-segment", optarg, 2, 1000, "from 2 to 1000", &o.min_segment) < 0)
-                return LB_EXIT_USAGE;
+            status = cli_count("history", c, optarg, 2, 1000, "from 2 to 1000", &o.min_segment);
             break;
         case OPT_RECENT:
-            if (count_option("recent", optarg, 0, 1000, "from 0 (off) to 1000", &o.recent) < 0)
-                return LB_EXIT_USAGE;
+            status = cli_count("history", c, optarg, 0, 1000, "from 0 (off) to 1000", &o.recent);
             break;
-        case 'f':
-            if (strcmp(optarg, "md") != 0 && strcmp(optarg, "json") != 0)
-                return msg_usage_error("history", "history: --format '%s': expected md or json",
-                                       optarg);
-            json = strcmp(optarg, "json") == 0;
+        case OPT_FORMAT:
+            status = cli_md_or_json("history", c, optarg, &json);
             break;
         case OPT_JSON:
             json = true;
             break;
         default:
-            return cli_bad_option("history", argc, argv);
+            status = cli_bad_option("history", argc, argv);
         }
     }
+    if (status != LB_EXIT_OK)
+        return status;
     if (optind >= argc)
         return msg_usage_error("history", "history: expected DIR...");
     struct campaign_set l = {0};
     struct history h = {0};
     const struct campaign **order = NULL;
     struct lb_error err;
-    int status = LB_EXIT_USAGE;
+    status = LB_EXIT_USAGE;
     for (int i = optind; i < argc; i++)
         if (load_arg(argv[i], &l, &err) < 0) {
             msg_error("%s", err.msg);

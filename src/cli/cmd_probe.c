@@ -8,6 +8,7 @@
 
 #include "compat.h"
 #include "commands.h"
+#include "options.h"
 #include "config.h"
 #include "msg.h"
 #include "platform/platform.h"
@@ -42,16 +43,12 @@ struct probe_args {
 
 static int parse_args(int argc, char **argv, struct probe_args *a)
 {
-    static const struct option options[] = {
-        {"seconds", required_argument, NULL, 's'},
-        {"json", no_argument, NULL, 'j'},
-        {NULL, 0, NULL, 0},
-    };
+    static const enum cli_option accepts[] = {OPT_SECONDS, OPT_JSON, OPT_END};
     *a = (struct probe_args){.seconds = PROBE_DEFAULT_SECONDS};
     int c;
-    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, accepts)) != -1) {
         switch (c) {
-        case 's':
+        case OPT_SECONDS:
             if (parse_double(optarg, &a->seconds) < 0 || a->seconds < MIN_SECONDS ||
                 a->seconds > MAX_SECONDS)
                 return msg_usage_error("probe",
@@ -59,7 +56,7 @@ static int parse_args(int argc, char **argv, struct probe_args *a)
                                        "from %g to %g",
                                        optarg, MIN_SECONDS, MAX_SECONDS);
             break;
-        case 'j':
+        case OPT_JSON:
             a->json = true;
             break;
         default:

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "options.h"
 #include "config.h"
 #include "publish.h"
 #include "util.h"
@@ -99,22 +100,15 @@ static int fit_comment(const char *path, struct publish_job *job, char **report,
 
 int cmd_publish(int argc, char **argv)
 {
-    enum { OPT_GITHUB = 256, OPT_API_URL, OPT_MARKER, OPT_WEBHOOK, OPT_DRY_RUN };
-    static const struct option longopts[] = {
-        {"github", required_argument, NULL, OPT_GITHUB},
-        {"api-url", required_argument, NULL, OPT_API_URL},
-        {"marker", required_argument, NULL, OPT_MARKER},
-        {"webhook", required_argument, NULL, OPT_WEBHOOK},
-        {"dry-run", no_argument, NULL, OPT_DRY_RUN},
-        {NULL, 0, NULL, 0},
-    };
+    static const enum cli_option accepts[] = {
+        OPT_GITHUB, OPT_API_URL, OPT_MARKER, OPT_WEBHOOK, OPT_DRY_RUN, OPT_END};
     struct publish_job job = {.retry = HTTP_RETRY_DEFAULT};
     struct github_pr pr = {.number = 0};
     const char *github = NULL, *webhook = NULL;
     bool dry_run = false;
     struct lb_error err;
     int c;
-    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, accepts)) != -1) {
         switch (c) {
         case OPT_GITHUB:
             if (github_pr_parse(optarg, &pr, &err) < 0)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "options.h"
 #include "emit.h"
 #include "compare.h"
 #include "platform/files.h"
@@ -124,37 +125,28 @@ static char *render(const struct format *f, const struct campaign *r, size_t n,
 
 int cmd_report(int argc, char **argv)
 {
-    enum { OPT_TITLE = 256, OPT_PLOTS, OPT_NO_PLOTS, OPT_NO_CHARTS };
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'},
-        {"title", required_argument, NULL, OPT_TITLE},
-        {"out", required_argument, NULL, 'o'},
-        {"plots", required_argument, NULL, OPT_PLOTS},
-        {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
-        {"no-charts", no_argument, NULL, OPT_NO_CHARTS},
-        {NULL, 0, NULL, 0},
-    };
+    static const enum cli_option accepts[] = {
+        OPT_FORMAT, OPT_TITLE, OPT_OUT, OPT_PLOTS, OPT_NO_PLOTS, OPT_NO_CHARTS, OPT_END};
     struct report_opts o = {.charts = true};
     const struct format *f = &formats[0];
     const char *out_path = NULL, *plots_dir = NULL;
     bool plots = true;
     struct strv images = {0};
     int c;
-    while ((c = getopt_long(argc, argv, ":f:o:", longopts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, accepts)) != -1) {
         switch (c) {
-        case 'f':
+        case OPT_FORMAT:
             f = NULL;
             for (size_t i = 0; i < ARRAY_SIZE(formats) && !f; i++)
                 if (strcmp(optarg, formats[i].name) == 0)
                     f = &formats[i];
             if (!f)
-                return msg_usage_error("report", "report: --format '%s': expected md, csv or "
-                                                 "json", optarg);
+                return cli_bad_value("report", c, optarg, "md, csv or json");
             break;
         case OPT_TITLE:
             o.title = optarg;
             break;
-        case 'o':
+        case OPT_OUT:
             out_path = optarg;
             break;
         case OPT_PLOTS:

@@ -11,6 +11,7 @@
 
 #include "compat.h"
 #include "commands.h"
+#include "options.h"
 #include "journal.h"
 #include "msg.h"
 #include "util.h"
@@ -77,9 +78,8 @@ static int restore_dir(const char *dir)
 
 int cmd_restore(int argc, char **argv)
 {
-    static const struct option options[] = {{NULL, 0, NULL, 0}};
-    opterr = 0;
-    if (getopt_long(argc, argv, "", options, NULL) != -1)
+    static const enum cli_option none[] = {OPT_END};
+    if (cli_getopt(argc, argv, none) != -1)
         return cli_bad_option("restore", argc, argv);
     if (optind >= argc)
         return msg_usage_error("restore", "restore: missing FILE or DIR argument");

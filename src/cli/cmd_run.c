@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "options.h"
 #include "confedit.h"
 #include "report.h"
 #include "run.h"
@@ -150,76 +151,30 @@ static void print_tail(const char *tail)
     }
 }
 
-/* "--settings" for 's': the long name of an option, NULL for none. */
-static const char *option_name(const struct option *longopts, int val)
-{
-    static char name[32];
-    for (const struct option *lo = longopts; lo->name; lo++)
-        if (lo->val == val) {
-            snprintf(name, sizeof(name), "--%s", lo->name);
-            return name;
-        }
-    return NULL;
-}
-
 int cmd_run(int argc, char **argv)
 {
-    enum {
-        OPT_ORDER = 256,
-        OPT_SEED,
-        OPT_INTERVAL,
-        OPT_KEEP_GOING,
-        OPT_JSON,
-        OPT_CPU_SOURCE,
-        OPT_RESUME,
-        OPT_VARIANT,
-        OPT_LOG_LIMIT,
-        OPT_PRIMARY,
-        OPT_CPUS,
-        OPT_ROTATE,
-        OPT_HOLD_IDLE,
-        OPT_PASS_ENV,
-        OPT_COMMIT,
-    };
-    static const struct option longopts[] = {
-        {"settings", required_argument, NULL, 's'},
-        {"repeat", required_argument, NULL, 'n'},
-        {"warmup", required_argument, NULL, 'w'},
-        {"sample", required_argument, NULL, 't'},
-        {"variant", required_argument, NULL, OPT_VARIANT},
-        {"primary", required_argument, NULL, OPT_PRIMARY},
-        {"cpus", required_argument, NULL, OPT_CPUS},
-        {"pass-env", required_argument, NULL, OPT_PASS_ENV},
-        {"commit", required_argument, NULL, OPT_COMMIT},
-        {"order", required_argument, NULL, OPT_ORDER},
-        {"rotate", required_argument, NULL, OPT_ROTATE},
-        {"hold-idle", no_argument, NULL, OPT_HOLD_IDLE},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"interval", required_argument, NULL, OPT_INTERVAL},
-        {"log-limit", required_argument, NULL, OPT_LOG_LIMIT},
-        {"out", required_argument, NULL, 'o'},
-        {"resume", required_argument, NULL, OPT_RESUME},
-        {"keep-going", no_argument, NULL, OPT_KEEP_GOING},
-        {"cpu-source", required_argument, NULL, OPT_CPU_SOURCE},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"quiet", no_argument, NULL, 'q'},
-        {NULL, 0, NULL, 0},
-    };
+    static const enum cli_option accepts[] = {
+        OPT_SETTINGS, OPT_REPEAT, OPT_WARMUP, OPT_SAMPLE, OPT_VARIANT, OPT_PRIMARY, OPT_CPUS,
+        OPT_PASS_ENV, OPT_COMMIT, OPT_ORDER, OPT_ROTATE, OPT_HOLD_IDLE, OPT_SEED, OPT_INTERVAL,
+        OPT_LOG_LIMIT, OPT_OUT, OPT_RESUME, OPT_KEEP_GOING, OPT_CPU_SOURCE, OPT_JSON, OPT_QUIET,
+        OPT_END};
     struct run_opts o = {.repeat = 0, .warmup_s = -1, .sample_s = 0, .interval_ms = 1000,
                          .rotate_s = -1};
     bool json = false, order_given = false;
     int status = LB_EXIT_USAGE;
     /* The first option that shapes a campaign: --resume takes the campaign's own. */
     const char *shaping = NULL;
-    long l;
+    long l = 0;
     int64_t seed;
-    double d;
+    double d = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":s:n:w:t:o:q", longopts, NULL)) != -1) {
-        if (!shaping && c != OPT_RESUME && c != OPT_KEEP_GOING && c != OPT_JSON && c != 'q')
-            shaping = option_name(longopts, c);
+    while ((c = cli_getopt(argc, argv, accepts)) != -1) {
+        const char *expected = NULL; /* what a rejected value should have been */
+        if (!shaping && c != OPT_RESUME && c != OPT_KEEP_GOING && c != OPT_JSON &&
+            c != OPT_QUIET)
+            shaping = cli_option_name(c);
         switch (c) {
-        case 's':
+        case OPT_SETTINGS:
             if (text_control(optarg)) {
                 char *shown = text_shown(optarg);
                 msg_usage_error("run", "run: --settings '%s': a control character at byte %zu: "
@@ -228,13 +183,10 @@ int cmd_run(int argc, char **argv)
                 free(shown);
                 goto out;
             }
-            if (split_settings(optarg, &o.settings) < 0) {
-                msg_usage_error("run", "run: --settings '%s': expected values separated by "
-                                       "commas, none empty", optarg);
-                goto out;
-            }
+            if (split_settings(optarg, &o.settings) < 0)
+                expected = "values separated by commas, none empty";
             break;
-        case 'n':
+        case OPT_REPEAT:
             o.sequential = strncmp(optarg, "auto", 4) == 0;
             if (o.sequential && optarg[4] == '\0')
                 l = SEQ_DEFAULT_MAX;
@@ -248,35 +200,24 @@ int cmd_run(int argc, char **argv)
             }
             o.repeat = l;
             break;
-        case 'w':
+        case OPT_WARMUP:
             o.warmup_auto = strncmp(optarg, "auto", 4) == 0;
             d = o.warmup_auto && optarg[4] == '\0' ? RUN_WARMUP_AUTO_MAX : -1;
             bool bad = d < 0 && (o.warmup_auto ? optarg[4] != '=' ||
                                                      parse_double(optarg + 5, &d) < 0 || d <= 0
                                                : parse_double(optarg, &d) < 0 || d < 0);
-            if (bad || d > 86400) {
-                msg_usage_error("run", "run: --warmup '%s': expected seconds, 0 or more, or "
-                                       "auto[=MAX] with MAX seconds above 0", optarg);
-                goto out;
-            }
+            if (bad || d > 86400)
+                expected = "seconds, 0 or more, or auto[=MAX] with MAX seconds above 0";
             o.warmup_s = d;
             break;
-        case 't':
-            if (parse_double(optarg, &d) < 0 || d <= 0 || d > 86400) {
-                msg_usage_error("run", "run: --sample '%s': expected seconds, more than 0",
-                                optarg);
-                goto out;
-            }
+        case OPT_SAMPLE:
+            if (parse_double(optarg, &d) < 0 || d <= 0 || d > 86400)
+                expected = "seconds, more than 0";
             o.sample_s = d;
             break;
         case OPT_VARIANT:
-            if (parse_variant(optarg, &o) < 0) {
-                char *shown = text_shown(optarg);
-                msg_usage_error("run", "run: --variant '%s': expected NAME=DIR, the name of "
-                                       "letters, digits, '.', '_' or '-'", shown);
-                free(shown);
-                goto out;
-            }
+            if (parse_variant(optarg, &o) < 0)
+                expected = "NAME=DIR, the name of letters, digits, '.', '_' or '-'";
             break;
         case OPT_PRIMARY:
             o.primary = optarg;
@@ -293,49 +234,33 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_ORDER:
             order_given = true;
-            if (run_order_parse(optarg, &o.order) < 0) {
-                msg_usage_error("run", "run: --order '%s': expected interleave, random, "
-                                       "grouped or duet", optarg);
-                goto out;
-            }
+            if (run_order_parse(optarg, &o.order) < 0)
+                expected = "interleave, random, grouped or duet";
             break;
         case OPT_ROTATE:
-            if (parse_double(optarg, &d) < 0 || d < 0 || (d > 0 && d < 0.01) || d > 3600) {
-                msg_usage_error("run", "run: --rotate '%s': expected seconds from 0.01 to 3600, "
-                                       "or 0 for no swaps", optarg);
-                goto out;
-            }
+            if (parse_double(optarg, &d) < 0 || d < 0 || (d > 0 && d < 0.01) || d > 3600)
+                expected = "seconds from 0.01 to 3600, or 0 for no swaps";
             o.rotate_s = d;
             break;
         case OPT_HOLD_IDLE:
             o.hold_idle = true;
             break;
         case OPT_SEED:
-            if (parse_int64(optarg, 0, (INT64_C(1) << 53) - 1, &seed) < 0) {
-                msg_usage_error("run", "run: --seed '%s': expected a whole number from 0 to "
-                                       "2^53-1", optarg);
-                goto out;
-            }
+            if (parse_int64(optarg, 0, (INT64_C(1) << 53) - 1, &seed) < 0)
+                expected = "a whole number from 0 to 2^53-1";
             o.seed = (uint64_t)seed;
             o.seed_set = true;
             break;
         case OPT_INTERVAL:
-            if (parse_long(optarg, 10, 3600000, &l) < 0) {
-                msg_usage_error("run", "run: --interval '%s': expected milliseconds from 10",
-                                optarg);
-                goto out;
-            }
+            if (parse_long(optarg, 10, 3600000, &l) < 0)
+                expected = "milliseconds from 10";
             o.interval_ms = (unsigned)l;
             break;
         case OPT_LOG_LIMIT:
-            if (profile_log_limit_parse(optarg, &o.log_limit) < 0) {
-                msg_usage_error("run", "run: --log-limit '%s': expected bytes from 4k, a whole "
-                                       "number with an optional k, M or G suffix",
-                                optarg);
-                goto out;
-            }
+            if (profile_log_limit_parse(optarg, &o.log_limit) < 0)
+                expected = "bytes from 4k, a whole number with an optional k, M or G suffix";
             break;
-        case 'o':
+        case OPT_OUT:
             o.out_dir = optarg;
             break;
         case OPT_RESUME:
@@ -345,20 +270,21 @@ int cmd_run(int argc, char **argv)
             o.keep_going = true;
             break;
         case OPT_CPU_SOURCE:
-            if (cpu_source_parse(optarg, &o.cpu_source) < 0) {
-                msg_usage_error("run", "run: --cpu-source '%s': expected auto, perf or tree",
-                                optarg);
-                goto out;
-            }
+            if (cpu_source_parse(optarg, &o.cpu_source) < 0)
+                expected = "auto, perf or tree";
             break;
         case OPT_JSON:
             json = true;
             break;
-        case 'q':
+        case OPT_QUIET:
             msg_set_quiet(1);
             break;
         default:
             cli_bad_option("run", argc, argv);
+            goto out;
+        }
+        if (expected) {
+            cli_bad_value("run", c, optarg, expected);
             goto out;
         }
     }

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "options.h"
 #include "compat.h"
 #include "msg.h"
 #include "platform/platform.h"
@@ -66,26 +67,18 @@ struct sample_report {
 
 static int parse_args(int argc, char **argv, struct sample_args *a)
 {
-    static const struct option options[] = {
-        {"pid", required_argument, NULL, 'p'},
-        {"seconds", required_argument, NULL, 's'},
-        {"interval", required_argument, NULL, 'i'},
-        {"log", required_argument, NULL, 'l'},
-        {"marker", required_argument, NULL, 'm'},
-        {"json", no_argument, NULL, 'j'},
-        {NULL, 0, NULL, 0},
-    };
+    static const enum cli_option accepts[] = {
+        OPT_PID, OPT_SECONDS, OPT_INTERVAL, OPT_LOG, OPT_MARKER, OPT_JSON, OPT_END};
     *a = (struct sample_args){.interval_ms = DEFAULT_INTERVAL_MS, .marker = DEFAULT_MARKER};
     long pid = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, accepts)) != -1) {
         switch (c) {
-        case 'p':
+        case OPT_PID:
             if (parse_long(optarg, 1, INT_MAX, &pid) < 0)
-                return msg_usage_error("sample", "sample: --pid '%s': expected a process id",
-                                       optarg);
+                return cli_bad_value("sample", c, optarg, "a process id");
             break;
-        case 's':
+        case OPT_SECONDS:
             if (parse_double(optarg, &a->seconds) < 0 || a->seconds <= 0 ||
                 a->seconds > MAX_SECONDS)
                 return msg_usage_error("sample",
@@ -93,22 +86,19 @@ static int parse_args(int argc, char **argv, struct sample_args *a)
                                        "above 0 and at most %g",
                                        optarg, MAX_SECONDS);
             break;
-        case 'i':
+        case OPT_INTERVAL:
             if (parse_long(optarg, 10, 3600000, &a->interval_ms) < 0)
-                return msg_usage_error("sample",
-                                       "sample: --interval '%s': expected milliseconds from 10 "
-                                       "to 3600000",
-                                       optarg);
+                return cli_bad_value("sample", c, optarg, "milliseconds from 10 to 3600000");
             break;
-        case 'l':
+        case OPT_LOG:
             a->log = optarg;
             break;
-        case 'm':
+        case OPT_MARKER:
             if (!*optarg)
                 return msg_usage_error("sample", "sample: --marker: expected a non-empty text");
             a->marker = optarg;
             break;
-        case 'j':
+        case OPT_JSON:
             a->json = true;
             break;
         default:

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "options.h"
 #include "msg.h"
 #include "profile.h"
 
@@ -162,14 +163,11 @@ static void print_summary(const struct profile *p)
 
 int cmd_validate(int argc, char **argv)
 {
-    static const struct option options[] = {
-        {"json", no_argument, NULL, 'j'},
-        {NULL, 0, NULL, 0},
-    };
+    static const enum cli_option accepts[] = {OPT_JSON, OPT_END};
     bool as_json = false;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", options, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, accepts)) != -1) {
         if (c != 'j')
             return cli_bad_option("validate", argc, argv);
         as_json = true;

@@ -37,8 +37,4 @@ COMMAND(restore);
 COMMAND(publish);
 #undef COMMAND
 
-/* For getopt_long loops: report the option at fault (after getopt returned '?' or ':')
- * as one line plus a usage hint; returns LB_EXIT_USAGE. Call with opterr = 0. */
-int cli_bad_option(const char *cmd, int argc, char **argv);
-
 #endif

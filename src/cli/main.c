@@ -71,16 +71,6 @@ static int print_version(void)
     return LB_EXIT_OK;
 }
 
-int cli_bad_option(const char *cmd, int argc, char **argv)
-{
-    const char *arg = (optind > 0 && optind <= argc) ? argv[optind - 1] : "";
-    if (optopt && arg[0] == '-' && arg[1] != '-')
-        return msg_usage_error(cmd, "%s: option '-%c' is unknown or needs a value", cmd,
-                               optopt);
-    int len = (int)strcspn(arg, "=");
-    return msg_usage_error(cmd, "%s: option '%.*s' is unknown or needs a value", cmd, len, arg);
-}
-
 /* --help or -h anywhere before "--" asks for the command's usage, whatever else is on
  * the line, as git does. */
 static int wants_help(int argc, char **argv)

@@ -1,0 +1,53 @@
+/* The options of every command, each spelled once (options.c: its name, whether it takes
+ * a value, its short letter): a command lists those it takes, so an option is written
+ * and parsed the same way wherever it appears; and the checks of the values commands
+ * share, each a usage error that names the command, the option and the value. */
+#ifndef LOOPBENCH_OPTIONS_H
+#define LOOPBENCH_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum cli_option {
+    OPT_END = 0, /* ends a command's list */
+    /* the ones with a short letter: the letter */
+    OPT_FORMAT = 'f', OPT_REPEAT = 'n', OPT_OUT = 'o', OPT_QUIET = 'q', OPT_SETTINGS = 's',
+    OPT_SAMPLE = 't', OPT_WARMUP = 'w',
+    /* long only */
+    OPT_ALPHA = 256, OPT_API_URL, OPT_BUDGET, OPT_COMMIT, OPT_CPU_SOURCE, OPT_CPUS, OPT_DRIFT,
+    OPT_DRY_RUN, OPT_FAIL_ON, OPT_GITHUB, OPT_HOLD_IDLE, OPT_INTERVAL, OPT_JSON,
+    OPT_KEEP_GOING, OPT_LOG, OPT_LOG_LIMIT, OPT_MARKER, OPT_MAX_INCREASE, OPT_MAX_P,
+    OPT_METRIC, OPT_MIN_MAGNITUDE, OPT_MIN_SEGMENT, OPT_NO_CHARTS, OPT_NO_PLOTS, OPT_ORDER,
+    OPT_PASS_ENV, OPT_PID, OPT_PLOTS, OPT_POOL, OPT_PRIMARY, OPT_RECENT, OPT_RESUME,
+    OPT_ROTATE, OPT_SAME_HOST, OPT_SECONDS, OPT_SEED, OPT_TITLE,
+    OPT_TRIM, OPT_VARIANT, OPT_WEBHOOK,
+};
+
+/* getopt_long over the options listed in accepts (ended by OPT_END), a short option for
+ * each that has a letter: the next option's enum cli_option, '?' or ':' for one unknown
+ * or missing its value (cli_bad_option says which), -1 after the last. Call it with the
+ * same list until it returns -1; main has set optind and opterr. */
+int cli_getopt(int argc, char **argv, const enum cli_option *accepts);
+/* "--NAME" of opt (static), NULL for none. */
+const char *cli_option_name(int opt);
+
+/* Say which option is at fault after cli_getopt returned '?' or ':' (unknown, or missing
+ * its value), as one line plus a usage hint. Returns LB_EXIT_USAGE. */
+int cli_bad_option(const char *cmd, int argc, char **argv);
+/* Say that arg, the value of option opt of command cmd, is not one it takes: "CMD: --NAME
+ * 'ARG': expected EXPECTED", the value's control characters escaped. Returns
+ * LB_EXIT_USAGE. */
+int cli_bad_value(const char *cmd, int opt, const char *arg, const char *expected);
+
+/* The values commands share, checked: LB_EXIT_OK with *out set, or cli_bad_value's
+ * status after saying why. A percentage from 0 to 10000, as a fraction. */
+int cli_percent(const char *cmd, int opt, const char *arg, double *out);
+/* A probability, strictly between 0 and 1. */
+int cli_probability(const char *cmd, int opt, const char *arg, double *out);
+/* A whole number from lo to hi (range says so to the user: "from 2 to 1000"). */
+int cli_count(const char *cmd, int opt, const char *arg, long lo, long hi, const char *range,
+              size_t *out);
+/* md or json: *json says which. */
+int cli_md_or_json(const char *cmd, int opt, const char *arg, bool *json);
+
+#endif
