@@ -2,7 +2,8 @@
  *
  * Adding a command: write src/cmd_<name>.c exporting cmd_<name>() and its usage text
  * cmd_<name>_usage[], declare both here, add them with a one-line summary to the table
- * in main.c and to cmd_src in meson.build, give it a test in
+ * in main.c (with whether it turns signals into events) and to cmd_src in meson.build,
+ * list its options from src/cli/options.c (a new one added there), give it a test in
  * tests/e2e/cli.sh (bad arguments exit 2) and a section in docs/cli.md. */
 #ifndef LOOPBENCH_COMMANDS_H
 #define LOOPBENCH_COMMANDS_H
