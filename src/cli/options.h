@@ -28,7 +28,7 @@ enum cli_option {
  * or missing its value (cli_bad_option says which), -1 after the last. Call it with the
  * same list until it returns -1; main has set optind and opterr. */
 int cli_getopt(int argc, char **argv, const enum cli_option *accepts);
-/* "--NAME" of opt (static), NULL for none. */
+/* "--NAME" of opt, NULL for none: a static buffer the next call overwrites. */
 const char *cli_option_name(int opt);
 
 /* Say which option is at fault after cli_getopt returned '?' or ':' (unknown, or missing
