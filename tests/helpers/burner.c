@@ -26,9 +26,17 @@
  *       task clock it opened on itself at the start, inherited by every thread and
  *       process it made (T; -1 if the kernel refused it). A double-forked grandchild,
  *       which the burner cannot reap, prints its own C over its whole life (and T 0:
- *       the burner's includes it). The sum of these lines is the truth for a
- *       window that starts after "started" and before min A, and ends after max B while
- *       the burner lingers: it is idle at both edges, whatever their exact instants.
+ *       the burner's includes it).
+ *   burner: slept cpu_ns=C task_clock_ns=T
+ *       when the idling after the burn ends (by a signal or --exit-after's time): the
+ *       CPU by the same clocks from just before its sleep until the burn to just before
+ *       its sleep after it, so the burn plus the wake-up that starts it and the "burned"
+ *       line (on a VM, where interrupts and exits to the hypervisor are charged to the
+ *       running task, these cost 0.1-2 ms each; more under the sanitizers). A lingering
+ *       grandchild prints its own, from its birth. The sum of these lines is the truth
+ *       for a window that opens while the burner sleeps before its burn (after
+ *       "started" and before min A) and closes while it sleeps after (after max B),
+ *       whatever the edges' exact instants.
  *   burner: cpu_seconds=X wall_seconds=Y share=Z  at exit: its whole life, by its
  *       process CPU clock and its reaped children's usage.
  * SIGTERM and SIGINT end the burn or the lingering, unless --ignore-term. */
@@ -83,30 +91,6 @@ static void sleep_until(uint64_t mono)
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-/* Block until deadline (monotonic; 0: none) or until SIGTERM or SIGINT has set stop.
- * They are blocked but during the wait itself, so one that comes just before the wait
- * still ends it. */
-static void idle_until(uint64_t deadline)
-{
-    sigset_t ending, old;
-    sigemptyset(&ending);
-    sigaddset(&ending, SIGTERM);
-    sigaddset(&ending, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &ending, &old);
-    while (!stop) {
-        struct timespec left, *timeout = NULL;
-        if (deadline) {
-            uint64_t now = now_ns(CLOCK_MONOTONIC);
-            if (now >= deadline)
-                break;
-            left = (struct timespec){(time_t)((deadline - now) / 1000000000ULL),
-                                     (long)((deadline - now) % 1000000000ULL)};
-            timeout = &left;
-        }
-        pselect(0, NULL, NULL, NULL, timeout, &old);
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
 
 static uint64_t timeval_ns(struct timeval tv)
 {
@@ -145,6 +129,50 @@ static uint64_t task_clock_ns(int fd)
     return v;
 }
 
+/* The task clock opened at the start (-1: none). */
+static int task_clock = -1;
+
+/* The CPU used so far, by the two clocks of the "burned" and "slept" lines. */
+struct clocks {
+    uint64_t cpu_ns, task_clock_ns;
+};
+
+static struct clocks clocks_now(void)
+{
+    return (struct clocks){cpu_used_ns(), task_clock_ns(task_clock)};
+}
+
+/* The clocks the last time this process went to sleep in idle_until (or found its
+ * deadline past): what a window that opens or closes while it sleeps reads of it there. */
+static struct clocks asleep;
+
+/* Block until deadline (monotonic; 0: none) or until SIGTERM or SIGINT has set stop.
+ * They are blocked but during the wait itself, so one that comes just before the wait
+ * still ends it. */
+static void idle_until(uint64_t deadline)
+{
+    sigset_t ending, old;
+    sigemptyset(&ending);
+    sigaddset(&ending, SIGTERM);
+    sigaddset(&ending, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &ending, &old);
+    asleep = clocks_now(); /* for a deadline already past */
+    while (!stop) {
+        struct timespec left, *timeout = NULL;
+        if (deadline) {
+            uint64_t now = now_ns(CLOCK_MONOTONIC);
+            if (now >= deadline)
+                break;
+            left = (struct timespec){(time_t)((deadline - now) / 1000000000ULL),
+                                     (long)((deadline - now) % 1000000000ULL)};
+            timeout = &left;
+        }
+        asleep = clocks_now();
+        pselect(0, NULL, NULL, NULL, timeout, &old);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 /* The "burned" line, in one write: its processes share the output file. task_clock_ns
  * is -1 where there is no task clock. */
 static void report_burned(uint64_t cpu_ns, int64_t task_clock_ns, uint64_t from_ns,
@@ -153,6 +181,13 @@ static void report_burned(uint64_t cpu_ns, int64_t task_clock_ns, uint64_t from_
     dprintf(STDOUT_FILENO, "burner: burned cpu_ns=%llu task_clock_ns=%lld from_ns=%llu to_ns=%llu\n",
             (unsigned long long)cpu_ns, (long long)task_clock_ns, (unsigned long long)from_ns,
             (unsigned long long)to_ns);
+}
+
+/* The "slept" line, in one write, as "burned"'s. */
+static void report_slept(uint64_t cpu_ns, int64_t task_clock_ns)
+{
+    dprintf(STDOUT_FILENO, "burner: slept cpu_ns=%llu task_clock_ns=%lld\n",
+            (unsigned long long)cpu_ns, (long long)task_clock_ns);
 }
 
 /* The CPU time a burn owes t ns after its start: share of it, or with --ramp the
@@ -326,8 +361,10 @@ static int burn_grandchild(const struct opts *o, uint64_t end)
             burn(o->share, end);
             report_burned(now_ns(CLOCK_PROCESS_CPUTIME_ID), 0, born, now_ns(CLOCK_MONOTONIC));
             close(burning[1]);
-            if (o->linger)
+            if (o->linger) {
                 idle_until(0);
+                report_slept(asleep.cpu_ns, 0);
+            }
         }
         _exit(0);
     }
@@ -406,28 +443,33 @@ int main(int argc, char **argv)
         perror("burner: pidfile");
         return 1;
     }
-    int task_clock = task_clock_open(); /* before any worker, so that they inherit it */
+    task_clock = task_clock_open(); /* before any worker, so that they inherit it */
     dprintf(STDOUT_FILENO, "burner: started pid=%d\n", (int)getpid());
 
     idle_until(earliest(start + (uint64_t)(o.delay * 1e9), earliest(exit_at, crash_at)));
-    uint64_t from = now_ns(CLOCK_MONOTONIC), cpu_from = cpu_used_ns();
-    uint64_t task_clock_from = task_clock_ns(task_clock);
+    struct clocks before_burn = asleep;
+    uint64_t from = now_ns(CLOCK_MONOTONIC);
+    struct clocks burn_from = clocks_now();
     uint64_t burn_end = o.seconds > 0 ? from + (uint64_t)(o.seconds * 1e9) : 0;
     int code = 0;
     burn_phase(&o, burn_end, exit_at, crash_at, &code);
-    uint64_t cpu_to = cpu_used_ns(), task_clock_to = task_clock_ns(task_clock);
-    report_burned(cpu_to - cpu_from,
-                  task_clock >= 0 ? (int64_t)(task_clock_to - task_clock_from) : -1, from,
-                  now_ns(CLOCK_MONOTONIC));
+    struct clocks burn_to = clocks_now();
+    report_burned(burn_to.cpu_ns - burn_from.cpu_ns,
+                  task_clock >= 0 ? (int64_t)(burn_to.task_clock_ns - burn_from.task_clock_ns) : -1,
+                  from, now_ns(CLOCK_MONOTONIC));
 
     /* Then idle, until the time to exit or crash, or with --linger until stopped. */
     uint64_t leave_at = earliest(exit_at, crash_at);
-    if (!stop && (leave_at || o.linger))
+    bool rests = !stop && (leave_at || o.linger);
+    if (rests)
         idle_until(leave_at);
     if (crash_at && now_ns(CLOCK_MONOTONIC) >= crash_at)
         abort();
     if (exit_at && now_ns(CLOCK_MONOTONIC) >= exit_at)
         code = (int)o.exit_code;
+    if (rests)
+        report_slept(asleep.cpu_ns - before_burn.cpu_ns,
+                     task_clock >= 0 ? (int64_t)(asleep.task_clock_ns - before_burn.task_clock_ns) : -1);
 
     double cpu = (double)cpu_used_ns() / 1e9;
     double wall = (double)(now_ns(CLOCK_MONOTONIC) - start) / 1e9;
