@@ -91,7 +91,6 @@ static void sleep_until(uint64_t mono)
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-
 static uint64_t timeval_ns(struct timeval tv)
 {
     return (uint64_t)tv.tv_sec * 1000000000ULL + (uint64_t)tv.tv_usec * 1000ULL;
