@@ -141,6 +141,12 @@ static struct clocks clocks_now(void)
     return (struct clocks){cpu_used_ns(), task_clock_ns(task_clock)};
 }
 
+/* The task clock's count from a to b, or -1 where there is no task clock. */
+static int64_t task_clock_between(struct clocks a, struct clocks b)
+{
+    return task_clock >= 0 ? (int64_t)(b.task_clock_ns - a.task_clock_ns) : -1;
+}
+
 /* The clocks the last time this process went to sleep in idle_until (or found its
  * deadline past): what a window that opens or closes while it sleeps reads of it there. */
 static struct clocks asleep;
@@ -174,10 +180,10 @@ static void idle_until(uint64_t deadline)
 
 /* The "burned" line, in one write: its processes share the output file. task_clock_ns
  * is -1 where there is no task clock. */
-static void report_burned(uint64_t cpu_ns, int64_t task_clock_ns, uint64_t from_ns,
-                          uint64_t to_ns)
+static void report_burned(uint64_t cpu_ns, int64_t task_clock_ns, uint64_t from_ns, uint64_t to_ns)
 {
-    dprintf(STDOUT_FILENO, "burner: burned cpu_ns=%llu task_clock_ns=%lld from_ns=%llu to_ns=%llu\n",
+    dprintf(STDOUT_FILENO,
+            "burner: burned cpu_ns=%llu task_clock_ns=%lld from_ns=%llu to_ns=%llu\n",
             (unsigned long long)cpu_ns, (long long)task_clock_ns, (unsigned long long)from_ns,
             (unsigned long long)to_ns);
 }
@@ -373,10 +379,10 @@ static int burn_grandchild(const struct opts *o, uint64_t end)
 }
 
 /* Burn with the workers o asks for until burn_end (0: until stopped), then join and reap
- * them (and wait for a grandchild's burn to end). The main thread watches the clock meanwhile; crash_at aborts, exit_at sets *code
- * and ends the burn. */
-static void burn_phase(const struct opts *o, uint64_t burn_end, uint64_t exit_at,
-                       uint64_t crash_at, int *code)
+ * them (and wait for a grandchild's burn to end). The main thread watches the clock meanwhile;
+ * crash_at aborts, exit_at sets *code and ends the burn. */
+static void burn_phase(const struct opts *o, uint64_t burn_end, uint64_t exit_at, uint64_t crash_at,
+                       int *code)
 {
     pthread_t threads[MAX_WORKERS];
     struct worker w = {o->share, burn_end};
@@ -453,9 +459,8 @@ int main(int argc, char **argv)
     int code = 0;
     burn_phase(&o, burn_end, exit_at, crash_at, &code);
     struct clocks burn_to = clocks_now();
-    report_burned(burn_to.cpu_ns - burn_from.cpu_ns,
-                  task_clock >= 0 ? (int64_t)(burn_to.task_clock_ns - burn_from.task_clock_ns) : -1,
-                  from, now_ns(CLOCK_MONOTONIC));
+    report_burned(burn_to.cpu_ns - burn_from.cpu_ns, task_clock_between(burn_from, burn_to), from,
+                  now_ns(CLOCK_MONOTONIC));
 
     /* Then idle, until the time to exit or crash, or with --linger until stopped. */
     uint64_t leave_at = earliest(exit_at, crash_at);
@@ -467,8 +472,7 @@ int main(int argc, char **argv)
     if (exit_at && now_ns(CLOCK_MONOTONIC) >= exit_at)
         code = (int)o.exit_code;
     if (rests)
-        report_slept(asleep.cpu_ns - before_burn.cpu_ns,
-                     task_clock >= 0 ? (int64_t)(asleep.task_clock_ns - before_burn.task_clock_ns) : -1);
+        report_slept(asleep.cpu_ns - before_burn.cpu_ns, task_clock_between(before_burn, asleep));
 
     double cpu = (double)cpu_used_ns() / 1e9;
     double wall = (double)(now_ns(CLOCK_MONOTONIC) - start) / 1e9;
