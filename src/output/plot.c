@@ -37,7 +37,8 @@ static char *cell_word(const struct campaign *c, struct cell x)
     return w;
 }
 
-/* cpu.dat: index, cell, median, min, max. Returns the max/min ratio of the values. */
+/* cpu.dat: index, cell, median, min, max. Returns the max/min ratio of the values, 0
+ * when one is 0 (or none was written): a log scale cannot show them. */
 static double write_cpu(const struct campaign *c, FILE *f)
 {
     double *v = xcalloc(c->n_runs + 1, sizeof(double));
@@ -57,7 +58,7 @@ static double write_cpu(const struct campaign *c, FILE *f)
         hi = fmax(hi, s.max);
     }
     free(v);
-    return lo > 0 ? hi / lo : INFINITY;
+    return lo > 0 && lo < INFINITY ? hi / lo : 0;
 }
 
 /* cpu-time.dat: one block per setting (gnuplot's `index`), a blank line between runs:

@@ -46,6 +46,17 @@ check "the .gp script and .dat files are kept" test -s "$out/plots/plots.gp" -a 
   -a -s "$out/plots/cpu-time.dat" -a -s "$out/plots/tradeoff.dat"
 check "gnuplot re-renders from them" bash -c "cd '$out/plots' && gnuplot plots.gp"
 
+# A target that uses no CPU at all: its plots drawn on a linear scale (a log scale cannot
+# show 0, and gnuplot refused to draw them).
+jq -n '{name: "idle", command: ["sh", "-c", "echo ready; exec sleep 30"],
+  knob: {name: "k", values: ["a", "b"], env: "K"}, ready: {log: "^ready", timeout: 5},
+  stop: {grace: 1}}' >"$TMP/idle.json"
+"$LOOPBENCH" run "$TMP/idle.json" -n 1 -w 0 -t 0.5 -o "$TMP/idle" -q >/dev/null 2>&1
+rc=0
+"$LOOPBENCH" report "$TMP/idle" >/dev/null 2>"$TMP/idle.err" || rc=$?
+check "a campaign of 0% CPU: report exits 0, gnuplot draws its plots" bash -c "
+  [ $rc -eq 0 ] && ! grep -q gnuplot '$TMP/idle.err' && grep -q '<svg' '$TMP/idle/plots/cpu.svg'"
+
 # --- 1b. what `run` printed is what `report` says -----------------------------------------
 # The headline sentences and the table's rows, with the terminal's padding taken out.
 sentences_and_rows() { grep -E '^(- |\| )' "$1" | sed -E 's/ *\| */|/g'; }
