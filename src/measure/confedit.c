@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "compat.h"
+#include "platform/files.h"
+#include "platform/platform.h"
 #include "setter.h"
 
 static struct confedit_file *find_file(struct confedit *ce, const char *path)
@@ -25,8 +27,7 @@ static struct confedit_file *find_file(struct confedit *ce, const char *path)
 
 /* Lock path, put back what a loopbench that died left edited, then read the original
  * (the file's bytes and mode now). */
-static int add_file(struct confedit *ce, const char *path, struct strv *notes,
-                    struct lb_error *err)
+static int add_file(struct confedit *ce, const char *path, struct strv *notes, struct lb_error *err)
 {
     char *lock_path;
     int lock = journal_lock(path, &lock_path, err);
@@ -58,6 +59,7 @@ static int add_file(struct confedit *ce, const char *path, struct strv *notes,
     if (read_file(path, &cf->original, &cf->original_len, err) < 0)
         return -1;
     cf->mode = st.st_mode & 07777;
+    cf->link = plat_link_text(path);
     return 0;
 }
 
@@ -78,6 +80,20 @@ int confedit_begin(struct confedit *ce, const struct profile *p, struct strv *no
     return 0;
 }
 
+/* A target that saves its config by renaming a new file over it (refshard does, when
+ * settings are missing) replaces the link the operator had there with a file: put the
+ * link back, so that what is written next goes where it went at the start, and the
+ * target reads it there. */
+static int relink(const struct confedit_file *cf, struct lb_error *err)
+{
+    if (!cf->link)
+        return 0;
+    char *now = plat_link_text(cf->path);
+    bool same = now && strcmp(now, cf->link) == 0;
+    free(now);
+    return same ? 0 : link_atomic(cf->path, cf->link, err);
+}
+
 /* Journal data as a version of cf that is ours, creating the journal (with the
  * original) first if this is the first edit; then write it, through symlinks. */
 static int write_version(struct confedit_file *cf, const char *data, size_t len,
@@ -86,7 +102,7 @@ static int write_version(struct confedit_file *cf, const char *data, size_t len,
     if (!cf->journal.path &&
         journal_create(&cf->journal, cf->path, cf->original, cf->original_len, cf->mode, err) < 0)
         return -1;
-    if (journal_add(&cf->journal, data, len, err) < 0 ||
+    if (journal_add(&cf->journal, data, len, err) < 0 || relink(cf, err) < 0 ||
         journal_write_file(cf->path, data, len, cf->mode, err) < 0)
         return -1;
     cf->written = true;
@@ -136,7 +152,9 @@ int confedit_note_target(struct confedit *ce, struct lb_error *err)
             continue; /* a file that cannot be read now is judged at recovery */
         int rc = journal_add(&cf->journal, data, len, err);
         free(data);
-        if (rc < 0)
+        /* The link back now rather than at the next write: a loopbench killed from here
+         * on leaves the operator's link, and a journal that recovers what it leads to. */
+        if (rc < 0 || relink(cf, err) < 0)
             return -1;
     }
     return 0;
@@ -157,6 +175,17 @@ static bool unchanged(const struct confedit_file *cf)
     return same;
 }
 
+/* cf as it was at the start: its link, then its original bytes and mode where they
+ * differ. */
+static int put_back(const struct confedit_file *cf, struct lb_error *err)
+{
+    if (relink(cf, err) < 0)
+        return -1;
+    return unchanged(cf)
+               ? 0
+               : journal_write_file(cf->path, cf->original, cf->original_len, cf->mode, err);
+}
+
 int confedit_restore(struct confedit *ce, struct lb_error *err)
 {
     int rc = 0;
@@ -166,9 +195,7 @@ int confedit_restore(struct confedit *ce, struct lb_error *err)
             continue;
         struct lb_error e;
         /* The journal goes only once the original is back. */
-        if (((cf->written && !unchanged(cf) &&
-              journal_write_file(cf->path, cf->original, cf->original_len, cf->mode, &e) < 0) ||
-             journal_remove(&cf->journal, &e) < 0) &&
+        if (((cf->written && put_back(cf, &e) < 0) || journal_remove(&cf->journal, &e) < 0) &&
             rc == 0) {
             rc = -1;
             if (err)
@@ -184,6 +211,7 @@ void confedit_release(struct confedit *ce)
         journal_unlock(ce->files[i].lock_path, ce->files[i].lock_fd);
         free(ce->files[i].lock_path);
         free(ce->files[i].path);
+        free(ce->files[i].link);
         free(ce->files[i].original);
         journal_release(&ce->files[i].journal);
     }

@@ -20,6 +20,7 @@
 
 struct confedit_file {
     char *path;
+    char *link;     /* the text of the symbolic link path was at the start, or NULL */
     char *original; /* the original bytes */
     size_t original_len;
     unsigned mode;          /* the original permission bits */
@@ -51,7 +52,8 @@ int confedit_apply(struct confedit *ce, const struct profile *p, const char *val
 
 /* Record the current content of every file written as ours in its journal: called
  * while the target runs and after it stops, so that a target that rewrites its own
- * config does not make a later recovery refuse. */
+ * config does not make a later recovery refuse. A config that was a symbolic link and
+ * that the target replaced with a file (a save by rename) is made the link again. */
 int confedit_note_target(struct confedit *ce, struct lb_error *err);
 
 /* Put back the original bytes and mode of every file written and remove its journal.

@@ -14,19 +14,21 @@
  * something is creating them on purpose. */
 #define TMP_NAME_TRIES 16
 
-/* A new temporary file beside path, named PATH.lbtmp.<16 random hex digits>: a name
- * nobody can plant a link or a file at in advance, created exclusively (and never
- * through a link). Its descriptor, *tmp its name (new string), or -1 with err. */
-static int create_beside(const char *path, char **tmp, struct lb_error *err)
+/* Make something new beside path, named PATH.lbtmp.<16 random hex digits>: a name
+ * nobody can plant a link or a file at in advance. make(name, arg) creates it, failing
+ * with EEXIST where the name is taken; its result (>= 0), *tmp the name (new string), or
+ * -1 with err. */
+static int make_beside(const char *path, int (*make)(const char *name, const void *arg),
+                       const void *arg, char **tmp, struct lb_error *err)
 {
     for (int i = 0; i < TMP_NAME_TRIES; i++) {
         uint64_t r;
         if (plat_random(&r, sizeof(r)) < 0)
             return lb_fail_errno(err, errno, "cannot draw a temporary name for '%s'", path);
         *tmp = xasprintf("%s.lbtmp.%016llx", path, (unsigned long long)r);
-        int fd = plat_create_exclusive(*tmp);
-        if (fd >= 0)
-            return fd;
+        int made = make(*tmp, arg);
+        if (made >= 0)
+            return made;
         int e = errno;
         if (e != EEXIST) {
             lb_fail_errno(err, e, "cannot create '%s'", *tmp);
@@ -39,11 +41,22 @@ static int create_beside(const char *path, char **tmp, struct lb_error *err)
                    "all taken", path, TMP_NAME_TRIES);
 }
 
+static int make_file(const char *name, const void *unused)
+{
+    (void)unused;
+    return plat_create_exclusive(name);
+}
+
+static int make_link(const char *name, const void *text)
+{
+    return symlink(text, name);
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
                       struct lb_error *err)
 {
     char *tmp = NULL;
-    int fd = create_beside(path, &tmp, err);
+    int fd = make_beside(path, make_file, NULL, &tmp, err);
     if (fd < 0)
         return -1;
     const char *p = data;
@@ -87,6 +100,21 @@ fail:
     unlink(tmp);
     free(tmp);
     return -1;
+}
+
+int link_atomic(const char *path, const char *text, struct lb_error *err)
+{
+    char *tmp = NULL;
+    if (make_beside(path, make_link, text, &tmp, err) < 0)
+        return -1;
+    if (plat_replace_file(tmp, path) < 0) {
+        lb_fail_errno(err, errno, "cannot replace '%s' with a link", path);
+        unlink(tmp);
+        free(tmp);
+        return -1;
+    }
+    free(tmp);
+    return 0;
 }
 
 int mkdir_p(const char *path, unsigned mode, struct lb_error *err)

@@ -13,6 +13,9 @@
  * mode is applied to the new file. */
 int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
                       struct lb_error *err);
+/* Make path the symbolic link text in one step, whatever is there now: a link at a
+ * fresh name beside it (as write_file_atomic's), renamed over it. */
+int link_atomic(const char *path, const char *text, struct lb_error *err);
 /* mkdir -p. */
 int mkdir_p(const char *path, unsigned mode, struct lb_error *err);
 

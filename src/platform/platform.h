@@ -158,6 +158,9 @@ int plat_set_mode(int fd, unsigned mode);
 int plat_random(void *buf, size_t len);
 /* Absolute, canonical path (new string), or NULL with errno (ENOENT when missing). */
 char *plat_realpath(const char *path);
+/* The text of the symbolic link at path (new string), or NULL with errno: EINVAL when
+ * path is no link (Windows: always, loopbench never makes links there). */
+char *plat_link_text(const char *path);
 /* mkdir; mode is applied where the file system has modes. -1 with errno. */
 int plat_mkdir(const char *path, unsigned mode);
 /* Lock fd, the file just opened at path, exclusively and without waiting: 0, or -1 with

@@ -188,6 +188,19 @@ char *plat_realpath(const char *path)
     return realpath(path, NULL);
 }
 
+char *plat_link_text(const char *path)
+{
+    char buf[PATH_MAX];
+    ssize_t n = readlink(path, buf, sizeof(buf));
+    if (n < 0)
+        return NULL;
+    if ((size_t)n == sizeof(buf)) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    return xstrndup(buf, (size_t)n);
+}
+
 int plat_mkdir(const char *path, unsigned mode)
 {
     return mkdir(path, (mode_t)mode);

@@ -88,6 +88,41 @@ check "  ... naming the journal" grep -q "$journal" "$TMP/run3.err"
 check "  ... the operator's file untouched" cmp -s "$cfg" "$TMP/edited.json"
 rm -f "$journal"
 
+# --- 3b. a config reached through a link, which refshard saves by renaming over it ---
+# The run's settings reach refshard through the link, and the campaign leaves the link and
+# the bytes it led to as they were.
+mkdir -p "$TMP/shared"
+cp "$cfg" "$TMP/before-linked.json"
+mv "$cfg" "$TMP/shared/refshard.config.json"
+ln -s ../shared/refshard.config.json "$cfg"
+rc=0
+"$LOOPBENCH" run "$TMP/ref/refshard.json" -s 0,2 -n 1 -w 0 -t 1 -o "$TMP/linked" -q \
+  >/dev/null 2>"$TMP/linked.err" || rc=$?
+check "a linked config: the run exits 0" [ "$rc" -eq 0 ]
+check "  ... refshard saved it by renaming a file over the link" \
+  grep -rqs "missing setting" "$TMP/linked/runs"
+check "  ... each run read its own setting (idle wait 0 spins, 2 sleeps)" \
+  [ "$(jq '[.runs[] | {(.setting): .cpu_percent}] | add | .["0"] > 5 * .["2"]' "$TMP/linked/results.json")" = true ]
+check "  ... the link put back as it was" \
+  [ "$(readlink "$cfg")" = ../shared/refshard.config.json ]
+check "  ... the file it leads to byte-identical to the original" \
+  cmp -s "$TMP/shared/refshard.config.json" "$TMP/before-linked.json"
+# Killed once the target is ready: the link is back already, and restore recovers the
+# file it leads to from the journal beside that file.
+killed_mid_sample k-linked
+check "SIGKILL with a linked config leaves the link a link" \
+  [ "$(readlink "$cfg")" = ../shared/refshard.config.json ]
+check "  ... and a journal beside the file it leads to" \
+  test -f "$TMP/shared/.refshard.config.json.loopbench-journal"
+rc=0
+"$LOOPBENCH" restore "$cfg" >/dev/null 2>"$TMP/r-linked.err" || rc=$?
+check "  ... restore through the link exits 0" [ "$rc" -eq 0 ]
+check "  ... the file byte-identical to the original, the link kept" bash -c "
+  cmp -s '$TMP/shared/refshard.config.json' '$TMP/before-linked.json' &&
+  [ \"\$(readlink '$cfg')\" = ../shared/refshard.config.json ]"
+rm "$cfg"
+mv "$TMP/shared/refshard.config.json" "$cfg"
+
 # --- 4. usage ---------------------------------------------------------------------
 check "restore --help prints its usage" bash -c "'$LOOPBENCH' restore --help | grep -q '^usage: loopbench restore'"
 rc=0; "$LOOPBENCH" restore --frob "$cfg" >/dev/null 2>&1 || rc=$?

@@ -341,28 +341,73 @@ START_TEST(test_restore_keeps_going)
 }
 END_TEST
 
-/* An operator's config that is a symlink stays one, pointing where it pointed. */
-START_TEST(test_symlinked_config_stays_a_link)
+/* cfg.json, a symbolic link to real/cfg.json holding odd_config, taken by ce for p. */
+static void begin_linked(struct profile *p, struct confedit *ce)
 {
+    struct lb_error err;
     testlib_case_dir();
     ck_assert_int_eq(plat_mkdir("real", 0755), 0);
     put("real/cfg.json", odd_config, 0640);
     ck_assert_int_eq(symlink("real/cfg.json", "cfg.json"), 0);
+    load(config_profile, p);
+    ck_assert_int_eq(confedit_begin(ce, p, NULL, &err), 0);
+}
+
+/* cfg.json is the link to real/cfg.json it was, and that holds want (mode 0640). */
+static void assert_linked(const char *want)
+{
+    char *link = plat_link_text("cfg.json");
+    ck_assert_msg(link && strcmp(link, "real/cfg.json") == 0,
+                  "cfg.json is no link to real/cfg.json");
+    free(link);
+    assert_file("real/cfg.json", want, strlen(want), 0640);
+}
+
+/* An operator's config that is a symlink stays one, pointing where it pointed. */
+START_TEST(test_symlinked_config_stays_a_link)
+{
     struct profile p;
     struct confedit ce;
     struct lb_error err;
-    struct stat st;
-    load(config_profile, &p);
-    ck_assert_int_eq(confedit_begin(&ce, &p, NULL, &err), 0);
+    begin_linked(&p, &ce);
     ck_assert_int_eq(confedit_apply(&ce, &p, "4", &err), 0);
-    ck_assert_int_eq(lstat("cfg.json", &st), 0);
-    ck_assert(S_ISLNK(st.st_mode));
     char *want = applied("4");
-    assert_file("real/cfg.json", want, strlen(want), 0640);
+    assert_linked(want);
     ck_assert_int_eq(confedit_restore(&ce, &err), 0);
-    ck_assert_int_eq(lstat("cfg.json", &st), 0);
-    ck_assert(S_ISLNK(st.st_mode));
-    assert_file("real/cfg.json", odd_config, strlen(odd_config), 0640);
+    assert_linked(odd_config);
+    free(want);
+    confedit_release(&ce);
+    profile_release(&p);
+}
+END_TEST
+
+/* What a target that saves its config as refshard does leaves at path: a new file
+ * renamed over it. */
+static void target_saves_by_rename(const char *path)
+{
+    char *tmp = xasprintf("%s.saved", path);
+    put(tmp, "{\"saved by\": \"the target\"}\n", 0600);
+    ck_assert_int_eq(rename(tmp, path), 0);
+    free(tmp);
+}
+
+/* A target that saves its config by renaming a file over it (refshard, when settings are
+ * missing) replaces the operator's link: the next run's value and the restore go where
+ * the link led, and the link is put back. */
+START_TEST(test_link_replaced_by_target)
+{
+    struct profile p;
+    struct confedit ce;
+    struct lb_error err;
+    begin_linked(&p, &ce);
+    ck_assert_int_eq(confedit_apply(&ce, &p, "4", &err), 0);
+    target_saves_by_rename("cfg.json");
+    ck_assert_int_eq(confedit_apply(&ce, &p, "8", &err), 0);
+    char *want = applied("8");
+    assert_linked(want);
+    target_saves_by_rename("cfg.json");
+    ck_assert_msg(confedit_restore(&ce, &err) == 0, "%s", err.msg);
+    assert_linked(odd_config);
     free(want);
     confedit_release(&ce);
     profile_release(&p);
@@ -539,6 +584,8 @@ static Suite *confedit_suite(void)
      * see them. */
     if (strcmp(plat_name(), "windows") != 0)
         tcase_add_test(files, test_symlinked_config_stays_a_link);
+    if (strcmp(plat_name(), "windows") != 0)
+        tcase_add_test(files, test_link_replaced_by_target);
     tcase_add_test(files, test_begin_needs_the_file);
     tcase_add_test(files, test_apply_error_names_file);
     tcase_add_test(files, test_modernuo_applied);

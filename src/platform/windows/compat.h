@@ -67,7 +67,8 @@
 #endif
 
 /* The CRT's names for these. Its stat does not tell a link from its target, and the
- * core has no links to tell apart (only the tests ask), nor makes any: symlink() fails
+ * core has no links to tell apart (only the tests ask), nor makes any (it makes one only
+ * to put back a link plat_link_text found, and that finds none here): symlink() fails
  * with ENOSYS (windows.c), since Windows' links need a privilege or developer mode. */
 #define fsync _commit
 #define lstat stat
