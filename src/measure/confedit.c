@@ -60,7 +60,17 @@ static int add_file(struct confedit *ce, const char *path, struct strv *notes, s
         return -1;
     cf->mode = st.st_mode & 07777;
     cf->link = plat_link_text(path);
+    if (!(cf->real = plat_realpath(path)))
+        return lb_fail_errno(err, errno, "cannot resolve '%s'", path);
     return 0;
+}
+
+/* A regular file is at path itself, no link: what the target may leave there is only
+ * read or replaced, never followed. */
+static bool regular_at(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int confedit_begin(struct confedit *ce, const struct profile *p, struct strv *notes,
@@ -95,7 +105,8 @@ static int relink(const struct confedit_file *cf, struct lb_error *err)
 }
 
 /* Journal data as a version of cf that is ours, creating the journal (with the
- * original) first if this is the first edit; then write it, through symlinks. */
+ * original) first if this is the first edit; then write it where the config was at the
+ * start, replacing whatever the target left there (a link it planted included). */
 static int write_version(struct confedit_file *cf, const char *data, size_t len,
                          struct lb_error *err)
 {
@@ -103,7 +114,7 @@ static int write_version(struct confedit_file *cf, const char *data, size_t len,
         journal_create(&cf->journal, cf->path, cf->original, cf->original_len, cf->mode, err) < 0)
         return -1;
     if (journal_add(&cf->journal, data, len, err) < 0 || relink(cf, err) < 0 ||
-        journal_write_file(cf->path, data, len, cf->mode, err) < 0)
+        write_file_atomic(cf->real, data, len, cf->mode, err) < 0)
         return -1;
     cf->written = true;
     return 0;
@@ -148,8 +159,9 @@ int confedit_note_target(struct confedit *ce, struct lb_error *err)
         struct confedit_file *cf = &ce->files[f];
         char *data;
         size_t len;
-        if (!cf->journal.path || read_file(cf->path, &data, &len, NULL) < 0)
-            continue; /* a file that cannot be read now is judged at recovery */
+        if (!cf->journal.path || !regular_at(cf->real) ||
+            read_file(cf->real, &data, &len, NULL) < 0)
+            continue; /* judged at recovery, or replaced at the next write */
         int rc = journal_add(&cf->journal, data, len, err);
         free(data);
         /* The link back now rather than at the next write: a loopbench killed from here
@@ -167,8 +179,8 @@ static bool unchanged(const struct confedit_file *cf)
     struct stat st;
     char *data;
     size_t len;
-    if (stat(cf->path, &st) < 0 || (st.st_mode & 07777) != cf->mode ||
-        (size_t)st.st_size != cf->original_len || read_file(cf->path, &data, &len, NULL) < 0)
+    if (lstat(cf->real, &st) < 0 || !S_ISREG(st.st_mode) || (st.st_mode & 07777) != cf->mode ||
+        (size_t)st.st_size != cf->original_len || read_file(cf->real, &data, &len, NULL) < 0)
         return false;
     bool same = len == cf->original_len && memcmp(data, cf->original, len) == 0;
     free(data);
@@ -183,7 +195,7 @@ static int put_back(const struct confedit_file *cf, struct lb_error *err)
         return -1;
     return unchanged(cf)
                ? 0
-               : journal_write_file(cf->path, cf->original, cf->original_len, cf->mode, err);
+               : write_file_atomic(cf->real, cf->original, cf->original_len, cf->mode, err);
 }
 
 int confedit_restore(struct confedit *ce, struct lb_error *err)
@@ -211,6 +223,7 @@ void confedit_release(struct confedit *ce)
         journal_unlock(ce->files[i].lock_path, ce->files[i].lock_fd);
         free(ce->files[i].lock_path);
         free(ce->files[i].path);
+        free(ce->files[i].real);
         free(ce->files[i].link);
         free(ce->files[i].original);
         journal_release(&ce->files[i].journal);

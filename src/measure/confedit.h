@@ -20,6 +20,7 @@
 
 struct confedit_file {
     char *path;
+    char *real;     /* path's real path at the start: where every version is written */
     char *link;     /* the text of the symbolic link path was at the start, or NULL */
     char *original; /* the original bytes */
     size_t original_len;

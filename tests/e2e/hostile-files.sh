@@ -3,7 +3,7 @@
 # beside an operator's config can make loopbench do to other files. The lock path
 # planted as a link to a victim; one config reached through two links by two campaigns;
 # links planted at the old predictable temporary names PATH.lbtmp.PID; the temporary
-# names themselves. Each checks that the victim is untouched (bytes and mode), the config
+# names themselves; a target that replaces its config with a link to a victim. Each checks that the victim is untouched (bytes and mode), the config
 # is back byte for byte with its mode, and nothing is left running.
 source "$(dirname "$0")/lib.sh"
 
@@ -126,5 +126,25 @@ else
     [ \$(grep -c 'O_CREAT|O_EXCL|O_NOFOLLOW' '$TMP/tmpnames') -eq \$(wc -l <'$TMP/tmpnames') ]"
   check "  ... the config intact afterwards" config_intact
 fi
+
+# --- 5. a target that replaces the config with a link to a victim ----------------------
+# Every write goes where the config was at the start, replacing what is there: never
+# through a link the target left.
+fresh_victim
+cat >"$TMP/replacer.json" <<JSON
+{ "name": "replacer", "command": ["sh", "-c",
+    "ln -s '$victim' '$cfg.new' && mv -f '$cfg.new' '$cfg' && echo ready && exec sleep 30"],
+  "knob": { "name": "idle", "values": ["0", "2"],
+            "config": { "file": "real/app.json", "path": ["server", "idleWait"], "type": "number" } },
+  "ready": { "log": "^ready", "timeout": 5 }, "stop": { "grace": 1 } }
+JSON
+rc=0
+"$LOOPBENCH" run "$TMP/replacer.json" -n 1 -w 0 -t 0.3 -o "$TMP/replaced" >/dev/null \
+  2>"$TMP/replaced.err" || rc=$?
+check "a target that makes the config a link to a victim: the campaign runs (exit 0)" [ "$rc" -eq 0 ]
+check "  ... the victim neither written nor chmodded through it" victim_intact
+check "  ... the config a regular file again, byte for byte with its mode, nothing left" \
+  bash -c "$(declare -f config_intact no_leftovers); cfg='$cfg' TMP='$TMP'
+    config_intact && no_leftovers"
 
 check "nothing left running" no_process_from "$TMP"
