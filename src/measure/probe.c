@@ -299,9 +299,11 @@ static int wake_phase(bool contended, uint64_t budget_ns, struct probe_report *r
             goto out;
         for (size_t k = 0; k < 2; k++) {
             for (size_t m = 0; m < PROBE_N_WAIT_MS; m++) {
-                uint64_t el, req = wait_ms[m] * 1000000ULL;
-                if (plat_waiter_wait(w[k], wait_ms[m], &el, err) < 0)
+                /* A signal cuts a wait short: measured as it is, a wait returned early. */
+                uint64_t req = wait_ms[m] * 1000000ULL, t0 = mono_ns();
+                if (plat_waiter_wait(w[k], wait_ms[m], err) < 0)
                     goto out;
+                uint64_t el = mono_ns() - t0;
                 over[(k * PROBE_N_WAIT_MS + m) * cap + rounds] = el > req ? el - req : 0;
             }
         }

@@ -328,9 +328,9 @@ extern const char *const plat_wait_names[2];
 /* A wait set with nothing ever ready in it, so every wait runs to its timeout. */
 struct plat_waiter;
 int plat_waiter_open(enum plat_wait_kind kind, struct plat_waiter **out, struct lb_error *err);
-/* Idle for ms milliseconds through the primitive; *elapsed_ns is how long it took. */
-int plat_waiter_wait(struct plat_waiter *w, unsigned ms, uint64_t *elapsed_ns,
-                     struct lb_error *err);
+/* Idle for ms milliseconds through the primitive (the caller times it); a signal may cut
+ * it short, which is no error. */
+int plat_waiter_wait(struct plat_waiter *w, unsigned ms, struct lb_error *err);
 void plat_waiter_free(struct plat_waiter *w);
 
 /* Competing load: n children of loopbench that spin on a CPU each until plat_hogs_stop

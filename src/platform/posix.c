@@ -465,19 +465,13 @@ int plat_waiter_open(enum plat_wait_kind kind, struct plat_waiter **out, struct 
     return 0;
 }
 
-int plat_waiter_wait(struct plat_waiter *w, unsigned ms, uint64_t *elapsed_ns, struct lb_error *err)
+int plat_waiter_wait(struct plat_waiter *w, unsigned ms, struct lb_error *err)
 {
-    uint64_t t0 = mono_ns();
-    /* A signal cuts a wait short: measured as it is, a wait returned early. */
-    if (w->kind == PLAT_WAIT_POLLER) {
-        if (posix_poller_wait(w->poller, ms, err) < 0)
-            return -1;
-    } else {
-        struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-        if (nanosleep(&ts, NULL) < 0 && errno != EINTR)
-            return lb_fail_errno(err, errno, "nanosleep failed");
-    }
-    *elapsed_ns = mono_ns() - t0;
+    if (w->kind == PLAT_WAIT_POLLER)
+        return posix_poller_wait(w->poller, ms, err);
+    struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+    if (nanosleep(&ts, NULL) < 0 && errno != EINTR)
+        return lb_fail_errno(err, errno, "nanosleep failed");
     return 0;
 }
 

@@ -1477,20 +1477,18 @@ int plat_waiter_open(enum plat_wait_kind kind, struct plat_waiter **out, struct 
     return 0;
 }
 
-int plat_waiter_wait(struct plat_waiter *w, unsigned ms, uint64_t *elapsed_ns, struct lb_error *err)
+int plat_waiter_wait(struct plat_waiter *w, unsigned ms, struct lb_error *err)
 {
-    uint64_t t0 = mono_ns();
-    if (w->kind == PLAT_WAIT_POLLER) {
-        DWORD bytes;
-        ULONG_PTR key;
-        OVERLAPPED *ov;
-        if (!GetQueuedCompletionStatus(w->port, &bytes, &key, &ov, ms) &&
-            GetLastError() != WAIT_TIMEOUT)
-            return win_fail(err, GetLastError(), "GetQueuedCompletionStatus failed");
-    } else {
+    if (w->kind != PLAT_WAIT_POLLER) {
         Sleep(ms);
+        return 0;
     }
-    *elapsed_ns = mono_ns() - t0;
+    DWORD bytes;
+    ULONG_PTR key;
+    OVERLAPPED *ov;
+    if (!GetQueuedCompletionStatus(w->port, &bytes, &key, &ov, ms) &&
+        GetLastError() != WAIT_TIMEOUT)
+        return win_fail(err, GetLastError(), "GetQueuedCompletionStatus failed");
     return 0;
 }
 
