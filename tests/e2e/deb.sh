@@ -74,13 +74,11 @@ for f in /usr/bin/loopbench /usr/bin/refshard /usr/share/loopbench/profiles/refs
   check "  ... dpkg -L loopbench lists $f, in place" bash -c "grep -qx '$f' '$TMP/dpkg-L' && [ -f '$f' ]"
 done
 
-NOBODY=65534
 chmod 755 "$TMP"
 mkdir -p "$TMP/home" "$TMP/cwd"
 chown "$NOBODY:$NOBODY" "$TMP/home" "$TMP/cwd"
 rc=0
-(cd "$TMP/cwd" && setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
-  env -u XDG_STATE_HOME HOME="$TMP/home" /usr/bin/loopbench run -w 0.5 -t 1 -n 1 -q) \
+(cd "$TMP/cwd" && as_nobody env -u XDG_STATE_HOME HOME="$TMP/home" /usr/bin/loopbench run -w 0.5 -t 1 -n 1 -q) \
   >"$TMP/run.out" 2>"$TMP/run.err" || rc=$?
 check "the installed 'loopbench run', no argument, as uid $NOBODY: exit 0" [ "$rc" -eq 0 ]
 [ "$rc" -eq 0 ] || cat "$TMP/run.err"

@@ -8,14 +8,12 @@ source "$(dirname "$0")/lib.sh"
 
 QOS=/dev/cpu_dma_latency
 if [ "$(id -u)" -ne 0 ] || [ ! -c "$QOS" ]; then
-  ok "skipped: reading and holding $QOS needs root and the file"
-  exit 0
+  skip_test "reading and holding $QOS needs root and the file"
 fi
 lat() { od -An -td4 -N4 "$QOS" | tr -d ' '; }
 FREE=$(lat)
 if [ "$FREE" = 0 ]; then
-  ok "skipped: another process holds $QOS at 0 already"
-  exit 0
+  skip_test "another process holds $QOS at 0 already"
 fi
 ok "the request in force before the test: $FREE us"
 
@@ -124,16 +122,12 @@ hold_then HUP 129
 hold_then KILL 137
 
 # --- refused without root --------------------------------------------------------------
-if command -v setpriv >/dev/null; then
-  # Sticky and writable by all: under --setup valgrind, memcheck's log of the unprivileged
-  # loopbench goes in $TMP (lib.sh).
-  chmod 1777 "$TMP"
+if nobody_setup; then
   mkdir -p "$TMP/nobody"
-  chown 65534:65534 "$TMP/nobody"
+  chown $NOBODY:$NOBODY "$TMP/nobody"
   rc=0
-  (cd "$TMP/nobody" && setpriv --reuid=65534 --regid=65534 --clear-groups \
-    env HOME="$TMP/nobody" "$LOOPBENCH" run "$TMP/holder.json" --hold-idle -n 1 -w 0 -t 0.5 \
-    -o "$TMP/nobody/out") >"$TMP/nobody.txt" 2>&1 || rc=$?
+  (cd "$TMP/nobody" && as_nobody env HOME="$TMP/nobody" "$NOBODY_LOOPBENCH" run "$TMP/holder.json" \
+    --hold-idle -n 1 -w 0 -t 0.5 -o "$TMP/nobody/out") >"$TMP/nobody.txt" 2>&1 || rc=$?
   cat "$TMP/nobody.txt"
   check "--hold-idle without root is refused (exit 2) before anything runs" bash -c \
     "[ $rc -eq 2 ] && [ ! -e '$TMP/nobody/out' ] && [ \$(wc -l <'$TMP/nobody.txt') -eq 1 ] && \

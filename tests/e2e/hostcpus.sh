@@ -7,8 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 
 if [ "$(nproc)" -lt 2 ]; then
-  ok "skipped: pinning needs 2 CPUs, this host has $(nproc)"
-  exit 0
+  skip_test "pinning needs 2 CPUs, this host has $(nproc)"
 fi
 SYS=$TMP/sys
 mkdir -p "$SYS/devices/system/cpu/cpuidle"

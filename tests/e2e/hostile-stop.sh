@@ -20,15 +20,14 @@ nproc=$(ulimit -u)
 echo "host: pid_max $pid_max, threads-max $threads_max, ulimit -u $nproc, $running processes"
 if [ $((pid_max - running)) -lt $((N + 5000)) ] || [ $((threads_max - running)) -lt $((N + 5000)) ] ||
     { [ "$nproc" != unlimited ] && [ "$nproc" -lt $((N + 1000)) ]; }; then
-  echo "skip: too few pids, threads or processes left for $N more"
-  exit 0
+  skip_test "too few pids, threads or processes left for $N more"
 fi
 
 # The target forks its children, says so, and sleeps; loopbench stops it at once (grace
 # 0: SIGKILL, and the cgroup's kill where there is one).
-fork_profile() { # fork_profile NAME: the profile of that case, its marker in argv
+fork_profile() { # fork_profile NAME [FORKER]: the profile of that case, its marker in argv
   cat >"$TMP/$1.json" <<JSON
-{ "name": "fork", "command": ["$FORKER", "$N", "escape", "sessions", "$TMP/mark-$1"],
+{ "name": "fork", "command": ["${2:-$FORKER}", "$N", "escape", "sessions", "$TMP/mark-$1"],
   "knob": { "name": "n", "values": ["1"], "env": "FORK_N" },
   "ready": { "log": "^forker: [0-9]+ children ready$", "timeout": 120 },
   "stop": { "grace": 0 } }
@@ -51,21 +50,22 @@ kill_left() {
 # Where loopbench makes its targets' cgroups: beside this shell's, in the cgroup2 tree.
 home=$(awk '$0 ~ / - cgroup2 / { print $5; exit }' /proc/self/mountinfo)$(sed -n 's/^0:://p' /proc/self/cgroup)
 
-# stop_case NAME [RUNNER...]: one run of NAME's profile, loopbench started through
-# RUNNER; sets made (the children the target said it started), left (alive after the
-# run), stop_s (from the stop phase to loopbench's exit) and cgroup (the run's, seen
-# while it ran). loopbench's stderr goes to NAME.err, each line behind the time it came.
+# stop_case NAME LOOPBENCH FORKER [RUNNER...]: one run of NAME's profile, LOOPBENCH started
+# through RUNNER; sets made (the children the target said it started), left (alive after
+# the run), stop_s (from the stop phase to loopbench's exit; empty when it never stopped a
+# target) and cgroup (the run's, seen while it ran). loopbench's stderr goes to NAME.err,
+# each line behind the time it came.
 stop_case() {
-  local name=$1 lb stamper t_stop t_end rc=0
-  shift
-  fork_profile "$name"
+  local name=$1 loopbench=$2 lb stamper t_stop t_end rc=0
+  fork_profile "$name" "$3"
+  shift 3
   mkdir -p "$TMP/$name"
   chmod 777 "$TMP/$name"
   mkfifo "$TMP/$name.fifo"
   while IFS= read -r line; do printf '%s %s\n' "$(date +%s.%N)" "$line"; done \
     <"$TMP/$name.fifo" >"$TMP/$name.err" &
   stamper=$!
-  "$@" "$LOOPBENCH" run "$TMP/$name.json" -n 1 -w 0 -t 1 -o "$TMP/$name/out" \
+  "$@" "$loopbench" run "$TMP/$name.json" -n 1 -w 0 -t 1 -o "$TMP/$name/out" \
     >/dev/null 2>"$TMP/$name.fifo" &
   lb=$!
   cgroup=''
@@ -79,23 +79,24 @@ stop_case() {
   made=$(sed -n 's/^forker: \([0-9]*\) children ready$/\1/p' "$TMP/$name"/out/runs/*/stdout.log)
   left=$(count "$name")
   t_stop=$(awk '/: stop$/ { print $1; exit }' "$TMP/$name.err")
-  stop_s=$(awk -v a="${t_stop:-0}" -v b="$t_end" 'BEGIN { printf "%.2f", b - a }')
+  stop_s=${t_stop:+$(awk -v a="$t_stop" -v b="$t_end" 'BEGIN { printf "%.2f", b - a }')}
   echo "$name: exit $rc, the target started ${made:-no} children, $left processes left;" \
-    "the stop took $stop_s s"
+    "$([ -n "$stop_s" ] && echo "the stop took $stop_s s" || echo "no stop began")"
   cut -d" " -f2- "$TMP/$name.err" | grep -v ': \(start\|warm-up\|sample.*\|stop\)$' || true
   kill_left "$name"
 }
 
 doc() { echo "$TMP/$1/out/results.json"; }
+stopped_within() { [ -n "$stop_s" ] && lt "$stop_s" "$1"; }
 
 # --- 1. as this user: the run's cgroup where it may make one ----------------------------
-stop_case own
+stop_case own "$LOOPBENCH" "$FORKER"
 containment=$(jq -r '.runs[0].exit.containment' "$(doc own)")
 check "10,000 children in sessions of their own and an escapee: all started" [ "$made" = "$N" ]
 check "  ... none left after the run ($containment)" [ "$left" -eq 0 ]
 # Killed at once, then reaped a walk's worth (4096) of the dead at a time, being out of
 # the group: 0.7 to 3.9 s on a busy 2-CPU host with ASan, 5 to 8 s under valgrind.
-check "  ... the stop ended within 30 s" lt "$stop_s" 30
+check "  ... the stop ended within 30 s" stopped_within 30
 check "  ... and did not say that any survived" bash -c "! grep -q survived '$TMP/own.err'"
 check "  ... the run records what held the tree" \
   jq -e '.runs[0].exit.containment | . == "cgroup2" or . == "process-group"' "$(doc own)"
@@ -136,19 +137,14 @@ if [ "$containment" = cgroup2 ]; then
 fi
 
 # --- 3. as a user who may make no cgroup: the process group and the walk ----------------
-if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
-  echo "skip: running as another user needs root and setpriv"
-  exit 0
-fi
-# The unprivileged loopbench (and valgrind under it) writes its files under TMP.
-chmod 1777 "$TMP"
-stop_case nobody setpriv --reuid=65534 --regid=65534 --clear-groups
+nobody_setup "$FORKER" || exit 0
+stop_case nobody "$NOBODY_LOOPBENCH" "$TMP/nobody-bin/$(basename "$FORKER")" as_nobody
 check "as uid 65534: all started" [ "$made" = "$N" ]
 check "  ... none left after the run" [ "$left" -eq 0 ]
 # Without the cgroup, children out of the group die a walk's worth (4096) at a time, and
 # each walk through live processes takes seconds on a busy host: 1.5 to 12 s with ASan,
 # 12.6 s under valgrind, within the minute the stop gives a tree that goes on dying.
-check "  ... the stop ended within 45 s" lt "$stop_s" 45
+check "  ... the stop ended within 45 s" stopped_within 45
 check "  ... and did not say that any survived" bash -c "! grep -q survived '$TMP/nobody.err'"
 check "  ... the run records the process group as what held the tree" \
   jq -e '.runs[0].exit.containment == "process-group" and .runs[0].exit.killed' "$(doc nobody)"

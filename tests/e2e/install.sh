@@ -46,24 +46,17 @@ check "completion: 'loopbench run <TAB>' offers profiles and directories" \
 check "completion: 'loopbench report <TAB>' offers directories" \
   [ "$(cd "$TMP/pick" && complete loopbench report "" | tr '\n' ' ')" = "c1 " ]
 
-if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
-  echo "skip: running as another user needs root and setpriv"
-  exit 0
-fi
-NOBODY=65534
+can_be_nobody || exit 0
 chmod 755 "$TMP"
 mkdir -p "$TMP/home" "$TMP/cwd"
 chown "$NOBODY:$NOBODY" "$TMP/home" "$TMP/cwd"
-as_nobody() {
-  (cd "$TMP/cwd" && setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
-    env -u XDG_STATE_HOME HOME="$TMP/home" "$@")
-}
+nobody_in_cwd() { (cd "$TMP/cwd" && as_nobody env -u XDG_STATE_HOME HOME="$TMP/home" "$@"); }
 sums() { (cd "$DEST" && find . -type f -exec sha256sum {} + | sort); }
 before=$(sums)
 check "the unprivileged user cannot write the installed profiles" \
   bash -c "! setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups test -w '$DATA/loopbench/profiles'"
 rc=0
-as_nobody "$BIN/loopbench" run -w 1 -t 2 -n 1 -q >"$TMP/run.out" 2>"$TMP/run.err" || rc=$?
+nobody_in_cwd "$BIN/loopbench" run -w 1 -t 2 -n 1 -q >"$TMP/run.out" 2>"$TMP/run.err" || rc=$?
 check "installed 'loopbench run', no argument, as uid $NOBODY: exit 0" [ "$rc" -eq 0 ]
 [ "$rc" -eq 0 ] || cat "$TMP/run.err"
 results=$(ls -d "$TMP"/cwd/results/refshard-*/results.json 2>/dev/null | head -1)
@@ -83,6 +76,6 @@ check "  ... no installed file changed" [ "$(sums)" = "$before" ]
 jq '.settings["server.note"] = "v2"' "$DATA/loopbench/profiles/refshard.config.json" >"$TMP/v2.json"
 cp "$TMP/v2.json" "$DATA/loopbench/profiles/refshard.config.json"
 rc=0
-as_nobody "$BIN/loopbench" run -s 2 -w 0 -t 0.5 -n 1 -q >/dev/null 2>"$TMP/run2.err" || rc=$?
+nobody_in_cwd "$BIN/loopbench" run -s 2 -w 0 -t 0.5 -n 1 -q >/dev/null 2>"$TMP/run2.err" || rc=$?
 check "after the installed config changed: exit 0, the copy refreshed" \
   bash -c "[ $rc -eq 0 ] && cmp -s '$STATE/refshard.config.json' '$TMP/v2.json'"

@@ -11,16 +11,55 @@ fails=0
 # Under `meson test --setup valgrind`, every loopbench the test runs runs under memcheck;
 # its reports land in $TMP/valgrind.PID.log, and cleanup fails the test on any of them.
 # valgrind is named by its full path: some tests run loopbench with an empty PATH.
-if [ -n "${LOOPBENCH_VALGRIND:-}" ]; then
-  cat >"$TMP/loopbench-valgrind" <<EOF
+# valgrind_wrapper WRAPPER BINARY SUPPRESSIONS: a script at WRAPPER that runs BINARY under
+# memcheck.
+valgrind_wrapper() {
+  cat >"$1" <<EOF
 #!/bin/sh
 exec $(command -v valgrind) --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \\
-  --show-leak-kinds=definite,indirect --suppressions="$SOURCE_ROOT/tests/data/valgrind.supp" \\
-  --log-file="$TMP/valgrind.%p.log" "$LOOPBENCH" "\$@"
+  --show-leak-kinds=definite,indirect --suppressions="$3" \\
+  --log-file="$TMP/valgrind.%p.log" "$2" "\$@"
 EOF
-  chmod +x "$TMP/loopbench-valgrind"
+  chmod 755 "$1"
+}
+LOOPBENCH_BIN=$LOOPBENCH
+if [ -n "${LOOPBENCH_VALGRIND:-}" ]; then
+  valgrind_wrapper "$TMP/loopbench-valgrind" "$LOOPBENCH_BIN" "$SOURCE_ROOT/tests/data/valgrind.supp"
   LOOPBENCH=$TMP/loopbench-valgrind
 fi
+
+# Another user: uid 65534 through setpriv. The build may sit where that user cannot go (a
+# clone in root's home, mode 700 on Debian), so what it runs is copied into this test's
+# directory, opened to every user (sticky, as /tmp; valgrind's logs are written there too).
+# nobody_setup PROG...: copies of loopbench and of each PROG in $TMP/nobody-bin, loopbench
+# as $NOBODY_LOOPBENCH (under valgrind when the test's is); or "skip: REASON" printed and
+# status 1 when this test cannot run anything as that user.
+NOBODY=65534
+as_nobody() { setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups "$@"; }
+# can_be_nobody: whether this test may switch to that user (else "skip: REASON", status 1).
+can_be_nobody() {
+  [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && return 0
+  echo "skip: running as another user needs root and setpriv"
+  return 1
+}
+nobody_setup() {
+  can_be_nobody || return 1
+  chmod 1777 "$TMP"
+  if ! as_nobody test -x "$TMP"; then
+    echo "skip: uid $NOBODY cannot reach this test's directory $TMP (a directory above it is closed to other users: set TMPDIR)"
+    return 1
+  fi
+  local bin=$TMP/nobody-bin prog
+  mkdir -p "$bin"
+  chmod 755 "$bin"
+  for prog in "$LOOPBENCH_BIN" "$@"; do install -m 755 "$prog" "$bin/"; done
+  NOBODY_LOOPBENCH=$bin/$(basename "$LOOPBENCH_BIN")
+  if [ -n "${LOOPBENCH_VALGRIND:-}" ]; then
+    install -m 644 "$SOURCE_ROOT/tests/data/valgrind.supp" "$bin/"
+    valgrind_wrapper "$bin/loopbench-valgrind" "$NOBODY_LOOPBENCH" "$bin/valgrind.supp"
+    NOBODY_LOOPBENCH=$bin/loopbench-valgrind
+  fi
+}
 
 # procs_in DIR: processes whose command line names DIR or whose working directory is
 # inside it (a target started as ./refshard from DIR names it nowhere in its argv).
@@ -64,6 +103,11 @@ cleanup() {
 trap cleanup EXIT
 
 ok() { printf 'ok: %s\n' "$*"; }
+# skip_test REASON: this whole test cannot run here; meson counts it as skipped (77).
+skip_test() {
+  printf 'skip: %s\n' "$*"
+  exit 77
+}
 fail() { printf 'FAIL: %s\n' "$*"; fails=$((fails + 1)); }
 check() { # check "description" command...
   local what=$1; shift

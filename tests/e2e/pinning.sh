@@ -6,8 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 
 if [ "$(nproc)" -lt 2 ]; then
-  ok "skipped: pinning and duet need 2 CPUs, this host has $(nproc)"
-  exit 0
+  skip_test "pinning and duet need 2 CPUs, this host has $(nproc)"
 fi
 cp "$BURNER" "$TMP/burner"
 cat >"$TMP/where.sh" <<'SH'

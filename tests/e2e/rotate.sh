@@ -6,8 +6,7 @@
 source "$(dirname "$0")/lib.sh"
 
 if [ "$(nproc)" -lt 2 ]; then
-  ok "skipped: rotation needs 2 CPUs, this host has $(nproc)"
-  exit 0
+  skip_test "rotation needs 2 CPUs, this host has $(nproc)"
 fi
 # Every 50 ms: the time, then the CPUs the target and its child may run on.
 cat >"$TMP/turner.sh" <<'SH'

@@ -7,8 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 
 if [ "$(nproc)" -lt 2 ]; then
-  ok "skipped: a duet needs 2 CPUs, this host has $(nproc)"
-  exit 0
+  skip_test "a duet needs 2 CPUs, this host has $(nproc)"
 fi
 for v in base head; do
   mkdir -p "$TMP/$v"
