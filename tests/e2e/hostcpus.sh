@@ -89,15 +89,30 @@ else
   # A real cpuidle driver: refshard pinned to CPU 1 at idle wait 0, 2 and 8. Its CPU
   # leaves an idle state once per wake-up, so entries fall as the wait grows, and a
   # spinning loop never lets its CPU idle (the kernel's own counters: nothing to fake).
-  rc=0
-  "$LOOPBENCH" run "$SOURCE_ROOT/profiles/refshard.json" -s 0,2,8 --cpus 1 -n 1 -w 0.5 -t 2 \
-    -o "$TMP/real" -q >/dev/null 2>"$TMP/real.err" || rc=$?
-  "$LOOPBENCH" report "$TMP/real" -f csv -o "$TMP/real.csv" >/dev/null 2>&1
-  check "a real driver, refshard pinned: idle entries per second fall as the wait grows, none spinning" python3 -c "
+  # Other processes on CPU 1 keep it from idling too: a spinning loop's figure holds under
+  # any load, the fall only where they left the CPU mostly idle (under a quarter of it, by
+  # the campaign's own runs[].host_cpus.others_percent); else the campaign runs once more.
+  for attempt in 1 2; do
+    rm -rf "$TMP/real"
+    "$LOOPBENCH" run "$SOURCE_ROOT/profiles/refshard.json" -s 0,2,8 --cpus 1 -n 1 -w 0.5 -t 2 \
+      -o "$TMP/real" -q >/dev/null 2>"$TMP/real.err" || true
+    "$LOOPBENCH" report "$TMP/real" -f csv -o "$TMP/real.csv" >/dev/null 2>&1
+    others=$(jq '[.runs[] | select(.setting != "0") | .host_cpus.others_percent] | max | round' \
+      "$TMP/real/results.json")
+    entries=$(python3 -c "
 import csv, sys
-e = {r['setting']: float(r['idle_entries_per_s']) for r in csv.DictReader(open(sys.argv[1])) if r['kind'] == 'run'}
-print('idle entries per second by idle wait:', e)
-sys.exit(not (e['0'] < 5 and e['8'] < e['2'] and 60 < e['8']))" "$TMP/real.csv"
+print({r['setting']: float(r['idle_entries_per_s']) for r in csv.DictReader(open(sys.argv[1])) if r['kind'] == 'run'})" "$TMP/real.csv")
+    echo "attempt $attempt: idle entries per second by idle wait: $entries; other processes used up to $others% of CPU 1"
+    [ "$others" -lt 25 ] && break
+  done
+  check "a real driver, refshard pinned: spinning, its CPU never idles" python3 -c "
+import sys; sys.exit(not ($entries['0'] < 5))"
+  if [ "$others" -lt 25 ]; then
+    check "  ... and idle entries per second fall as the wait grows" python3 -c "
+import sys; e = $entries; sys.exit(not (e['8'] < e['2'] and 60 < e['8']))"
+  else
+    echo "skip: the fall of idle entries with the wait: other processes used $others% of CPU 1 in both attempts"
+  fi
 fi
 # An unpinned campaign on the fake tree: its runs' counters would be every CPU's, so the
 # report says once why it has no idle figures.

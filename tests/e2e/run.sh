@@ -32,8 +32,10 @@ check "summary has setting, baseline, runs, cpu_percent{median,min,max}" jq -e '
 cpu0=$(jq '.summary[] | select(.setting == "0") | .cpu_percent.median' "$res")
 cpu2=$(jq '.summary[] | select(.setting == "2") | .cpu_percent.median' "$res")
 echo "cpu at 0: $cpu0 %, at 2: $cpu2 %"
-check "idle wait 0 uses most of a core (> 50%)" gt "$cpu0" 50
-check "idle wait 2 uses a small fraction of one (< 20%)" lt "$cpu2" 20
+# Other processes can take the spinning loop's core, not make a sleeping one spin: the
+# spinner judged against the sleeper beside it, the sleeper by a bound load cannot reach.
+check "idle wait 0 uses 5x or more what idle wait 2 does" gt "$cpu0" "$(awk -v c="$cpu2" 'BEGIN { print 5 * c }')"
+check "idle wait 2 uses a small fraction of a core (< 20%)" lt "$cpu2" 20
 check "0 is the baseline" jq -e '.summary[0].baseline == true and .summary[1].baseline == false' "$res"
 check "health lines scraped in every window" jq -e 'all(.runs[]; .windows >= 1
   and (.metrics.slots.type == "ratio") and (.metrics.tickLagPeak.type == "duration_ms"))' "$res"
@@ -52,16 +54,30 @@ cat >"$TMP/argv.json" <<JSON
   "knob": { "name": "share", "values": ["0.10", "0.40"], "argv": {} },
   "ready": { "delay": 0 }, "stop": { "grace": 2 } }
 JSON
-# two_shares KIND: run KIND.json at shares 0.10 and 0.40; each must read its share.
+# run_dir CAMPAIGN I: the directory of run I of a campaign.
+run_dir() { echo "$1/$(jq -r ".runs[$2].dir" "$1/results.json")"; }
+# reads_burner CAMPAIGN I: run I's window read what its burner measured itself over its
+# burn, within 5% of it (lib.sh, burner_share: the margin is a loaded host's).
+reads_burner() {
+  local truth
+  truth=$(burner_share "$(run_dir "$1" "$2")")
+  near "$(jq ".runs[$2].cpu_percent" "$1/results.json")" "$truth" "$(awk -v t="$truth" 'BEGIN { print t / 20 }')"
+}
+# started_at CAMPAIGN I SHARE: run I's burner says it was started at SHARE.
+started_at() { grep -qx "burner: started pid=[0-9]* share=$3" "$(run_dir "$1" "$2")/stdout.log"; }
+# two_shares KIND: run KIND.json at shares 0.10 and 0.40: each burner was started with its
+# value, and each window read what that burner burned.
 two_shares() {
-  local kind=$1
+  local kind=$1 i
   "$LOOPBENCH" run "$TMP/$kind.json" -n 1 -w 0.5 -t 2 -o "$TMP/$kind" -q >/dev/null
-  local low high
-  low=$(jq '.runs[0].cpu_percent' "$TMP/$kind/results.json")
-  high=$(jq '.runs[1].cpu_percent' "$TMP/$kind/results.json")
-  echo "$kind knob: share 0.10 -> $low %, 0.40 -> $high %"
-  check "$kind knob applied (0.10 share reads 7-13%)" between "$low" 7 13
-  check "$kind knob applied (0.40 share reads 36-44%)" between "$high" 36 44
+  for i in 0 1; do
+    echo "$kind knob, run $i: loopbench read $(jq ".runs[$i].cpu_percent" "$TMP/$kind/results.json") %," \
+      "the burner measured $(burner_share "$(run_dir "$TMP/$kind" $i)") %"
+  done
+  check "$kind knob applied: the burner of the first run was started at share 0.10" started_at "$TMP/$kind" 0 0.1
+  check "  ... and that of the second at 0.40" started_at "$TMP/$kind" 1 0.4
+  check "  ... the first window read what its burner measured itself (within 5%)" reads_burner "$TMP/$kind" 0
+  check "  ... and the second" reads_burner "$TMP/$kind" 1
 }
 two_shares argv
 
@@ -102,9 +118,10 @@ JSON
   "$LOOPBENCH" run "$TMP/wrapped.json" --cpu-source $source -n 1 -w 0.5 -t 2 -o "$TMP/wrapped-$source" -q >/dev/null
   d=$(jq '.runs[0].cpu_percent' "$TMP/direct-$source/results.json")
   w=$(jq '.runs[0].cpu_percent' "$TMP/wrapped-$source/results.json")
-  echo "cpu source $source: direct $d %, through sh $w %"
-  check "wrapper reads the same CPU as direct within 2 points ($source)" \
-    awk -v a="$d" -v b="$w" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < 2 && a > 25) }'
+  echo "cpu source $source: direct $d % (the burner measured $(burner_share "$(run_dir "$TMP/direct-$source" 0)") %)," \
+    "through sh $w % (the burner measured $(burner_share "$(run_dir "$TMP/wrapped-$source" 0)") %)"
+  check "the burner run directly: the window reads what it measured itself ($source)" reads_burner "$TMP/direct-$source" 0
+  check "  ... and run behind a shell ($source)" reads_burner "$TMP/wrapped-$source" 0
 done
 
 # --- 4. a target that dies during warm-up -------------------------------------------

@@ -36,7 +36,12 @@ jq '.metrics = {health: [{key: "share"}]}' "$TMP/hot.json" >"$TMP/hot.tmp" && mv
 profile climb "$TMP/climb"
 profile flat "$TMP/flat"
 
+# Each section below judges how the host ran its targets (when a window held steady): one
+# that fails while other processes kept the CPUs busy runs once more (lib.sh).
+
 # --- half a core for 6 s, then 1%: the window opens after the burn, before 6 + 5 s -------
+hot_then_idle() {
+rm -rf "$TMP/hot"
 rc=0
 "$LOOPBENCH" run "$TMP/hot.json" -n 1 --warmup auto=20 -t 5 --interval 250 -o "$TMP/hot" \
   >"$TMP/hot.txt" 2>&1 || rc=$?
@@ -54,11 +59,15 @@ check "  ... one window given up, the warm-up not capped" jq -e '
 check "  ... and only the last window's health lines count (every one says 1)" jq -e '
   .runs[0].metrics.share.max == 1 and .runs[0].windows >= 15' "$res"
 check "  ... a steady window" jq -e '.runs[0].steady == true and .runs[0].unsteady == null' "$res"
+}
+rerun_when_busy "the hot-then-idle target" hot_then_idle
 
 # --- refshard settles within a window or two, spinning and sleeping ----------------------
 # Its start (exec, the first ticks) can fall in the first 3 s window and read as a drop on a
 # loaded machine (seen once in CI at idle wait 2: 6.25 s, one window given up), which is the
 # detector doing its job; what must hold is that it settles by the second window.
+refshard_settles() {
+rm -rf "$TMP/refshard"
 rc=0
 "$LOOPBENCH" run -s 0,2 -n 1 --warmup auto -t 3 --interval 250 -o "$TMP/refshard" -q \
   >"$TMP/refshard.txt" 2>&1 || rc=$?
@@ -67,8 +76,12 @@ check "refshard, --warmup auto: settled within two windows at idle wait 0 and 2"
   jq -e '[.runs[] | .warmup_seconds < 7 and .window_restarts <= 1 and .steady == true
     and .warmup_capped == false] | length == 2 and all' \
     '$TMP/refshard/results.json'"
+}
+rerun_when_busy "refshard's warm-up" refshard_settles
 
 # --- a target that climbs through its window is flagged --------------------------------
+climbing() {
+rm -rf "$TMP/climbing"
 rc=0
 "$LOOPBENCH" run "$TMP/climb.json" -n 1 -w 0.2 -t 4 --interval 250 -o "$TMP/climbing" \
   >"$TMP/climb.txt" 2>&1 || rc=$?
@@ -81,8 +94,12 @@ check "  ... warned under the table" grep -q "the window was not steady (CPU cli
 "$LOOPBENCH" report "$TMP/climbing" --no-plots -o "$TMP/climb.md" >/dev/null 2>&1
 check "  ... and in the report" grep -q "the window was not steady (CPU climbs from" "$TMP/climb.md"
 check "  ... it reads back and writes again as it was" "$ROUNDTRIP" "$res"
+}
+rerun_when_busy "the climbing target" climbing
 
 # --- an auto warm-up that reaches its most measures regardless, and says so -------------
+capped() {
+rm -rf "$TMP/capped"
 rc=0
 "$LOOPBENCH" run "$TMP/climb.json" -n 1 --warmup auto=1 -t 3 --interval 250 -o "$TMP/capped" \
   >"$TMP/capped.txt" 2>&1 || rc=$?
@@ -91,14 +108,20 @@ check "a climbing target, --warmup auto=1: measured after 1 s, the warm-up cappe
   bash -c "[ $rc -eq 0 ] && jq -e '.runs[0] | .warmup_capped == true and .warmup_seconds < 1.5
     and .steady == false' '$TMP/capped/results.json'"
 check "  ... warned under the table" grep -q "the auto warm-up reached its most (1 s) before the target settled" "$TMP/capped.txt"
+}
+rerun_when_busy "the capped warm-up" capped
 
 # --- a steady target is not flagged -----------------------------------------------------
+steady() {
+rm -rf "$TMP/flat-out"
 "$LOOPBENCH" run "$TMP/flat.json" -n 2 -w 0.5 -t 3 --interval 250 -o "$TMP/flat-out" -q \
   >"$TMP/flat.txt" 2>&1 || true
 check "a steady target (30% of a core): both windows steady" jq -e '
   [.runs[] | .steady == true] | length == 2 and all' "$TMP/flat-out/results.json"
 check "  ... and the fixed warm-up recorded" jq -e '
   [.runs[] | .warmup_seconds >= 0.5 and .window_restarts == 0] | all' "$TMP/flat-out/results.json"
+}
+rerun_when_busy "the steady target" steady
 
 # --- a window given up takes its round trips with it -----------------------------------
 # refshard with its round-trip probe (200 requests a second), a burner at half a core beside
@@ -113,6 +136,8 @@ if "$LOOPBENCH" validate "$SOURCE_ROOT/profiles/refshard-rtt.json" >/dev/null 2>
   jq --arg a "127.0.0.1:$port" --arg burner "$TMP/burner" '.rtt.tcp = $a | .ready.tcp = $a
     | .command = ["sh", "-c", "\"$0\" --share 0.5 --seconds 5 >/dev/null & exec ./refshard --config refshard-rtt.config.json", $burner]' \
     "$TMP/rtt/refshard-rtt.json" >"$TMP/rtt/burst.json"
+  burst() {
+  rm -rf "$TMP/rtt-auto"
   rc=0
   "$LOOPBENCH" run "$TMP/rtt/burst.json" -s 2 -n 1 --warmup auto -t 4 --interval 250 \
     -o "$TMP/rtt-auto" -q >"$TMP/rtt.txt" 2>&1 || rc=$?
@@ -123,6 +148,8 @@ if "$LOOPBENCH" validate "$SOURCE_ROOT/profiles/refshard-rtt.json" >/dev/null 2>
   check "  ... and only the last window's round trips count (200 a second over it)" jq -e '
     .runs[0] | .rtt.requests.scheduled <= 200 * .wall_seconds + 10
       and .rtt.requests.completed >= 150 * .wall_seconds' "$res"
+  }
+  rerun_when_busy "refshard beside a burst" burst
 else
   ok "skipped: this build has no round-trip probe (no network features)"
 fi

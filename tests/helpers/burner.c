@@ -18,8 +18,8 @@
  * warming up), without the steps of processes started one after another.
  *
  * What it prints on stdout, each line in one write:
- *   burner: started pid=P                      at the start (after the dynamic loader,
- *                                              and a sanitizer's set-up)
+ *   burner: started pid=P share=F              at the start (after the dynamic loader,
+ *                                              and a sanitizer's set-up), F the share asked
  *   burner: burned cpu_ns=C task_clock_ns=T from_ns=A to_ns=B
  *       at the end of the burn: the CPU it used from A to B (CLOCK_MONOTONIC), by its
  *       process CPU clock plus the usage of the children it reaped (C), and by a perf
@@ -449,7 +449,7 @@ int main(int argc, char **argv)
         return 1;
     }
     task_clock = task_clock_open(); /* before any worker, so that they inherit it */
-    dprintf(STDOUT_FILENO, "burner: started pid=%d\n", (int)getpid());
+    dprintf(STDOUT_FILENO, "burner: started pid=%d share=%g\n", (int)getpid(), o.share);
 
     idle_until(earliest(start + (uint64_t)(o.delay * 1e9), earliest(exit_at, crash_at)));
     struct clocks before_burn = asleep;
