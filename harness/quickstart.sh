@@ -61,8 +61,24 @@ configure() {
   fi
 }
 
+# phase NAME: the test command's time so far is NAME's from here on; phase_times prints
+# each phase's seconds at the end, so a CI log shows where its minutes went.
+phase_names=() phase_starts=()
+phase() {
+  phase_names+=("$1")
+  phase_starts+=("$SECONDS")
+}
+phase_times() {
+  local i line="time by phase:" end
+  for i in "${!phase_names[@]}"; do
+    end=${phase_starts[i + 1]:-$SECONDS}
+    line+=" ${phase_names[i]} $((end - phase_starts[i])) s;"
+  done
+  echo "$line total $SECONDS s"
+}
+
 # count_results DIR [SETUP]: add DIR's meson test log (of that test setup) to the totals.
-passed=0 failed=0 skipped=0 failures=
+passed=0 failed=0 skipped=0 failures= skips=
 count_results() {
   local log=$1/meson-logs/testlog${2:+-$2}.json
   [ -f "$log" ] || return 0
@@ -78,6 +94,10 @@ count_results() {
   new=$(jq -r "select($failed_result)"' | "  \(.name) (\(.result)):", ((.stdout // "")
     | split("\n")[] | select(test("^(FAIL|not ok)")) | "    " + .[0:300])' "$log")
   [ -z "$new" ] || failures+=$new$'\n'
+  # Each skipped test with the reason it gave (its "skip:" line).
+  new=$(jq -r 'select(.result == "SKIP") | "  \(.name): " + ((.stdout // "")
+    | split("\n") | map(select(startswith("skip: "))) | (.[0] // "skip: no reason given") | .[6:306])' "$log")
+  [ -z "$new" ] || skips+=$new$'\n'
 }
 
 main_job() {
@@ -113,7 +133,9 @@ windows_tests() {
 }
 
 # clang, warnings as errors, no sanitizer: the unit tests (but the sampler's, slow and
-# platform-bound, which the gcc build runs), and the Windows build.
+# platform-bound, which the gcc build runs); loopbench under valgrind (DWARF 4: Debian's
+# valgrind 3.19 cannot read clang's DWARF 5) in the end-to-end tests of sampling and of a
+# config restored after SIGKILL; and the Windows build.
 other_builds() {
   local status=0
   CC=clang configure build-clang -Dwerror=true -Dc_args=-gdwarf-4
@@ -121,6 +143,8 @@ other_builds() {
   ninja -C build-clang || return 1
   say "running the unit tests (clang build)"
   meson test -C build-clang --suite unit --no-suite slow --print-errorlogs || status=1
+  say "running two end-to-end tests with loopbench under valgrind (clang build)"
+  meson test -C build-clang --setup valgrind sample restore --print-errorlogs || status=1
   windows_tests || status=1
   return $status
 }
@@ -156,6 +180,7 @@ busy_elsewhere() {
 }
 
 test_job() {
+  phase install
   install_missing "${PACKAGES[@]}" "${TEST_PACKAGES[@]}"
   local rc=0
   local npm_cache=${LOOPBENCH_NPM_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/loopbench/npm}
@@ -165,39 +190,38 @@ test_job() {
   export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
   # gcc, warnings as errors, AddressSanitizer + UndefinedBehaviorSanitizer: the whole
   # suite, unit and end-to-end.
+  phase build
   configure build-test -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false
   say "building with gcc (warnings are errors) and the sanitizers"
   ninja -C build-test
-  # First the tests that share the machine, three at a time (most of an end-to-end test's
-  # time is its targets' windows, sleeping), and beside them the clang and Windows builds
-  # and their tests, logged apart and printed when done; then, with nothing else running,
-  # the tests that judge a CPU figure or a deadline (suite alone, tests/meson.build).
-  say "running the tests that share the machine (gcc, sanitizers), the clang and Windows builds beside them"
+  # Every test side by side, four at a time (most of an end-to-end test's time is its
+  # targets' windows, sleeping, and every check that judges a CPU figure holds under load:
+  # tests/meson.build), and beside them the clang, valgrind and Windows builds and their
+  # tests, logged apart and printed when done; then, with nothing else running, the few that
+  # judge what the CPUs themselves did (suite alone).
+  phase tests
+  say "running the tests side by side (gcc, sanitizers), the clang, valgrind and Windows builds beside them"
   local other_log=$PWD/build-test/other-builds.log other_rc=0
   other_builds >"$other_log" 2>&1 &
   local other=$!
-  meson test -C build-test --num-processes 3 --no-suite alone --print-errorlogs || rc=1
+  meson test -C build-test --num-processes 4 --no-suite alone --print-errorlogs || rc=1
   count_results build-test
+  phase "other builds"
   wait "$other" || other_rc=1
   cat "$other_log"
   [ "$other_rc" -eq 0 ] || rc=1
   count_results build-clang
+  count_results build-clang valgrind
   count_results build-win
-  say "running the tests that judge CPU figures, one at a time (gcc, sanitizers)"
+  phase alone
+  say "running the tests that judge what the CPUs did, one at a time (gcc, sanitizers)"
   busy_elsewhere
   meson test -C build-test --suite alone --print-errorlogs || rc=1
   count_results build-test
-  # loopbench under valgrind (clang build; DWARF 4: Debian's valgrind 3.19 cannot read
-  # clang's DWARF 5): the end-to-end tests of sampling and of a config restored after SIGKILL.
-  say "running two end-to-end tests with loopbench under valgrind (clang build)"
-  meson test -C build-clang --setup valgrind sample restore --print-errorlogs || rc=1
-  count_results build-clang valgrind
+  [ -z "$skips" ] || printf '%d skipped:\n%s' "$skipped" "$skips"
   [ -z "$failures" ] || printf 'failed:\n%s' "$failures"
-  if [ "$skipped" -gt 0 ]; then
-    echo "$passed passed, $failed failed, $skipped skipped"
-  else
-    echo "$passed passed, $failed failed"
-  fi
+  phase_times
+  echo "$passed passed, $failed failed"
   [ "$failed" -eq 0 ] && [ "$rc" -eq 0 ]
 }
 
