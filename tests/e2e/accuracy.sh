@@ -29,14 +29,6 @@ BURN=(--delay "$LEAD" --seconds 1 --linger)
 # /proc gives what a process reaped from its children (cutime, cstime) in USER_HZ ticks.
 TICK_S=$(awk -v hz="$(getconf CLK_TCK)" 'BEGIN { print 1 / hz }')
 
-# said LOG KIND FIELD: "LINES NS": the number of the burner's KIND lines ("burned",
-# "slept") in LOG and the sum of their FIELD (cpu_ns or task_clock_ns).
-said() {
-  awk -v k="$2" -v f="$3=" '$1 == "burner:" && $2 == k {
-      n++; for (i = 3; i <= NF; i++) if (index($i, f) == 1) s += substr($i, length(f) + 1) }
-    END { printf "%d %.0f\n", n, s }' "$1"
-}
-
 # judge WHAT SOURCE LOG LINES REAPS CPU_PERCENT WALL FIRST_POINT LAST_POINT: the window
 # held the burn and read what the burner's LINES "slept" lines in LOG say it used, by the
 # clock of SOURCE, within TOLERANCE; REAPS (yes/no): the tree reaps children in the

@@ -3,7 +3,9 @@
 # about 1% of a core, held to bounds with no base build. Within 5% of a core, over
 # 0.01%, inconclusive at its own typical value (the geometric mean of its runs' CPU, read
 # from results.json) with 3 runs; a profile's budgets gate a plain `compare DIR`, and
-# `run --repeat auto` stops once they are decided. Judges a CPU figure: runs alone.
+# `run --repeat auto` stops once they are decided. The bounds are 5x above and 100x below
+# what the target uses, which other processes on the host cannot cross; the typical value
+# is its own.
 source "$(dirname "$0")/lib.sh"
 
 mkdir -p "$TMP/ref"

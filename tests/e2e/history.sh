@@ -5,8 +5,8 @@
 # CPU at idle wait 2 steps up some 30x. history finds the step at the sixth campaign,
 # names the commits between the fifth and the sixth (what run recorded from the
 # repository) and exits 1. Copies of the first five whose only change is a hand-edited kernel from the
-# third on get an environment change point there, and exit 0. Runs alone: its campaigns'
-# CPU figures are what it judges.
+# third on get an environment change point there, and exit 0. A step of 30x is one no
+# load on the host can hide or fake.
 source "$(dirname "$0")/lib.sh"
 
 if ! command -v git >/dev/null; then
