@@ -109,45 +109,6 @@ skip_test() {
   exit 77
 }
 fail() { printf 'FAIL: %s\n' "$*"; fails=$((fails + 1)); }
-# busy_mark: sets BUSY_MARK to the machine's CPU time so far, busy and in all (/proc/stat),
-# and this test's own (its shell and the children it has reaped), in seconds. Not in a
-# subshell: one's times are its own.
-busy_mark() {
-  local own
-  times >"$TMP/.times"
-  own=$(awk '{ for (i = 1; i <= 2; i++) { split($i, t, /[ms]/); s += t[1] * 60 + t[2] } } END { print s }' "$TMP/.times")
-  BUSY_MARK=$(awk -v hz="$(getconf CLK_TCK)" -v own="$own" 'NR == 1 {
-    busy = $2 + $3 + $4 + $7 + $8 + $9; print busy / hz, (busy + $5 + $6) / hz, own }' /proc/stat)
-}
-# others_busy_since MARK (a BUSY_MARK): sets OTHERS_BUSY to the percent of the machine's
-# CPUs that processes other than this test's used since.
-others_busy_since() {
-  local mark=$1
-  busy_mark
-  OTHERS_BUSY=$(awk -v mark="$mark" -v now="$BUSY_MARK" 'BEGIN { split(mark, a, " "); split(now, b, " ")
-    d = b[2] - a[2]; o = (b[1] - a[1]) - (b[3] - a[3]); printf "%.0f\n", (d > 0 && o > 0) ? 100 * o / d : 0 }')
-}
-# rerun_when_busy WHAT COMMAND...: COMMAND, a section of checks that judge how the host ran a
-# target (a window's steadiness, a deadline), where other processes can take the target's
-# CPU and no truth can be measured beside it. When a check fails while other processes used
-# a quarter of the CPUs or more over it, it runs once more and the second time is judged;
-# both are printed.
-rerun_when_busy() {
-  local what=$1 before=$fails mark
-  shift
-  busy_mark
-  mark=$BUSY_MARK
-  "$@"
-  [ "$fails" -eq "$before" ] && return 0
-  others_busy_since "$mark"
-  if [ "$OTHERS_BUSY" -lt 25 ]; then
-    echo "($what: other processes used $OTHERS_BUSY% of the CPUs meanwhile; the failure stands)"
-    return 0
-  fi
-  echo "($what failed while other processes used $OTHERS_BUSY% of the CPUs: once more, and the second is judged)"
-  fails=$before
-  "$@"
-}
 
 check() { # check "description" command...
   local what=$1; shift
@@ -232,40 +193,4 @@ rerun_when_busy() {
   echo "($what failed while other processes used $OTHERS_BUSY% of the CPUs: once more, and the second is judged)"
   fails=$before
   "$@"
-}
-
-check() { # check "description" command...
-  local what=$1; shift
-  if "$@"; then ok "$what"; else fail "$what"; fi
-}
-
-# no_process_from DIR: nothing runs from DIR (see procs_in).
-no_process_from() { [ -z "$(procs_in "$1")" ]; }
-
-# free_port: a TCP port on 127.0.0.1 that nothing listens on just now.
-free_port() { python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-
-# float comparisons with awk: lt A B, gt A B
-lt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
-gt() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
-between() { gt "$1" "$2" && lt "$1" "$3"; } # between X LOW HIGH, exclusive
-near() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; exit !(d < t && -d < t) }'; } # near A B TOLERANCE
-
-# burner_share RUNDIR: the share of a core, in percent, that the burner of that run measured
-# itself over its whole burn ("burner: burned cpu_ns=C ... from_ns=A to_ns=B"), whatever
-# share other processes left it. A window inside the burn reads about that: the burner
-# makes up a slice it lost in the next ones, so a loaded host moves a window's figure by a
-# few percent of it (tests/e2e/accuracy.sh has the exact truth of a window).
-# A double-forked grandchild prints its own line: the shares of all the lines add up.
-burner_share() {
-  awk -F'[ =]' '/^burner: burned / { s += 100 * $4 / ($10 - $8) } END { printf "%.4f\n", s }' "$1/stdout.log"
-}
-# run_dir CAMPAIGN I: the directory of run I of a campaign.
-run_dir() { echo "$1/$(jq -r ".runs[$2].dir" "$1/results.json")"; }
-# reads_burner CAMPAIGN I: run I's window read what its burners measured themselves over
-# their burn, within 5% of it (burner_share: the margin is a loaded host's).
-reads_burner() {
-  local truth
-  truth=$(burner_share "$(run_dir "$1" "$2")")
-  near "$(jq ".runs[$2].cpu_percent" "$1/results.json")" "$truth" "$(awk -v t="$truth" 'BEGIN { print t / 20 }')"
 }
