@@ -188,6 +188,12 @@ test_job() {
   bash harness/npm-deps.sh tests/node "$npm_cache" || rc=1
   export LOOPBENCH_NPM_DIR=$npm_cache
   export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  # The clang, valgrind and Windows builds and their tests, from the start, beside
+  # everything else (logged apart, printed when done): on a new machine they take longest.
+  mkdir -p build-logs
+  local other_log=$PWD/build-logs/other-builds.log other_rc=0
+  other_builds >"$other_log" 2>&1 &
+  local other=$!
   # gcc, warnings as errors, AddressSanitizer + UndefinedBehaviorSanitizer: the whole
   # suite, unit and end-to-end.
   phase build
@@ -196,14 +202,10 @@ test_job() {
   ninja -C build-test
   # Every test side by side, four at a time (most of an end-to-end test's time is its
   # targets' windows, sleeping, and every check that judges a CPU figure holds under load:
-  # tests/meson.build), and beside them the clang, valgrind and Windows builds and their
-  # tests, logged apart and printed when done; then, with nothing else running, the few that
-  # judge what the CPUs themselves did (suite alone).
+  # tests/meson.build); then, with nothing else running, the few that judge what the CPUs
+  # themselves did (suite alone).
   phase tests
-  say "running the tests side by side (gcc, sanitizers), the clang, valgrind and Windows builds beside them"
-  local other_log=$PWD/build-test/other-builds.log other_rc=0
-  other_builds >"$other_log" 2>&1 &
-  local other=$!
+  say "running the tests side by side (gcc, sanitizers)"
   meson test -C build-test --num-processes 4 --no-suite alone --print-errorlogs || rc=1
   count_results build-test
   phase "other builds"
