@@ -10,8 +10,7 @@ source "$(dirname "$0")/lib.sh"
 source "$SOURCE_ROOT/tests/node/lib.sh"
 need_node
 if ! git -C "$SOURCE_ROOT" rev-parse -q --verify HEAD >/dev/null 2>&1; then
-  echo "SKIP: the source tree is not a git repository"
-  exit 77
+  skip_test "the source tree is not a git repository"
 fi
 
 TOKEN=ghp_actionE2eFakeToken0123456789abcdef

@@ -8,19 +8,16 @@ source "$(dirname "$0")/lib.sh"
 
 for tool in dpkg-buildpackage dh lintian; do
   if ! command -v "$tool" >/dev/null; then
-    echo "skip: the Debian package needs $tool (Debian's dpkg-dev, debhelper, lintian)"
-    exit 77
+    skip_test "the Debian package needs $tool (Debian's dpkg-dev, debhelper, lintian)"
   fi
 done
 if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
-  echo "skip: installing the Debian package needs root (dpkg -i), and running it as another user setpriv"
-  exit 77
+  skip_test "installing the Debian package needs root (dpkg -i), and running it as another user setpriv"
 fi
 # Never replace nor purge a loopbench this test did not install.
 if dpkg-query -W -f='${Status}' loopbench 2>/dev/null | grep -q installed ||
     [ -e /usr/bin/loopbench ] || [ -e /usr/bin/refshard ] || [ -e /usr/share/loopbench ]; then
-  echo "skip: a loopbench is already installed in /usr (the package or meson install); this test would replace it"
-  exit 77
+  skip_test "a loopbench is already installed in /usr (the package or meson install); this test would replace it"
 fi
 
 # The tracked and untracked files of the tree, not its build directories.

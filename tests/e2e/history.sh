@@ -10,10 +10,7 @@
 source "$(dirname "$0")/lib.sh"
 
 if ! command -v git >/dev/null; then
-  echo "SKIP: no git"
-  trap - EXIT
-  rm -rf "$TMP"
-  exit 77
+  skip_test "no git"
 fi
 
 repo=$TMP/repo

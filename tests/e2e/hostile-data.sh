@@ -60,7 +60,7 @@ if command -v gnuplot >/dev/null; then
   check "  ... nor when gnuplot runs the script kept again" bash -c "
     cd '$TMP/plot/plots' && gnuplot plots.gp 2>/dev/null && ! ls '$TMP' | grep -q pwned"
 else
-  echo "SKIP: gnuplot is not installed: the gnuplot payloads are not run"
+  echo "skip: gnuplot is not installed: the gnuplot payloads are not run"
 fi
 
 # --- 2. Markdown: names read as text --------------------------------------------------

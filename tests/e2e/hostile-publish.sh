@@ -9,8 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 
 if ! command -v python3 >/dev/null || ! command -v jq >/dev/null; then
-  echo "SKIP: python3 and jq are needed (the test server, the request log)"
-  exit 77
+  skip_test "python3 and jq are needed (the test server, the request log)"
 fi
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY

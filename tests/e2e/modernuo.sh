@@ -5,8 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 
 if (exec 3<>/dev/tcp/127.0.0.1/2593) 2>/dev/null; then
-  echo "skip: something already listens on 127.0.0.1:2593"
-  exit 77
+  skip_test "something already listens on 127.0.0.1:2593"
 fi
 
 mu=$TMP/ModernUO

@@ -5,8 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 
 if ! command -v python3 >/dev/null; then
-  echo "SKIP: python3 is not installed (the test server needs it)"
-  exit 77
+  skip_test "python3 is not installed (the test server needs it)"
 fi
 # The interpreter itself: a version manager's shim would cost half a second a start.
 PYTHON=$(python3 -c 'import sys; print(sys.executable)')

@@ -12,10 +12,7 @@ source "$(dirname "$0")/lib.sh"
 
 case=${1:?cpu, comment or gate0}
 if ! command -v git >/dev/null || ! git -C "$SOURCE_ROOT" rev-parse -q --verify HEAD >/dev/null 2>&1; then
-  echo "SKIP: the source tree is not a git repository"
-  trap - EXIT
-  rm -rf "$TMP"
-  exit 77
+  skip_test "the source tree is not a git repository"
 fi
 
 repo=$TMP/repo

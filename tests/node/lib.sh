@@ -7,7 +7,7 @@ export LOOPBENCH_NPM_DIR=${LOOPBENCH_NPM_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/lo
 need_node() {
   if ! command -v node >/dev/null || [ ! -f "$LOOPBENCH_NPM_DIR/.complete" ] ||
      ! cmp -s "$NODE_TESTS/package.json" "$LOOPBENCH_NPM_DIR/package.json"; then
-    echo "SKIP: node, or the npm packages of tests/node/package.json in $LOOPBENCH_NPM_DIR," \
+    echo "skip: node, or the npm packages of tests/node/package.json in $LOOPBENCH_NPM_DIR," \
       "are missing: bash harness/npm-deps.sh tests/node $LOOPBENCH_NPM_DIR"
     exit 77
   fi
