@@ -75,8 +75,9 @@ expect_json "--json has consistent figures" \
 points=$(jq '.series | length' "$TMP/out")
 want=$(awk -v w="$WINDOW" 'BEGIN { print w / 0.5 }')
 check "$WINDOW s at 500 ms give one point per interval ($want, got $points)" test "$points" -eq "$want"
-expect_json "each point of the series is the share of its interval (their mean is the window's)" \
-  '(.series | map(.cpu_percent) | add / length) as $mean
+expect_json "each point of the series is the share of its interval (their mean over time is the window's)" \
+  '([0] + (.series | map(.t_s))) as $t
+   | ([range(.series | length) as $i | .series[$i].cpu_percent * ($t[$i + 1] - $t[$i])] | add / $t[-1]) as $mean
    | ([.series[] | .rss_bytes > 0] | all) and ((.cpu_percent - $mean) | fabs < 0.05)' '.series'
 
 # A burner that goes on, for what follows.
