@@ -39,20 +39,27 @@ static int add_file(struct confedit *ce, const char *path, struct strv *notes, s
     struct confedit_file *cf = &ce->files[ce->n_files++];
     *cf = (struct confedit_file){.path = xstrdup(path), .lock_path = lock_path, .lock_fd = lock};
 
-    bool found, restored;
-    if (journal_recover(path, &found, &restored, err) < 0)
-        return -1;
-    if (found && notes) {
+    struct journal_recovery rec;
+    int rc = journal_recover(path, false, &rec, err);
+    if (rc == 0 && rec.found && notes) {
         char *jp = journal_path_for(path);
-        strv_push_owned(notes, restored
+        char *kept =
+            rec.kept
+                ? xasprintf("; what it held, not JSON (a save cut short), kept as '%s'", rec.kept)
+                : xstrdup("");
+        strv_push_owned(notes, rec.restored
                                    ? xasprintf("config '%s' restored from journal '%s' left by a "
-                                               "loopbench that did not finish",
-                                               path, jp)
+                                               "loopbench that did not finish%s",
+                                               path, jp, kept)
                                    : xasprintf("removed journal '%s' left by a loopbench that did "
                                                "not finish; config '%s' was already its original",
                                                jp, path));
+        free(kept);
         free(jp);
     }
+    journal_recovery_release(&rec);
+    if (rc < 0)
+        return -1;
     struct stat st;
     if (stat(path, &st) < 0)
         return lb_fail_errno(err, errno, "cannot access '%s'", path);
@@ -63,14 +70,6 @@ static int add_file(struct confedit *ce, const char *path, struct strv *notes, s
     if (!(cf->real = plat_realpath(path)))
         return lb_fail_errno(err, errno, "cannot resolve '%s'", path);
     return 0;
-}
-
-/* A regular file is at path itself, no link: what the target may leave there is only
- * read or replaced, never followed. */
-static bool regular_at(const char *path)
-{
-    struct stat st;
-    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int confedit_begin(struct confedit *ce, const struct profile *p, struct strv *notes,
@@ -104,20 +103,33 @@ static int relink(const struct confedit_file *cf, struct lb_error *err)
     return same ? 0 : link_atomic(cf->path, cf->link, err);
 }
 
-/* Journal data as a version of cf that is ours, creating the journal (with the
- * original) first if this is the first edit; then write it where the config was at the
- * start, replacing whatever the target left there (a link it planted included). */
+/* Journal data as a version of cf that is ours, with the [key path, value] pairs written
+ * makes of the original, creating the journal (with the original) first if this is the
+ * first edit; then write it where the config was at the start, replacing whatever the
+ * target left there (a link it planted included). */
 static int write_version(struct confedit_file *cf, const char *data, size_t len,
-                         struct lb_error *err)
+                         const json_t *written, struct lb_error *err)
 {
     if (!cf->journal.path &&
         journal_create(&cf->journal, cf->path, cf->original, cf->original_len, cf->mode, err) < 0)
         return -1;
-    if (journal_add(&cf->journal, data, len, err) < 0 || relink(cf, err) < 0 ||
+    if (journal_add(&cf->journal, data, len, written, err) < 0 || relink(cf, err) < 0 ||
         write_file_atomic(cf->real, data, len, cf->mode, err) < 0)
         return -1;
     cf->written = true;
     return 0;
+}
+
+/* [key path, value]: what s writes for value, as the journal records it. */
+static json_t *written_pair(const struct setter *s, const char *value)
+{
+    json_t *path = json_array();
+    for (size_t k = 0; k < s->key_depth; k++)
+        json_array_append_new(path, json_string(s->key_path[k]));
+    json_t *pair = json_array();
+    json_array_append_new(pair, path);
+    json_array_append_new(pair, setter_json_value(value, s->type));
+    return pair;
 }
 
 int confedit_apply(struct confedit *ce, const struct profile *p, const char *value,
@@ -129,6 +141,7 @@ int confedit_apply(struct confedit *ce, const struct profile *p, const char *val
         size_t len = cf->original_len;
         char *doc = xmalloc(len + 1);
         memcpy(doc, cf->original, len + 1);
+        json_t *written = json_array();
         for (size_t i = 0; i <= p->n_fixed; i++) {
             const char *v;
             const struct setter *s = setter_at(p, i, value, &v);
@@ -140,17 +153,29 @@ int confedit_apply(struct confedit *ce, const struct profile *p, const char *val
             int rc = setter_set_json(doc, len, s->key_path, s->key_depth, v, s->type, &next,
                                      &next_len, &e);
             free(doc);
-            if (rc < 0)
+            if (rc < 0) {
+                json_decref(written);
                 return lb_fail(err, "config '%s': %s", cf->path, e.msg);
+            }
             doc = next;
             len = next_len;
+            json_array_append_new(written, written_pair(s, v));
         }
-        int rc = write_version(cf, doc, len, err);
+        int rc = write_version(cf, doc, len, written, err);
+        json_decref(written);
         free(doc);
         if (rc < 0)
             return -1;
     }
     return 0;
+}
+
+/* A regular file is at path itself, no link: what the target may leave there is only
+ * read or replaced, never followed. */
+static bool regular_at(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int confedit_note_target(struct confedit *ce, struct lb_error *err)
@@ -162,7 +187,7 @@ int confedit_note_target(struct confedit *ce, struct lb_error *err)
         if (!cf->journal.path || !regular_at(cf->real) ||
             read_file(cf->real, &data, &len, NULL) < 0)
             continue; /* judged at recovery, or replaced at the next write */
-        int rc = journal_add(&cf->journal, data, len, err);
+        int rc = journal_add(&cf->journal, data, len, NULL, err);
         free(data);
         /* The link back now rather than at the next write: a loopbench killed from here
          * on leaves the operator's link, and a journal that recovers what it leads to. */

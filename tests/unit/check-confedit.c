@@ -455,6 +455,47 @@ START_TEST(test_apply_error_names_file)
 }
 END_TEST
 
+/* What the target saves of applied("4"): loaded, a setting added, saved pretty. */
+static const char target_saved[] =
+    "{\n    \"settings\": {\n        \"server.eventLoopIdleWaitMs\": "
+    "\"4\",\n        \"server.loopStatsIntervalSeconds\": 15,\n"
+    "        \"added\": \"by the target\"\n    },\n    "
+    "\"listeners\": [\"0.0.0.0:2593\"],\n    \"ext\": {\"keep\": 1}\n}\n";
+
+/* ce (odd_config in cfg.json, p's knob at 4) begun and applied. */
+static void begin_applied(struct profile *p, struct confedit *ce)
+{
+    struct lb_error err;
+    testlib_case_dir();
+    put("cfg.json", odd_config, 0640);
+    load(config_profile, p);
+    ck_assert_msg(confedit_begin(ce, p, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(confedit_apply(ce, p, "4", &err) == 0, "%s", err.msg);
+}
+
+/* Killed before it saw the target's save (loopbench looks at ready, on the warm-up's
+ * ticks and at the window's edges, not inside the window): the next confedit_begin puts
+ * the original back all the same, since the save is the target's of a version loopbench
+ * wrote (its values at the key paths loopbench sets, the rest of the original kept). */
+START_TEST(test_recovers_save_never_seen)
+{
+    struct profile p;
+    struct confedit ce;
+    struct lb_error err;
+    begin_applied(&p, &ce);
+    put("cfg.json", target_saved, 0640);
+    confedit_release(&ce); /* died: no restore */
+    struct strv notes = {0};
+    ck_assert_msg(confedit_begin(&ce, &p, &notes, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(notes.n, 1);
+    ck_assert_msg(strstr(notes.v[0], "restored from journal"), "%s", notes.v[0]);
+    assert_file("cfg.json", odd_config, strlen(odd_config), 0640);
+    confedit_release(&ce);
+    strv_release(&notes);
+    profile_release(&p);
+}
+END_TEST
+
 /* The shipped ModernUO profile applied to a config of the reference's shape. */
 START_TEST(test_modernuo_applied)
 {
@@ -588,6 +629,7 @@ static Suite *confedit_suite(void)
         tcase_add_test(files, test_link_replaced_by_target);
     tcase_add_test(files, test_begin_needs_the_file);
     tcase_add_test(files, test_apply_error_names_file);
+    tcase_add_test(files, test_recovers_save_never_seen);
     tcase_add_test(files, test_modernuo_applied);
     tcase_add_test(files, test_argv);
     tcase_add_test(files, test_envp);
