@@ -17,6 +17,11 @@
 #include "platform/platform.h"
 #include "setter.h"
 
+/* A write the target makes to its config has settled once two reads SETTLE_GAP_NS apart
+ * agree; a file still changing after SETTLE_LIMIT_NS is left for the next look. */
+#define SETTLE_GAP_NS (50ULL * 1000 * 1000)
+#define SETTLE_LIMIT_NS (2ULL * 1000 * 1000 * 1000)
+
 static struct confedit_file *find_file(struct confedit *ce, const char *path)
 {
     for (size_t i = 0; i < ce->n_files; i++)
@@ -117,6 +122,7 @@ static int write_version(struct confedit_file *cf, const char *data, size_t len,
         write_file_atomic(cf->real, data, len, cf->mode, err) < 0)
         return -1;
     cf->written = true;
+    cf->seen = (struct plat_file_stamp){0}; /* the target's versions are to be looked at */
     return 0;
 }
 
@@ -170,24 +176,83 @@ int confedit_apply(struct confedit *ce, const struct profile *p, const char *val
     return 0;
 }
 
-/* A regular file is at path itself, no link: what the target may leave there is only
- * read or replaced, never followed. */
-static bool regular_at(const char *path)
+static bool same_stamp(const struct plat_file_stamp *a, const struct plat_file_stamp *b)
 {
-    struct stat st;
-    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return a->regular == b->regular && a->size == b->size && a->mtime_ns == b->mtime_ns &&
+           a->ino == b->ino;
 }
 
-int confedit_note_target(struct confedit *ce, struct lb_error *err)
+/* One read of path that nothing changed while it lasted (the stamps before and after
+ * agree): 1 with its bytes (new, caller frees) and *stamp; 0 when it changed under the
+ * read; -1 when there is no regular file at path (a link the target left is not
+ * followed). */
+static int read_still(const char *path, char **data, size_t *len, struct plat_file_stamp *stamp)
+{
+    struct plat_file_stamp after;
+    if (plat_file_stamp(path, stamp) < 0 || !stamp->regular)
+        return -1;
+    if (read_file(path, data, len, NULL) < 0)
+        return 0;
+    if (plat_file_stamp(path, &after) == 0 && same_stamp(stamp, &after) && *len == after.size)
+        return 1;
+    free(*data);
+    return 0;
+}
+
+/* path's bytes once a write to it has settled: two still reads SETTLE_GAP_NS apart that
+ * agree (*stamp the second's). false when they did not within SETTLE_LIMIT_NS, or path
+ * is no regular file: then nothing is known of it. */
+static bool read_settled(const char *path, char **data, size_t *len, struct plat_file_stamp *stamp)
+{
+    uint64_t give_up = mono_ns() + SETTLE_LIMIT_NS;
+    char *prev = NULL;
+    size_t prev_len = 0;
+    for (;;) {
+        char *cur;
+        size_t cur_len;
+        int still = read_still(path, &cur, &cur_len, stamp);
+        if (still == 1 && prev && prev_len == cur_len && memcmp(prev, cur, cur_len) == 0) {
+            free(prev);
+            *data = cur;
+            *len = cur_len;
+            return true;
+        }
+        free(prev);
+        prev = still == 1 ? cur : NULL;
+        prev_len = still == 1 ? cur_len : 0;
+        if (still < 0 || mono_ns() + SETTLE_GAP_NS > give_up) {
+            free(prev);
+            return false;
+        }
+        plat_sleep(SETTLE_GAP_NS);
+    }
+}
+
+/* A version loopbench may count as the target's: JSON, as loopbench wrote it. Anything
+ * else is a save still under way (truncated, half written), never the target's. */
+static bool complete(const char *data, size_t len)
+{
+    json_t *doc = json_loadb(data, len, 0, NULL);
+    json_decref(doc);
+    return doc != NULL;
+}
+
+int confedit_note_target(struct confedit *ce, bool if_changed, struct lb_error *err)
 {
     for (size_t f = 0; f < ce->n_files; f++) {
         struct confedit_file *cf = &ce->files[f];
+        struct plat_file_stamp now;
         char *data;
         size_t len;
-        if (!cf->journal.path || !regular_at(cf->real) ||
-            read_file(cf->real, &data, &len, NULL) < 0)
+        if (!cf->journal.path ||
+            (if_changed && cf->seen.regular && plat_file_stamp(cf->real, &now) == 0 &&
+             same_stamp(&now, &cf->seen)))
+            continue;
+        if (!read_settled(cf->real, &data, &len, &cf->seen)) {
+            cf->seen = (struct plat_file_stamp){0};
             continue; /* judged at recovery, or replaced at the next write */
-        int rc = journal_add(&cf->journal, data, len, NULL, err);
+        }
+        int rc = complete(data, len) ? journal_add(&cf->journal, data, len, NULL, err) : 0;
         free(data);
         /* The link back now rather than at the next write: a loopbench killed from here
          * on leaves the operator's link, and a journal that recovers what it leads to. */

@@ -504,7 +504,7 @@ START_TEST(test_confedit_journals)
     ck_assert_msg(confedit_apply(&ce, &p, "4", &err) == 0, "%s", err.msg);
     ck_assert(exists(JPATH));
     put("cfg.json", "{\"rewritten\": \"by the target\"}", 0640);
-    ck_assert_msg(confedit_note_target(&ce, &err) == 0, "%s", err.msg);
+    ck_assert_msg(confedit_note_target(&ce, false, &err) == 0, "%s", err.msg);
     ck_assert_msg(confedit_restore(&ce, &err) == 0, "%s", err.msg);
     assert_put_back();
     confedit_release(&ce);
@@ -513,7 +513,7 @@ START_TEST(test_confedit_journals)
     ck_assert_msg(confedit_begin(&ce, &p, NULL, &err) == 0, "%s", err.msg);
     ck_assert_msg(confedit_apply(&ce, &p, "0", &err) == 0, "%s", err.msg);
     put("cfg.json", "{\"rewritten\": \"again\"}", 0640);
-    ck_assert_msg(confedit_note_target(&ce, &err) == 0, "%s", err.msg);
+    ck_assert_msg(confedit_note_target(&ce, false, &err) == 0, "%s", err.msg);
 
     /* While one holds the file, another cannot take it, nor touch its journal. */
     struct confedit again;
