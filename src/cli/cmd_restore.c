@@ -17,41 +17,57 @@
 #include "util.h"
 
 const char cmd_restore_usage[] =
-    "usage: loopbench restore FILE|DIR...\n"
+    "usage: loopbench restore [--force] FILE|DIR...\n"
     "\n"
     "Put back the original of each config FILE (or of every file with a journal directly\n"
     "in DIR) that a loopbench which did not finish left edited, from its journal\n"
-    "DIR/.NAME.loopbench-journal, and remove the journal. A file whose content is neither\n"
-    "its original nor a version loopbench wrote or saw its target write was changed by\n"
-    "someone else: it is left as it is, and so is the journal holding its original.\n"
+    "DIR/.NAME.loopbench-journal, and remove the journal. The original is put back when the\n"
+    "file holds it, a version loopbench wrote or saw its target write, or a save the\n"
+    "target made of one (the values loopbench set, every other value of the original\n"
+    "kept); a file that is not JSON (a save cut short) is first kept beside it as\n"
+    "NAME.loopbench-kept-TIME. Any other file was changed by someone else: it is left as\n"
+    "it is, and so is the journal holding its original.\n"
+    "\n"
+    "options:\n"
+    "  --force    put the original back all the same, keeping what the file holds beside\n"
+    "             it as NAME.loopbench-kept-TIME (a new file, mode 0600); both paths are\n"
+    "             printed\n"
     "\n"
     "exit status: 0 every file restored or nothing to do, 1 a file was refused or could\n"
     "not be restored, 2 bad usage or no such FILE or DIR. See docs/reliability.md.\n";
 
 /* Recover one file; prints what happened. Returns an exit status. */
-static int restore_file(const char *file)
+static int restore_file(const char *file, bool force)
 {
-    bool found, restored;
+    struct journal_recovery rec = {0};
     struct lb_error err;
     char *lock_path;
     int lock = journal_lock(file, &lock_path, &err);
-    int rc = lock < 0 ? -1 : journal_recover(file, &found, &restored, &err);
+    int rc = lock < 0 ? -1 : journal_recover(file, force, &rec, &err);
     journal_unlock(lock_path, lock);
     free(lock_path);
     if (rc < 0) {
         msg_error("%s", err.msg);
-        return LB_EXIT_FAILURE;
-    }
-    if (!found)
+    } else if (!rec.found) {
         printf("'%s': no journal, nothing to restore\n", file);
-    else if (restored)
-        printf("'%s': restored its original, journal removed\n", file);
-    else
+    } else if (!rec.restored) {
         printf("'%s': already its original, journal removed\n", file);
-    return LB_EXIT_OK;
+    } else if (rec.kept) {
+        printf(
+            "'%s': restored its original, journal removed; what it held (%s) kept as '%s'\n", file,
+            rec.held == JOURNAL_HELD_CUT ? "not JSON: a save cut short" : "changed by someone else",
+            rec.kept);
+    } else {
+        printf("'%s': restored its original%s, journal removed\n", file,
+               rec.held == JOURNAL_HELD_CUT       ? " (it was empty: a save cut short)"
+               : rec.held == JOURNAL_HELD_MISSING ? " (it was missing)"
+                                                  : "");
+    }
+    journal_recovery_release(&rec);
+    return rc < 0 ? LB_EXIT_FAILURE : LB_EXIT_OK;
 }
 
-static int restore_dir(const char *dir)
+static int restore_dir(const char *dir, bool force)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -66,7 +82,7 @@ static int restore_dir(const char *dir)
         if (!file)
             continue;
         n++;
-        if (restore_file(file) != LB_EXIT_OK)
+        if (restore_file(file, force) != LB_EXIT_OK)
             status = LB_EXIT_FAILURE;
         free(file);
     }
@@ -78,9 +94,13 @@ static int restore_dir(const char *dir)
 
 int cmd_restore(int argc, char **argv)
 {
-    static const enum cli_option none[] = {OPT_END};
-    if (cli_getopt(argc, argv, none) != -1)
-        return cli_bad_option("restore", argc, argv);
+    static const enum cli_option accepts[] = {OPT_FORCE, OPT_END};
+    bool force = false;
+    for (int c; (c = cli_getopt(argc, argv, accepts)) != -1;) {
+        if (c != OPT_FORCE)
+            return cli_bad_option("restore", argc, argv);
+        force = true;
+    }
     if (optind >= argc)
         return msg_usage_error("restore", "restore: missing FILE or DIR argument");
 
@@ -92,9 +112,9 @@ int cmd_restore(int argc, char **argv)
         free(jp);
         int rc;
         if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
-            rc = restore_dir(argv[i]);
+            rc = restore_dir(argv[i], force);
         else if (has_journal || access(argv[i], F_OK) == 0)
-            rc = restore_file(argv[i]);
+            rc = restore_file(argv[i], force);
         else
             rc = msg_usage_error("restore", "restore: no such file or directory '%s'", argv[i]);
         if (rc > status)

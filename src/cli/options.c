@@ -19,6 +19,7 @@ static const struct option catalogue[] = {
     {"drift", required_argument, NULL, OPT_DRIFT},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {"fail-on", required_argument, NULL, OPT_FAIL_ON},
+    {"force", no_argument, NULL, OPT_FORCE},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"github", required_argument, NULL, OPT_GITHUB},
     {"hold-idle", no_argument, NULL, OPT_HOLD_IDLE},

@@ -17,6 +17,11 @@
 #include "platform/platform.h"
 #include "setter.h"
 
+/* A write the target makes to its config has settled once two reads SETTLE_GAP_NS apart
+ * agree; a file still changing after SETTLE_LIMIT_NS is left for the next look. */
+#define SETTLE_GAP_NS (50ULL * 1000 * 1000)
+#define SETTLE_LIMIT_NS (2ULL * 1000 * 1000 * 1000)
+
 static struct confedit_file *find_file(struct confedit *ce, const char *path)
 {
     for (size_t i = 0; i < ce->n_files; i++)
@@ -39,20 +44,27 @@ static int add_file(struct confedit *ce, const char *path, struct strv *notes, s
     struct confedit_file *cf = &ce->files[ce->n_files++];
     *cf = (struct confedit_file){.path = xstrdup(path), .lock_path = lock_path, .lock_fd = lock};
 
-    bool found, restored;
-    if (journal_recover(path, &found, &restored, err) < 0)
-        return -1;
-    if (found && notes) {
+    struct journal_recovery rec;
+    int rc = journal_recover(path, false, &rec, err);
+    if (rc == 0 && rec.found && notes) {
         char *jp = journal_path_for(path);
-        strv_push_owned(notes, restored
+        char *kept =
+            rec.kept
+                ? xasprintf("; what it held, not JSON (a save cut short), kept as '%s'", rec.kept)
+                : xstrdup("");
+        strv_push_owned(notes, rec.restored
                                    ? xasprintf("config '%s' restored from journal '%s' left by a "
-                                               "loopbench that did not finish",
-                                               path, jp)
+                                               "loopbench that did not finish%s",
+                                               path, jp, kept)
                                    : xasprintf("removed journal '%s' left by a loopbench that did "
                                                "not finish; config '%s' was already its original",
                                                jp, path));
+        free(kept);
         free(jp);
     }
+    journal_recovery_release(&rec);
+    if (rc < 0)
+        return -1;
     struct stat st;
     if (stat(path, &st) < 0)
         return lb_fail_errno(err, errno, "cannot access '%s'", path);
@@ -63,14 +75,6 @@ static int add_file(struct confedit *ce, const char *path, struct strv *notes, s
     if (!(cf->real = plat_realpath(path)))
         return lb_fail_errno(err, errno, "cannot resolve '%s'", path);
     return 0;
-}
-
-/* A regular file is at path itself, no link: what the target may leave there is only
- * read or replaced, never followed. */
-static bool regular_at(const char *path)
-{
-    struct stat st;
-    return lstat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 int confedit_begin(struct confedit *ce, const struct profile *p, struct strv *notes,
@@ -104,20 +108,34 @@ static int relink(const struct confedit_file *cf, struct lb_error *err)
     return same ? 0 : link_atomic(cf->path, cf->link, err);
 }
 
-/* Journal data as a version of cf that is ours, creating the journal (with the
- * original) first if this is the first edit; then write it where the config was at the
- * start, replacing whatever the target left there (a link it planted included). */
+/* Journal data as a version of cf that is ours, with the [key path, value] pairs written
+ * makes of the original, creating the journal (with the original) first if this is the
+ * first edit; then write it where the config was at the start, replacing whatever the
+ * target left there (a link it planted included). */
 static int write_version(struct confedit_file *cf, const char *data, size_t len,
-                         struct lb_error *err)
+                         const json_t *written, struct lb_error *err)
 {
     if (!cf->journal.path &&
         journal_create(&cf->journal, cf->path, cf->original, cf->original_len, cf->mode, err) < 0)
         return -1;
-    if (journal_add(&cf->journal, data, len, err) < 0 || relink(cf, err) < 0 ||
+    if (journal_add(&cf->journal, data, len, written, err) < 0 || relink(cf, err) < 0 ||
         write_file_atomic(cf->real, data, len, cf->mode, err) < 0)
         return -1;
     cf->written = true;
+    cf->seen = (struct plat_file_stamp){0}; /* the target's versions are to be looked at */
     return 0;
+}
+
+/* [key path, value]: what s writes for value, as the journal records it. */
+static json_t *written_pair(const struct setter *s, const char *value)
+{
+    json_t *path = json_array();
+    for (size_t k = 0; k < s->key_depth; k++)
+        json_array_append_new(path, json_string(s->key_path[k]));
+    json_t *pair = json_array();
+    json_array_append_new(pair, path);
+    json_array_append_new(pair, setter_json_value(value, s->type));
+    return pair;
 }
 
 int confedit_apply(struct confedit *ce, const struct profile *p, const char *value,
@@ -129,6 +147,7 @@ int confedit_apply(struct confedit *ce, const struct profile *p, const char *val
         size_t len = cf->original_len;
         char *doc = xmalloc(len + 1);
         memcpy(doc, cf->original, len + 1);
+        json_t *written = json_array();
         for (size_t i = 0; i <= p->n_fixed; i++) {
             const char *v;
             const struct setter *s = setter_at(p, i, value, &v);
@@ -140,12 +159,16 @@ int confedit_apply(struct confedit *ce, const struct profile *p, const char *val
             int rc = setter_set_json(doc, len, s->key_path, s->key_depth, v, s->type, &next,
                                      &next_len, &e);
             free(doc);
-            if (rc < 0)
+            if (rc < 0) {
+                json_decref(written);
                 return lb_fail(err, "config '%s': %s", cf->path, e.msg);
+            }
             doc = next;
             len = next_len;
+            json_array_append_new(written, written_pair(s, v));
         }
-        int rc = write_version(cf, doc, len, err);
+        int rc = write_version(cf, doc, len, written, err);
+        json_decref(written);
         free(doc);
         if (rc < 0)
             return -1;
@@ -153,16 +176,83 @@ int confedit_apply(struct confedit *ce, const struct profile *p, const char *val
     return 0;
 }
 
-int confedit_note_target(struct confedit *ce, struct lb_error *err)
+static bool same_stamp(const struct plat_file_stamp *a, const struct plat_file_stamp *b)
+{
+    return a->regular == b->regular && a->size == b->size && a->mtime_ns == b->mtime_ns &&
+           a->ino == b->ino;
+}
+
+/* One read of path that nothing changed while it lasted (the stamps before and after
+ * agree): 1 with its bytes (new, caller frees) and *stamp; 0 when it changed under the
+ * read; -1 when there is no regular file at path (a link the target left is not
+ * followed). */
+static int read_still(const char *path, char **data, size_t *len, struct plat_file_stamp *stamp)
+{
+    struct plat_file_stamp after;
+    if (plat_file_stamp(path, stamp) < 0 || !stamp->regular)
+        return -1;
+    if (read_file(path, data, len, NULL) < 0)
+        return 0;
+    if (plat_file_stamp(path, &after) == 0 && same_stamp(stamp, &after) && *len == after.size)
+        return 1;
+    free(*data);
+    return 0;
+}
+
+/* path's bytes once a write to it has settled: two still reads SETTLE_GAP_NS apart that
+ * agree (*stamp the second's). false when they did not within SETTLE_LIMIT_NS, or path
+ * is no regular file: then nothing is known of it. */
+static bool read_settled(const char *path, char **data, size_t *len, struct plat_file_stamp *stamp)
+{
+    uint64_t give_up = mono_ns() + SETTLE_LIMIT_NS;
+    char *prev = NULL;
+    size_t prev_len = 0;
+    for (;;) {
+        char *cur;
+        size_t cur_len;
+        int still = read_still(path, &cur, &cur_len, stamp);
+        if (still == 1 && prev && prev_len == cur_len && memcmp(prev, cur, cur_len) == 0) {
+            free(prev);
+            *data = cur;
+            *len = cur_len;
+            return true;
+        }
+        free(prev);
+        prev = still == 1 ? cur : NULL;
+        prev_len = still == 1 ? cur_len : 0;
+        if (still < 0 || mono_ns() + SETTLE_GAP_NS > give_up) {
+            free(prev);
+            return false;
+        }
+        plat_sleep(SETTLE_GAP_NS);
+    }
+}
+
+/* A version loopbench may count as the target's: JSON, as loopbench wrote it. Anything
+ * else is a save still under way (truncated, half written), never the target's. */
+static bool complete(const char *data, size_t len)
+{
+    json_t *doc = json_loadb(data, len, 0, NULL);
+    json_decref(doc);
+    return doc != NULL;
+}
+
+int confedit_note_target(struct confedit *ce, bool if_changed, struct lb_error *err)
 {
     for (size_t f = 0; f < ce->n_files; f++) {
         struct confedit_file *cf = &ce->files[f];
+        struct plat_file_stamp now;
         char *data;
         size_t len;
-        if (!cf->journal.path || !regular_at(cf->real) ||
-            read_file(cf->real, &data, &len, NULL) < 0)
+        if (!cf->journal.path ||
+            (if_changed && cf->seen.regular && plat_file_stamp(cf->real, &now) == 0 &&
+             same_stamp(&now, &cf->seen)))
+            continue;
+        if (!read_settled(cf->real, &data, &len, &cf->seen)) {
+            cf->seen = (struct plat_file_stamp){0};
             continue; /* judged at recovery, or replaced at the next write */
-        int rc = journal_add(&cf->journal, data, len, err);
+        }
+        int rc = complete(data, len) ? journal_add(&cf->journal, data, len, NULL, err) : 0;
         free(data);
         /* The link back now rather than at the next write: a loopbench killed from here
          * on leaves the operator's link, and a journal that recovers what it leads to. */

@@ -15,6 +15,7 @@
 
 #include "journal.h"
 #include "msg.h"
+#include "platform/platform.h"
 #include "profile.h"
 #include "util.h"
 
@@ -29,6 +30,7 @@ struct confedit_file {
     struct journal journal; /* .path set once made, before the first write */
     char *lock_path;        /* journal_lock's, held from begin to release */
     int lock_fd;
+    struct plat_file_stamp seen; /* the file at the last look (confedit_note_target) */
 };
 
 struct confedit {
@@ -51,11 +53,16 @@ int confedit_begin(struct confedit *ce, const struct profile *p, struct strv *no
 int confedit_apply(struct confedit *ce, const struct profile *p, const char *value,
                    struct lb_error *err);
 
-/* Record the current content of every file written as ours in its journal: called
- * while the target runs and after it stops, so that a target that rewrites its own
- * config does not make a later recovery refuse. A config that was a symbolic link and
- * that the target replaced with a file (a save by rename) is made the link again. */
-int confedit_note_target(struct confedit *ce, struct lb_error *err);
+/* Record what the target wrote to every file written, as ours in its journal (synced
+ * before this returns): called while the target runs and after it stops, so that a
+ * target that rewrites its own config does not make a later recovery refuse. A version
+ * is recorded once its write has settled (two reads 50 ms apart agree; a file still
+ * changing after 2 s is left for the next look) and only when it is JSON: a save under
+ * way (truncated, half written) is never taken for the target's. if_changed: only files
+ * whose size, mtime or inode changed since the last look are read (a tick of the
+ * warm-up; else every file). A config that was a symbolic link and that the target
+ * replaced with a file (a save by rename) is made the link again. */
+int confedit_note_target(struct confedit *ce, bool if_changed, struct lb_error *err);
 
 /* Put back the original bytes and mode of every file written and remove its journal.
  * Keeps going on error (every file gets its chance) and reports the first failure. */

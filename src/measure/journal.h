@@ -4,16 +4,21 @@
  * Before the first edit of FILE, its original bytes and mode are written, synced, to
  * a hidden file beside it, DIR/.NAME.loopbench-journal, together with the hashes of
  * every version of FILE that is "ours": each version loopbench writes (recorded
- * before it is written) and each version loopbench saw in the file while its target
- * ran (a target such as refshard or ModernUO rewrites its own config at start-up).
- * Recovery restores the original only when FILE's content is the original or one of
- * those versions; anything else was changed by someone else and is left alone. The
- * format is in docs/reliability.md. */
+ * before it is written) and each complete version loopbench saw in the file while its
+ * target ran (a target such as refshard or ModernUO rewrites its own config at
+ * start-up), and the values loopbench wrote at each key path. Recovery restores the
+ * original when FILE holds the original, one of those versions, or a save of one the
+ * target made that loopbench did not see (judged on the JSON: journal_recover); a
+ * FILE that is not JSON (a save cut short) is kept beside it first. Anything else was
+ * changed by someone else and is left alone unless forced. The format is in
+ * docs/reliability.md. */
 #ifndef LOOPBENCH_JOURNAL_H
 #define LOOPBENCH_JOURNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include <jansson.h>
 
 #include "msg.h"
 
@@ -25,6 +30,7 @@ struct journal {
     unsigned mode;     /* its original permission bits */
     char (*known)[17]; /* hashes of the versions that are ours */
     size_t n_known;
+    json_t *written; /* [key path, value] pairs loopbench wrote; NULL in a version 1 journal */
 };
 
 /* The journal's path for file: DIR/.NAME.loopbench-journal, where DIR/NAME is file's
@@ -50,8 +56,10 @@ char *journal_file_for(const char *dir, const char *name);
 int journal_create(struct journal *j, const char *file, const char *original, size_t len,
                    unsigned mode, struct lb_error *err);
 
-/* Count data as ours; rewrites the journal (synced) when its hash is new. */
-int journal_add(struct journal *j, const void *data, size_t len, struct lb_error *err);
+/* Count data as ours, and the [key path, value] pairs of written (NULL: none) as values
+ * loopbench wrote; rewrites the journal (synced) when either is new. */
+int journal_add(struct journal *j, const void *data, size_t len, const json_t *written,
+                struct lb_error *err);
 
 /* Whether data is the original or a version recorded as ours. */
 bool journal_is_ours(const struct journal *j, const void *data, size_t len);
@@ -68,12 +76,32 @@ int journal_remove(const struct journal *j, struct lb_error *err);
 int journal_write_file(const char *file, const void *data, size_t len, unsigned mode,
                        struct lb_error *err);
 
-/* If file has a journal, put the original back and remove the journal (the caller
- * holds journal_lock): *restored is
- * true when the file had to be rewritten, *found when there was a journal. Fails,
- * writing nothing, when the file's content is neither the original nor ours, and the
- * message names the journal holding the original. */
-int journal_recover(const char *file, bool *found, bool *restored, struct lb_error *err);
+/* What the file held at recovery. */
+enum journal_held {
+    JOURNAL_HELD_ORIGINAL,
+    JOURNAL_HELD_OURS,    /* a version loopbench wrote or saw, or a save the target made of one */
+    JOURNAL_HELD_CUT,     /* not JSON (empty, or a prefix): a save the kill cut short */
+    JOURNAL_HELD_FOREIGN, /* changed by someone else */
+    JOURNAL_HELD_MISSING,
+};
+
+struct journal_recovery {
+    bool found;    /* file had a journal */
+    bool restored; /* the original was written back (else the file was it already) */
+    enum journal_held held;
+    char *kept; /* where what the file held was kept (new string), or NULL */
+};
+
+/* If file has a journal, put the original back and remove the journal (the caller holds
+ * journal_lock). A file that is not JSON (a save cut short) is first kept beside it,
+ * NAME.loopbench-kept-TIME (TIME in UTC; never over a file that exists, nor through a
+ * link; mode 0600), unless it is empty. A file changed by someone else, or missing, is
+ * left as it is and recovery fails, the message naming the journal that holds the
+ * original and saying how to force it; force puts the original back all the same,
+ * keeping the file's content beside it first. Release r with journal_recovery_release
+ * whatever is returned. */
+int journal_recover(const char *file, bool force, struct journal_recovery *r, struct lb_error *err);
+void journal_recovery_release(struct journal_recovery *r);
 
 void journal_release(struct journal *j);
 

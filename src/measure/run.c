@@ -240,10 +240,21 @@ static bool any_going(const struct slot *s, size_t n)
     return false;
 }
 
+/* Record in their journals what the targets still going wrote to their configs
+ * (confedit_note_target; if_changed on a tick of the warm-up): a run whose journal
+ * cannot be written fails. */
+static void note_targets(struct slot *s, size_t n, bool if_changed, struct lb_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i].step == STEP_OK && confedit_note_target(s[i].ce, if_changed, err) < 0)
+            s[i].step = STEP_ERROR;
+}
+
 /* Wait for a phase of fixed length, watching the targets for their exit and for
- * interrupts. Wakes once a second at most, for the progress line. */
+ * interrupts, and what they write to their configs. Wakes once a second at most, for
+ * the progress line. */
 static enum step wait_phase(struct slot *s, size_t n, uint64_t ns, struct progress *p,
-                            const char *phase)
+                            const char *phase, struct lb_error *err)
 {
     uint64_t start = mono_ns(), deadline = start + ns;
     for (;;) {
@@ -256,6 +267,7 @@ static enum step wait_phase(struct slot *s, size_t n, uint64_t ns, struct progre
             return STEP_INTERRUPTED;
         if (ev == PLAT_EVENT_CHILD)
             note_exits(s, n, phase);
+        note_targets(s, n, true, err);
         progress_tick(p, (double)(mono_ns() - start) / (double)ns);
     }
 }
@@ -685,8 +697,8 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
 /* --warmup auto: until the CPU of every target still going has been steady over the last
  * RUN_SETTLE_SPAN_NS (read every RUN_SETTLE_EVERY_NS), or until `until` (monotonic): then
  * *capped. */
-static enum step settle(struct slot *s, size_t n, uint64_t until, bool *capped,
-                        struct progress *p)
+static enum step settle(struct slot *s, size_t n, uint64_t until, bool *capped, struct progress *p,
+                        struct lb_error *err)
 {
     enum { KEEP = RUN_SETTLE_SPAN_NS / RUN_SETTLE_EVERY_NS + 1 };
     uint64_t when[KEEP], cpu[SAMPLER_MAX_TARGETS][KEEP];
@@ -731,6 +743,7 @@ static enum step settle(struct slot *s, size_t n, uint64_t until, bool *capped,
         }
         if (ev == PLAT_EVENT_INTERRUPT)
             return STEP_INTERRUPTED;
+        note_targets(s, n, true, err);
         progress_tick(p, (double)(mono_ns() - start) / (double)(until - start));
     }
 }
@@ -748,15 +761,19 @@ static enum step warm_and_sample(struct runner *rn, struct slot *s, size_t n, st
     for (long restarts = 0; step == STEP_OK && abandoned && any_going(s, n); restarts++) {
         progress_phase(p, s[0].index, s[0].label, c->warmup_auto ? "warm-up (auto)" : "warm-up",
                        c->warmup_s);
-        step = c->warmup_auto ? settle(s, n, limit, &capped, p)
-                              : wait_phase(s, n, (uint64_t)(c->warmup_s * 1e9), p, "warm-up");
+        step = c->warmup_auto ? settle(s, n, limit, &capped, p, err)
+                              : wait_phase(s, n, (uint64_t)(c->warmup_s * 1e9), p, "warm-up", err);
         for (size_t i = 0; i < n; i++) {
             s[i].r->warmup_s = (double)(mono_ns() - start) / 1e9;
             s[i].r->window_restarts = restarts;
             s[i].r->warmup_capped = capped;
         }
-        if (step == STEP_OK)
-            step = sample_window(rn, s, n, p, c->warmup_auto ? limit : 0, &abandoned, err);
+        if (step != STEP_OK)
+            break;
+        /* At the window's edges: its journal on disk before the window opens. */
+        note_targets(s, n, false, err);
+        step = sample_window(rn, s, n, p, c->warmup_auto ? limit : 0, &abandoned, err);
+        note_targets(s, n, false, err);
     }
     return step;
 }
@@ -855,8 +872,8 @@ static void slot_finish(struct slot *x, struct progress *p, struct lb_error *err
         }
     }
     /* ...and one that saves it on the way out has done so now. */
-    if (x->t && x->step == STEP_OK && confedit_note_target(x->ce, err) < 0)
-        x->step = STEP_ERROR;
+    if (x->t)
+        note_targets(x, 1, false, err);
     if (x->step == STEP_OK && r->sampled && write_series(x->rp.series, r, x->points, err) < 0)
         x->step = STEP_ERROR;
     if (x->step == STEP_FAILED)
@@ -907,10 +924,8 @@ static enum step run_group(struct runner *rn, size_t from, size_t to, struct pro
         slot_start(rn, &s[i], p, err);
     }
     enum step group = wait_ready(s, n);
-    /* A target that rewrites its config at start-up has done so once it is ready. */
-    for (size_t i = 0; i < n; i++)
-        if (s[i].step == STEP_OK && confedit_note_target(s[i].ce, err) < 0)
-            s[i].step = STEP_ERROR;
+    /* A target that rewrites its config at start-up may have done so once it is ready. */
+    note_targets(s, n, false, err);
     /* --hold-idle: through the warm-up and the window, let go before the targets stop */
     int held = -1;
     if (group == STEP_OK && c->hold_idle && (held = plat_idle_hold(err)) < 0)

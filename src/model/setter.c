@@ -62,6 +62,11 @@ static json_t *number_new(const char *value)
     return v;
 }
 
+json_t *setter_json_value(const char *value, enum setter_type type)
+{
+    return type == SETTER_NUMBER ? number_new(value) : json_string(value);
+}
+
 bool setter_is_number(const char *value)
 {
     json_t *v = number_new(value);
@@ -131,7 +136,7 @@ int setter_set_json(const char *text, size_t len, char *const *key_path, size_t 
             lb_fail(err, "parent '%s' of key path '%s' is not an object", key_path[bad], kp);
         goto out;
     }
-    v = type == SETTER_NUMBER ? number_new(value) : json_string(value);
+    v = setter_json_value(value, type);
     if (!v) {
         lb_fail(err, "value '%s' for key path '%s' is not %s", value, kp,
                 type == SETTER_NUMBER ? "a JSON number" : "valid UTF-8");

@@ -33,6 +33,10 @@ int setter_set_json(const char *text, size_t len, char *const *key_path, size_t 
 json_t *setter_json_parent(json_t *doc, char *const *key_path, size_t depth, size_t *bad,
                            bool *missing);
 
+/* The JSON value setter_set_json writes for value (new reference), or NULL when value is
+ * not one of type (not a JSON number, not UTF-8). */
+json_t *setter_json_value(const char *value, enum setter_type type);
+
 /* Whether value is a JSON number ("2", "-0.5", "1e3"), as SETTER_NUMBER requires. */
 bool setter_is_number(const char *value);
 

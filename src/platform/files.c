@@ -52,13 +52,12 @@ static int make_link(const char *name, const void *text)
     return symlink(text, name);
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
-                      struct lb_error *err)
+/* Write data to fd, the new file name, give it mode (on the descriptor: a path could by
+ * now lead elsewhere; created 0600, it is nobody else's to read until it has its mode),
+ * sync and close it: fd is closed either way. */
+static int fill_file(int fd, const char *name, const void *data, size_t len, unsigned mode,
+                     struct lb_error *err)
 {
-    char *tmp = NULL;
-    int fd = make_beside(path, make_file, NULL, &tmp, err);
-    if (fd < 0)
-        return -1;
     const char *p = data;
     size_t left = len;
     while (left > 0) {
@@ -66,28 +65,37 @@ int write_file_atomic(const char *path, const void *data, size_t len, unsigned m
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            lb_fail_errno(err, errno, "cannot write '%s'", tmp);
+            lb_fail_errno(err, errno, "cannot write '%s'", name);
             goto fail;
         }
         p += w;
         left -= (size_t)w;
     }
-    /* On the descriptor: a path could by now lead elsewhere. Created 0600, so the file
-     * is nobody else's to read until it has its mode, exactly the original one. */
     if (plat_set_mode(fd, mode) < 0) {
-        lb_fail_errno(err, errno, "cannot set the mode of '%s'", tmp);
+        lb_fail_errno(err, errno, "cannot set the mode of '%s'", name);
         goto fail;
     }
     if (fsync(fd) < 0) {
-        lb_fail_errno(err, errno, "cannot sync '%s'", tmp);
+        lb_fail_errno(err, errno, "cannot sync '%s'", name);
         goto fail;
     }
-    if (close(fd) < 0) {
-        fd = -1;
-        lb_fail_errno(err, errno, "cannot close '%s'", tmp);
+    if (close(fd) < 0)
+        return lb_fail_errno(err, errno, "cannot close '%s'", name);
+    return 0;
+fail:
+    close(fd);
+    return -1;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
+                      struct lb_error *err)
+{
+    char *tmp = NULL;
+    int fd = make_beside(path, make_file, NULL, &tmp, err);
+    if (fd < 0)
+        return -1;
+    if (fill_file(fd, tmp, data, len, mode, err) < 0)
         goto fail;
-    }
-    fd = -1;
     if (plat_replace_file(tmp, path) < 0) {
         lb_fail_errno(err, errno, "cannot replace '%s'", path);
         goto fail;
@@ -95,11 +103,23 @@ int write_file_atomic(const char *path, const void *data, size_t len, unsigned m
     free(tmp);
     return 0;
 fail:
-    if (fd >= 0)
-        close(fd);
     unlink(tmp);
     free(tmp);
     return -1;
+}
+
+int write_file_new(const char *path, const void *data, size_t len, unsigned mode,
+                   struct lb_error *err)
+{
+    int fd = plat_create_exclusive(path);
+    if (fd < 0)
+        return errno == EEXIST ? 1 : lb_fail_errno(err, errno, "cannot create '%s'", path);
+    if (fill_file(fd, path, data, len, mode, err) < 0) {
+        unlink(path);
+        return -1;
+    }
+    plat_sync_dir_of(path);
+    return 0;
 }
 
 int link_atomic(const char *path, const char *text, struct lb_error *err)

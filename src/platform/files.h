@@ -13,6 +13,10 @@
  * mode is applied to the new file. */
 int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
                       struct lb_error *err);
+/* Write a new file at path, with mode, synced (and its directory): never over a file
+ * that exists, nor through a link at path. 1 when path is taken (nothing written). */
+int write_file_new(const char *path, const void *data, size_t len, unsigned mode,
+                   struct lb_error *err);
 /* Make path the symbolic link text in one step, whatever is there now: a link at a
  * fresh name beside it (as write_file_atomic's), renamed over it. */
 int link_atomic(const char *path, const char *text, struct lb_error *err);

@@ -146,6 +146,20 @@ int plat_replace_file(const char *tmp, const char *path);
  * exists, nor through a symbolic link (a link at path, even dangling, is EEXIST). Its
  * descriptor, or -1 with errno. */
 int plat_create_exclusive(const char *path);
+/* Make the entries of path's directory durable (fsync of the directory); nothing where
+ * the system writes them through (Windows). */
+void plat_sync_dir_of(const char *path);
+/* What tells one version of a file from the next without reading it. */
+struct plat_file_stamp {
+    bool regular; /* a regular file at path itself, no link */
+    uint64_t size;
+    uint64_t mtime_ns; /* as precise as the file system keeps it */
+    uint64_t ino;      /* 0 where the system has none (Windows) */
+};
+/* path's stamp, not following a link at path: 0, or -1 with errno. */
+int plat_file_stamp(const char *path, struct plat_file_stamp *out);
+/* Sleep ns, whatever signals arrive: their events stay for plat_wait_until. */
+void plat_sleep(uint64_t ns);
 /* A file loopbench writes for its user in a directory a hostile campaign may have filled
  * (plots, series.csv): created or truncated, but never through a symbolic link at path,
  * which fails with ELOOP. NULL with errno. */

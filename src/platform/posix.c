@@ -125,8 +125,8 @@ int posix_path_try(const char *file, char *const *envp,
     return found;
 }
 
-/* A rename is durable only once the directory holding the new name is on disk. */
-static void fsync_dir_of(const char *path)
+/* A new name (a rename's, a new file's) is durable only once its directory is on disk. */
+void plat_sync_dir_of(const char *path)
 {
     char *dir = path_dirname(path);
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -141,8 +141,34 @@ int plat_replace_file(const char *tmp, const char *path)
 {
     if (rename(tmp, path) < 0)
         return -1;
-    fsync_dir_of(path);
+    plat_sync_dir_of(path);
     return 0;
+}
+
+int plat_file_stamp(const char *path, struct plat_file_stamp *out)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return -1;
+#ifdef __APPLE__
+    struct timespec mtime = st.st_mtimespec;
+#else
+    struct timespec mtime = st.st_mtim;
+#endif
+    *out = (struct plat_file_stamp){
+        .regular = S_ISREG(st.st_mode),
+        .size = (uint64_t)st.st_size,
+        .mtime_ns = (uint64_t)mtime.tv_sec * NS_PER_SEC + (uint64_t)mtime.tv_nsec,
+        .ino = (uint64_t)st.st_ino,
+    };
+    return 0;
+}
+
+void plat_sleep(uint64_t ns)
+{
+    struct timespec ts = {(time_t)(ns / NS_PER_SEC), (long)(ns % NS_PER_SEC)};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
 }
 
 int plat_create_exclusive(const char *path)

@@ -1030,6 +1030,37 @@ int plat_replace_file(const char *tmp, const char *path)
     return 0;
 }
 
+/* MoveFileExW's WRITE_THROUGH and _commit's FlushFileBuffers make the entries durable. */
+void plat_sync_dir_of(const char *path)
+{
+    (void)path;
+}
+
+int plat_file_stamp(const char *path, struct plat_file_stamp *out)
+{
+    wchar_t *w = utf16(path);
+    WIN32_FILE_ATTRIBUTE_DATA a;
+    BOOL ok = GetFileAttributesExW(w, GetFileExInfoStandard, &a);
+    DWORD e = GetLastError();
+    free(w);
+    if (!ok) {
+        errno = errno_of(e);
+        return -1;
+    }
+    *out = (struct plat_file_stamp){
+        .regular = !(a.dwFileAttributes & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_REPARSE_POINT |
+                                           FILE_ATTRIBUTE_DEVICE)),
+        .size = (uint64_t)a.nFileSizeHigh << 32 | a.nFileSizeLow,
+        .mtime_ns = filetime_ns(a.ftLastWriteTime),
+    };
+    return 0;
+}
+
+void plat_sleep(uint64_t ns)
+{
+    Sleep((DWORD)((ns + 999999) / 1000000));
+}
+
 /* Shared for reading and writing but not deletion, as the CRT opens files: a lock file
  * made here can be read (its pid) by another loopbench and not deleted under its
  * holder (plat_lock_try). Windows' symbolic links need a privilege loopbench is never

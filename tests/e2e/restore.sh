@@ -2,8 +2,9 @@
 # Config files survive a loopbench that dies: SIGKILL mid-sample leaves a journal,
 # and `loopbench restore` or the next `loopbench run` puts the original back byte for
 # byte, even though refshard rewrote its config at start-up; a file changed by
-# someone else since is left alone and the message names the journal. See
-# docs/reliability.md.
+# someone else since is left alone and the message names the journal and says how to
+# proceed: `restore --force` keeps it beside the original it puts back. See
+# docs/reliability.md (tests/e2e/restore-race.sh: a target killed mid-save).
 source "$(dirname "$0")/lib.sh"
 
 # A private copy of the reference profile, as in run.sh.
@@ -86,7 +87,39 @@ rc=0
 check "run refuses it too (exit 1)" [ "$rc" -eq 1 ]
 check "  ... naming the journal" grep -q "$journal" "$TMP/run3.err"
 check "  ... the operator's file untouched" cmp -s "$cfg" "$TMP/edited.json"
-rm -f "$journal"
+check "  ... and saying in one line how to proceed" bash -c "
+  [ \$(wc -l <'$TMP/r3.err') -eq 1 ] &&
+  grep -qF \"to put it back, keeping this content beside it: loopbench restore --force '$cfg'\" '$TMP/r3.err'"
+
+# --- 3c. restore --force: the content kept beside it, exactly, never through a link ----
+# Links to a victim wait at the names the kept file could take in the next 10 s (so under
+# valgrind too): it goes to a new name, and the victim is untouched.
+echo "the victim's own" >"$TMP/victim"
+for s in $(seq 0 9); do
+  ln -s "$TMP/victim" "$cfg.loopbench-kept-$(date -u -d "@$(($(date +%s) + s))" +%Y%m%dT%H%M%SZ)"
+done
+ls "$TMP/ref" >"$TMP/before-force.ls"
+rc=0
+"$LOOPBENCH" restore --force "$cfg" >"$TMP/force.out" 2>"$TMP/force.err" || rc=$?
+kept=$(comm -13 "$TMP/before-force.ls" <(ls "$TMP/ref") | grep '^refshard\.config\.json\.loopbench-kept-' || true)
+check "restore --force exits 0" [ "$rc" -eq 0 ]
+check "  ... the config byte-identical to the original, its mode kept" bash -c "
+  cmp -s '$cfg' '$TMP/original.json' && [ \$(stat -c %a '$cfg') = \$(stat -c %a '$TMP/original.json') ]"
+check "  ... the journal removed" test ! -e "$journal"
+check "  ... what the file held kept beside it: one new file, exactly the operator's edit" \
+  bash -c "[ \$(printf '%s\n' '$kept' | wc -l) -eq 1 ] && [ -f '$TMP/ref/$kept' ] &&
+    [ ! -L '$TMP/ref/$kept' ] && cmp -s '$TMP/ref/$kept' '$TMP/edited.json'"
+check "  ... mode 0600" [ "$(stat -c %a "$TMP/ref/$kept")" = 600 ]
+check "  ... never written through a link at its name: the victim untouched" \
+  bash -c "[ \"\$(cat '$TMP/victim')\" = \"the victim's own\" ]"
+check "  ... saying both paths" bash -c "
+  grep -qF \"'$cfg': restored its original\" '$TMP/force.out' && grep -qF \"'$TMP/ref/$kept'\" '$TMP/force.out'"
+rm -f "$TMP/ref/$kept" "$cfg".loopbench-kept-*
+rc=0
+"$LOOPBENCH" restore --force "$cfg" >"$TMP/force2.out" 2>&1 || rc=$?
+check "restore --force with nothing to restore: exit 0, nothing kept" bash -c "
+  [ $rc -eq 0 ] && grep -q 'nothing to restore' '$TMP/force2.out' &&
+  [ -z \"\$(ls '$TMP/ref' | grep loopbench-kept)\" ]"
 
 # --- 3b. a config reached through a link, which refshard saves by renaming over it ---
 # The run's settings reach refshard through the link, and the campaign leaves the link and

@@ -3,6 +3,8 @@
  * environment get the values where the profile says. */
 #include <check.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -455,6 +457,193 @@ START_TEST(test_apply_error_names_file)
 }
 END_TEST
 
+/* What the target saves of applied("4"): loaded, a setting added, saved pretty. */
+static const char target_saved[] =
+    "{\n    \"settings\": {\n        \"server.eventLoopIdleWaitMs\": "
+    "\"4\",\n        \"server.loopStatsIntervalSeconds\": 15,\n"
+    "        \"added\": \"by the target\"\n    },\n    "
+    "\"listeners\": [\"0.0.0.0:2593\"],\n    \"ext\": {\"keep\": 1}\n}\n";
+
+/* ce (odd_config in cfg.json, p's knob at 4) begun and applied. */
+static void begin_applied(struct profile *p, struct confedit *ce)
+{
+    struct lb_error err;
+    testlib_case_dir();
+    put("cfg.json", odd_config, 0640);
+    load(config_profile, p);
+    ck_assert_msg(confedit_begin(ce, p, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(confedit_apply(ce, p, "4", &err) == 0, "%s", err.msg);
+}
+
+/* A version the target wrote is recorded once it is JSON: a save that has only
+ * truncated the file, or written half of it, is never taken for the target's. */
+START_TEST(test_note_records_complete_saves)
+{
+    struct profile p;
+    struct confedit ce;
+    struct lb_error err;
+    begin_applied(&p, &ce);
+    const struct journal *j = &ce.files[0].journal;
+    size_t n = j->n_known;
+    static const char *const cut[] = {"", "{\n    \"settings\": {\n        \"server."};
+    for (size_t i = 0; i < 2; i++) {
+        put("cfg.json", cut[i], 0640);
+        ck_assert_msg(confedit_note_target(&ce, false, &err) == 0, "%s", err.msg);
+        ck_assert_uint_eq(j->n_known, n);
+        ck_assert(!journal_is_ours(j, cut[i], strlen(cut[i])));
+    }
+    /* A tick looks again at a file that changed. */
+    put("cfg.json", target_saved, 0640);
+    ck_assert_msg(confedit_note_target(&ce, true, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(j->n_known, n + 1);
+    /* ... on disk before it returns */
+    struct journal k;
+    bool found;
+    ck_assert_msg(journal_load("cfg.json", &k, &found, &err) == 0, "%s", err.msg);
+    ck_assert(found && journal_is_ours(&k, target_saved, strlen(target_saved)));
+    journal_release(&k);
+    ck_assert_int_eq(confedit_restore(&ce, &err), 0);
+    assert_file("cfg.json", odd_config, strlen(odd_config), 0640);
+    confedit_release(&ce);
+    profile_release(&p);
+}
+END_TEST
+
+/* A link the target leaves at its config is never followed, nor waited on to settle. */
+START_TEST(test_note_ignores_a_link)
+{
+    struct profile p;
+    struct confedit ce;
+    struct lb_error err;
+    begin_applied(&p, &ce);
+    size_t n = ce.files[0].journal.n_known;
+    put("victim.json", target_saved, 0600);
+    ck_assert_int_eq(unlink("cfg.json"), 0);
+    ck_assert_int_eq(symlink("victim.json", "cfg.json"), 0);
+    uint64_t start = mono_ns();
+    ck_assert_msg(confedit_note_target(&ce, false, &err) == 0, "%s", err.msg);
+    ck_assert_msg(mono_ns() - start < NS_PER_SEC, "the look took %.1f s",
+                  (double)(mono_ns() - start) / 1e9);
+    ck_assert_uint_eq(ce.files[0].journal.n_known, n);
+    ck_assert_int_eq(confedit_restore(&ce, &err), 0);
+    assert_file("cfg.json", odd_config, strlen(odd_config), 0640);
+    assert_file("victim.json", target_saved, strlen(target_saved), 0600);
+    confedit_release(&ce);
+    profile_release(&p);
+}
+END_TEST
+
+/* A target saving its config again and again, in place (truncate, half, a pause, the
+ * rest), as a thread of the test; changing: a new version at every save (each one's
+ * hash in hashes) or the same one. */
+struct saver {
+    pthread_t thread;
+    atomic_bool stop;
+    bool changing;
+    char (*hashes)[17];
+    size_t n_hashes;
+};
+
+static void *keep_saving(void *arg)
+{
+    struct saver *sv = arg;
+    for (unsigned long n = 0; !atomic_load(&sv->stop); n++) {
+        char *text = sv->changing ? xasprintf("{\"saves\": %lu, \"ext\": {\"keep\": 1}}\n", n)
+                                  : xstrdup(target_saved);
+        size_t len = strlen(text), half = len / 2;
+        sv->hashes = xrealloc(sv->hashes, (sv->n_hashes + 1) * sizeof(*sv->hashes));
+        hash_fnv1a64_hex(text, len, sv->hashes[sv->n_hashes++]);
+        FILE *f = fopen("cfg.json", "wb");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(text, 1, half, f), half);
+        fflush(f);
+        plat_sleep(2 * 1000 * 1000);
+        ck_assert_uint_eq(fwrite(text + half, 1, len - half, f), len - half);
+        ck_assert_int_eq(fclose(f), 0);
+        free(text);
+        plat_sleep(3 * 1000 * 1000);
+    }
+    return NULL;
+}
+
+/* Every version the journal holds as ours is loopbench's own (applied("4")) or one the
+ * saver completed. */
+static void assert_only_complete(const struct journal *j, const struct saver *sv)
+{
+    char *ours = applied("4");
+    char mine[17];
+    hash_fnv1a64_hex(ours, strlen(ours), mine);
+    free(ours);
+    for (size_t i = 0; i < j->n_known; i++) {
+        bool complete = strcmp(j->known[i], mine) == 0;
+        for (size_t k = 0; k < sv->n_hashes && !complete; k++)
+            complete = strcmp(j->known[i], sv->hashes[k]) == 0;
+        ck_assert_msg(complete, "version %s recorded as ours was never a complete save",
+                      j->known[i]);
+    }
+}
+
+/* Looks taken while the target saves: none records a save half done; one that never
+ * settles (a new version every 5 ms) gives up within its bound, recording nothing; once
+ * the saves stop, the last is recorded. */
+START_TEST(test_note_waits_for_saves_to_settle)
+{
+    for (int changing = 0; changing < 2; changing++) {
+        struct profile p;
+        struct confedit ce;
+        struct lb_error err;
+        begin_applied(&p, &ce);
+        struct saver sv = {.changing = changing};
+        atomic_init(&sv.stop, false);
+        ck_assert_int_eq(pthread_create(&sv.thread, NULL, keep_saving, &sv), 0);
+        /* Looks at moments spread over the saves' cycle, whatever each takes. */
+        for (int look = 0; look < (changing ? 1 : 30); look++) {
+            uint64_t start = mono_ns();
+            ck_assert_msg(confedit_note_target(&ce, false, &err) == 0, "%s", err.msg);
+            double took = (double)(mono_ns() - start) / 1e9;
+            ck_assert_msg(took < 5, "a look took %.1f s", took);
+            plat_sleep(1700 * 1000);
+        }
+        atomic_store(&sv.stop, true);
+        ck_assert_int_eq(pthread_join(sv.thread, NULL), 0);
+        assert_only_complete(&ce.files[0].journal, &sv);
+        ck_assert_msg(confedit_note_target(&ce, false, &err) == 0, "%s", err.msg);
+        char *last;
+        size_t len;
+        ck_assert_int_eq(read_file("cfg.json", &last, &len, &err), 0);
+        ck_assert(journal_is_ours(&ce.files[0].journal, last, len));
+        free(last);
+        ck_assert_int_eq(confedit_restore(&ce, &err), 0);
+        free(sv.hashes);
+        confedit_release(&ce);
+        profile_release(&p);
+    }
+}
+END_TEST
+
+/* Killed before it saw the target's save (loopbench looks at ready, on the warm-up's
+ * ticks and at the window's edges, not inside the window): the next confedit_begin puts
+ * the original back all the same, since the save is the target's of a version loopbench
+ * wrote (its values at the key paths loopbench sets, the rest of the original kept). */
+START_TEST(test_recovers_save_never_seen)
+{
+    struct profile p;
+    struct confedit ce;
+    struct lb_error err;
+    begin_applied(&p, &ce);
+    put("cfg.json", target_saved, 0640);
+    confedit_release(&ce); /* died: no restore */
+    struct strv notes = {0};
+    ck_assert_msg(confedit_begin(&ce, &p, &notes, &err) == 0, "%s", err.msg);
+    ck_assert_uint_eq(notes.n, 1);
+    ck_assert_msg(strstr(notes.v[0], "restored from journal"), "%s", notes.v[0]);
+    assert_file("cfg.json", odd_config, strlen(odd_config), 0640);
+    confedit_release(&ce);
+    strv_release(&notes);
+    profile_release(&p);
+}
+END_TEST
+
 /* The shipped ModernUO profile applied to a config of the reference's shape. */
 START_TEST(test_modernuo_applied)
 {
@@ -586,8 +775,13 @@ static Suite *confedit_suite(void)
         tcase_add_test(files, test_symlinked_config_stays_a_link);
     if (strcmp(plat_name(), "windows") != 0)
         tcase_add_test(files, test_link_replaced_by_target);
+    if (strcmp(plat_name(), "windows") != 0)
+        tcase_add_test(files, test_note_ignores_a_link);
     tcase_add_test(files, test_begin_needs_the_file);
     tcase_add_test(files, test_apply_error_names_file);
+    tcase_add_test(files, test_note_records_complete_saves);
+    tcase_add_test(files, test_note_waits_for_saves_to_settle);
+    tcase_add_test(files, test_recovers_save_never_seen);
     tcase_add_test(files, test_modernuo_applied);
     tcase_add_test(files, test_argv);
     tcase_add_test(files, test_envp);
