@@ -34,7 +34,7 @@ check "  ... and completes" jq -e '.runs[0].status == "ok"' "$TMP/web/results.js
 
 # A libcurl that cannot be loaded: its file hidden behind an empty one in a private mount
 # namespace (root, or unprivileged user namespaces).
-lib=$(PATH=$PATH:/sbin:/usr/sbin ldconfig -p | awk '/libcurl\.so\.4 / { print $NF; exit }')
+lib=$(PATH=$PATH:/sbin:/usr/sbin ldconfig -p | awk '/libcurl\.so\.4 / && !found { print $NF; found = 1 }')
 without_libcurl() {
   unshare -rm sh -c 'mount --bind /dev/null "$1" && shift && exec "$@"' sh "$(readlink -f "$lib")" "$@"
 }

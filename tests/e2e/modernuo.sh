@@ -34,9 +34,11 @@ cat "$TMP/table.txt" "$TMP/err.txt"
 res=$TMP/out/results.json
 check "the campaign completes (exit 0)" [ "$rc" -eq 0 ]
 # 1875 turns = 15 s of 8 ms ticks: the fixed server.loopStatsIntervalSeconds reached it
-# (a window can hold one turn fewer or more, depending on where its edges fall).
-check "one 15 s loop line per window, 1875 +/- 1 turns (fixed setting applied)" jq -e 'all(.runs[];
-  .windows == 1 and .metrics.slots.total_sum >= 1874 and .metrics.slots.total_sum <= 1876)' "$res"
+# (refshard's default writes no loop line). A window can hold one turn more, depending on
+# where its edges fall; a loop that other processes kept off its CPU turns late, so a
+# loaded host takes some away (1873 seen beside two spinning processes), never 5%.
+check "one 15 s loop line per window, 1782-1876 turns (fixed setting applied)" jq -e 'all(.runs[];
+  .windows == 1 and .metrics.slots.total_sum >= 1782 and .metrics.slots.total_sum <= 1876)' "$res"
 check "the knob reached the server (idleWait= in its loop line)" jq -e '
   (.runs[] | select(.setting == "0") | .metrics.idleWait.mean) == 0 and
   (.runs[] | select(.setting == "2") | .metrics.idleWait.mean) == 2' "$res"
