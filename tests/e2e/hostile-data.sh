@@ -42,7 +42,7 @@ hostile() {
 
 # made FILE: a payload ran (it touches $pwn-NAME)
 pwn=$TMP/pwned
-made() { ls "$TMP" | grep -q "^pwned-$1"; }
+made() { ls "$TMP" | grep "^pwned-$1" >/dev/null; }
 
 # --- 1. gnuplot: a payload in any name runs nothing ------------------------------------
 # A quote ends gnuplot's string unless doubled; a backslash does not escape in single
@@ -75,8 +75,8 @@ check "compare of the hostile campaign runs (exit 0 or 1)" [ "$rc" -le 1 ]
 # What Markdown reads outside code blocks and spans, which hold anything as text (the
 # Mermaid charts' labels are Mermaid's to escape: tests/unit/check-mermaid.c).
 prose() { awk '/^```/ { code = !code; next } !code' "$1" | sed -E 's/(`+)[^`]+\1//g'; }
-no_html() { ! prose "$1" | grep -qE '(^|[^\\])<(img|b)'; }
-no_mention() { ! prose "$1" | grep -qE '@[[:alnum:]]'; }
+no_html() { ! prose "$1" | grep -E '(^|[^\\])<(img|b)' >/dev/null; }
+no_mention() { ! prose "$1" | grep -E '@[[:alnum:]]' >/dev/null; }
 # Every table row has as many cells as its header: a '|' in a name is escaped.
 tables_whole() {
   awk '{ gsub(/\\\|/, "") } /^\|/ { c = gsub(/\|/, "|"); if (!n) n = c; else if (c != n) bad = 1; next }

@@ -364,7 +364,7 @@ check "  ... the body sent is under 65536 characters ($body_chars)" lt "$body_ch
 check "  ... it says so, and what was left out" \
   grep -q '^> \*\*Shortened to fit a GitHub comment\*\* (at most 65536 characters; the whole report makes [0-9]*): left out 1 table of runs' "$TMP/long-body.md"
 # in_body PATTERN: every line of the comment matching PATTERN is in the body.
-in_body() { ! grep -e "$1" "$COMMENT" | grep -vxFf "$TMP/long-body.md" | grep -q .; }
+in_body() { ! grep -e "$1" "$COMMENT" | grep -vxFf "$TMP/long-body.md" | grep . >/dev/null; }
 check "  ... the headline kept" in_body '^- '
 check "  ... the verdicts kept" in_body 'verdict\|\*\*regressed\*\*\|\*\*improved\*\*\|\*\*no change\*\*\|\*\*inconclusive\*\*'
 # charts FILE: its Mermaid blocks; same_charts A B: B holds at least 2, and A's.
