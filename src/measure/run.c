@@ -131,7 +131,7 @@ static int prepare_out_dir(struct campaign *c, const struct run_opts *o, struct 
     }
     if (!dir_is_empty(c->out_dir))
         return lb_fail(err, "output directory '%s' exists and is not empty (choose another "
-                            "with --out, or continue its campaign with --resume)", c->out_dir);
+                            "with --output, or continue its campaign with --resume)", c->out_dir);
     return mkdir_p(c->out_dir, 0777, err);
 }
 
