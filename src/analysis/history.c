@@ -494,9 +494,14 @@ json_t *history_json(const struct history *h, const struct history_opts *o)
             profile_direction_name(s->lower_is_better ? LOWER_IS_BETTER : HIGHER_IS_BETTER),
             "points", points, "change_points", changes, "fails", s->fails);
         bool tested = history_series_tested(s, o);
-        char *why = tested ? NULL
-                           : xasprintf("%zu campaign%s: a change point needs %zu", s->n,
-                                       s->n == 1 ? "" : "s", 2 * o->min_segment);
+        char *why = tested || s->n == h->n_campaigns
+                        ? NULL
+                        : xasprintf("%zu of the %zu campaigns estimate it: a change point "
+                                    "needs %zu",
+                                    s->n, h->n_campaigns, 2 * o->min_segment);
+        if (!tested && !why)
+            why = xasprintf("%zu campaign%s: a change point needs %zu", s->n,
+                            s->n == 1 ? "" : "s", 2 * o->min_segment);
         json_object_set_new(o_s, "tested", json_boolean(tested));
         json_object_set_new(o_s, "cannot_test", why ? json_string(why) : json_null());
         free(why);
