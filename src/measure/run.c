@@ -1029,7 +1029,9 @@ static int load_profiles(const struct run_opts *o, const char *path, struct runn
         int rc = o->n_variants ? profile_load_variant(path, o->variants[i].dir, &rn->profiles[i],
                                                       err)
                                : profile_load(path, &rn->profiles[i], err);
-        if (rc < 0)
+        /* a command that cannot start is said now, as validate says it, not after the
+         * campaign's directory is made */
+        if (rc < 0 || profile_check_command(&rn->profiles[i], err) < 0)
             return -1;
     }
     return check_variant_files(rn, err);
