@@ -110,6 +110,9 @@ void verdict_why(const struct compare_row *row, const struct verdict_frame *f, c
                                                               : "must stay 0: 0 in every window");
     else if (g->verdict == VERDICT_NO_CHANGE)
         append(buf, len, "within +-%s (90%% interval)", b + 1);
+    else if (g->verdict == VERDICT_INCONCLUSIVE && !g->log_scale && g->scale == 0)
+        append(buf, len, "its reference is 0 in every run: no change relative to it can be "
+                         "called");
     else if (g->verdict == VERDICT_INCONCLUSIVE) {
         append(buf, len, "only a change of %s would be called",
                fmt_change(g->detectable, a, sizeof(a)));
