@@ -148,9 +148,8 @@ static long variant_index(const struct campaign *c, const char *name)
 
 /* Fill a row's values for new_'s cell x and metric m: each base campaign's runs of the
  * same setting (and variant, by name) and metric key, and new_'s. */
-static void gather(const struct campaign *const *base, size_t n_base,
-                   const struct campaign *new_, struct cell x, const struct metric *m,
-                   struct row_values *v)
+static void gather(const struct campaign *const *base, size_t n_base, const struct campaign *new_,
+                   struct cell x, const struct metric *m, struct row_values *v)
 {
     const char *value = new_->values.v[x.setting];
     const char *variant = new_->n_variants ? new_->variants[x.variant].name : NULL;
@@ -162,8 +161,8 @@ static void gather(const struct campaign *const *base, size_t n_base,
         if (bs < 0 || bv < 0 || !bm)
             continue; /* this campaign lacks the setting or the key */
         v->base[v->k] = xcalloc(base[c]->n_runs + 1, sizeof(double));
-        v->runs[v->k] = campaign_cell_values(base[c], (struct cell){(size_t)bs, (size_t)bv}, bm,
-                                             v->base[v->k]);
+        v->runs[v->k] =
+            campaign_cell_values(base[c], (struct cell){(size_t)bs, (size_t)bv}, bm, v->base[v->k]);
         v->k++;
     }
     v->head = xcalloc(new_->n_runs + 1, sizeof(double));
@@ -356,15 +355,16 @@ static char *variant_list(const struct campaign *c)
 /* Like compared with like: campaigns of variants only with campaigns of variants, each
  * variant of new_ compared (o->variant, when given) found in base; -1 with err saying
  * what to run instead. */
-static int same_shape(const struct campaign *base, const struct campaign *new_,
-                      const char *only, struct lb_error *err)
+static int same_shape(const struct campaign *base, const struct campaign *new_, const char *only,
+                      struct lb_error *err)
 {
     const struct campaign *v = base->n_variants ? base : new_, *k = base->n_variants ? new_ : base;
     if (!base->n_variants != !new_->n_variants) {
         char *names = variant_list(v);
-        lb_fail(err, "'%s' is a campaign of variants (%s) and '%s' one of settings: expected "
-                     "campaigns of the same kind (compare '%s' alone gates its variants; run "
-                     "both campaigns with the same --variant names to compare them)",
+        lb_fail(err,
+                "'%s' is a campaign of variants (%s) and '%s' one of settings: expected "
+                "campaigns of the same kind (compare '%s' alone gates its variants; run "
+                "both campaigns with the same --variant names to compare them)",
                 campaign_where(v), names, campaign_where(k), campaign_where(v));
         free(names);
         return -1;
@@ -374,8 +374,9 @@ static int same_shape(const struct campaign *base, const struct campaign *new_,
         if ((only && strcmp(only, name) != 0) || variant_index(base, name) >= 0)
             continue;
         char *have = variant_list(base);
-        lb_fail(err, "'%s' has no variant '%s' of '%s' (it has %s): expected the same variants, "
-                     "or --variant NAME of one both have",
+        lb_fail(err,
+                "'%s' has no variant '%s' of '%s' (it has %s): expected the same variants, "
+                "or --variant NAME of one both have",
                 campaign_where(base), name, campaign_where(new_), have);
         free(have);
         return -1;
@@ -393,8 +394,8 @@ static int check_variant(const struct campaign *c, const char *only, struct lb_e
         lb_fail(err, "--variant '%s': '%s' is a campaign of settings, without variants", only,
                 campaign_where(c));
     else
-        lb_fail(err, "--variant '%s': not a variant of '%s' (it has %s)", only,
-                campaign_where(c), have);
+        lb_fail(err, "--variant '%s': not a variant of '%s' (it has %s)", only, campaign_where(c),
+                have);
     free(have);
     return -1;
 }
@@ -513,8 +514,10 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
 {
     memset(out, 0, sizeof(*out));
     if (o->variant && c->n_variants && strcmp(o->variant, c->variants[0].name) == 0)
-        return lb_fail(err, "--variant '%s': the base of '%s', which the others are compared "
-                            "with: expected one of the others", o->variant, campaign_where(c));
+        return lb_fail(err,
+                       "--variant '%s': the base of '%s', which the others are compared "
+                       "with: expected one of the others",
+                       o->variant, campaign_where(c));
     if (check_variant(c, o->variant, err) < 0 ||
         compare_check_keys(c, o->metric, "--metric", err) < 0 ||
         compare_check_keys(c, o->primary, "--primary", err) < 0)

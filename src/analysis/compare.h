@@ -65,7 +65,7 @@ struct compare_opts {
 /* One setting x metric (x variant, within one campaign). */
 struct compare_row {
     const char *setting, *metric, *label; /* borrowed */
-    const char *name;         /* the metric in a sentence ("CPU"), borrowed */
+    const char *name;                     /* the metric in a sentence ("CPU"), borrowed */
     const char *variant;      /* within one campaign: the variant against the base; else NULL */
     bool lower_is_better;
     bool gated;               /* a primary metric or a guardrail: it can fail the job */
@@ -98,7 +98,6 @@ int compare_check_keys(const struct campaign *c, const char *list, const char *o
  * and at least one setting in common; -1 with err saying which differs. */
 int compare_compatible(const struct campaign *a, const struct campaign *b,
                        struct lb_error *err);
-
 
 /* Gate new_ against base[0..n_base) (one campaign, or a history of several) across
  * campaigns (gate_across), each setting of new_ that a base campaign has, for CPU and

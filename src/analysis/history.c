@@ -369,9 +369,10 @@ int history_markdown(const struct history *h, const struct history_opts *o, FILE
         longest = h->series[i].n > longest ? h->series[i].n : longest;
     if (h->tested == 0) {
         /* nothing could be tested: say so, and what is missing, before any method */
-        fprintf(out, "Cannot tell: a change point needs %zu campaigns in a series (2 x "
-                     "--min-segment %zu), and the longest series here has %zu. Keep "
-                     "campaigns coming (the same profile and settings) and ask again.\n\n",
+        fprintf(out,
+                "Cannot tell: a change point needs %zu campaigns in a series (2 x "
+                "--min-segment %zu), and the longest series here has %zu. Keep "
+                "campaigns coming (the same profile and settings) and ask again.\n\n",
                 2 * o->min_segment, o->min_segment, longest);
     } else
         fprintf(out,
@@ -500,8 +501,8 @@ json_t *history_json(const struct history *h, const struct history_opts *o)
                                     "needs %zu",
                                     s->n, h->n_campaigns, 2 * o->min_segment);
         if (!tested && !why)
-            why = xasprintf("%zu campaign%s: a change point needs %zu", s->n,
-                            s->n == 1 ? "" : "s", 2 * o->min_segment);
+            why = xasprintf("%zu campaign%s: a change point needs %zu", s->n, s->n == 1 ? "" : "s",
+                            2 * o->min_segment);
         json_object_set_new(o_s, "tested", json_boolean(tested));
         json_object_set_new(o_s, "cannot_test", why ? json_string(why) : json_null());
         free(why);
@@ -509,9 +510,9 @@ json_t *history_json(const struct history *h, const struct history_opts *o)
     }
     return json_pack("{s:{s:f, s:f, s:I, s:I, s:I}, s:o, s:o, s:I, s:b}", "options", "max_p",
                      o->max_p, "min_magnitude", o->min_magnitude, "min_segment",
-                     (json_int_t)o->min_segment, "recent", (json_int_t)o->recent,
-                     "permutations", (json_int_t)CP_PERMUTATIONS, "campaigns", campaigns, "series",
-                     series, "tested", (json_int_t)h->tested, "fails", h->fails);
+                     (json_int_t)o->min_segment, "recent", (json_int_t)o->recent, "permutations",
+                     (json_int_t)CP_PERMUTATIONS, "campaigns", campaigns, "series", series,
+                     "tested", (json_int_t)h->tested, "fails", h->fails);
 }
 
 void history_release(struct history *h)

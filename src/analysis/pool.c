@@ -358,8 +358,7 @@ static char *row_name(const struct compare_row *row)
 }
 
 /* Why a pooled row got its verdict, into buf. */
-static void pool_why(const struct pool_row *pr, const struct compare_opts *o, char *buf,
-                     size_t len)
+static void pool_why(const struct pool_row *pr, const struct compare_opts *o, char *buf, size_t len)
 {
     const struct verdict_frame f = {
         0, 0, &o->gate,
@@ -481,8 +480,9 @@ static int by_host(const struct pool_result *r, const struct pool_row *pr, FILE 
     }
     compare_fmt_interval(&pr->row.g, ch, sizeof(ch));
     fmt_spread(pr, tau, sizeof(tau), pi, sizeof(pi));
-    fprintf(out, "| **pooled** (%zu hosts) | - | %s | **%s** |\n| a new host (95%% prediction) "
-                 "| - | %s | - |\n\nBetween hosts tau %s.\n",
+    fprintf(out,
+            "| **pooled** (%zu hosts) | - | %s | **%s** |\n| a new host (95%% prediction) "
+            "| - | %s | - |\n\nBetween hosts tau %s.\n",
             pr->re.k, ch, verdict_word(&pr->row), pi, tau);
     return pr->row.g.log_scale ? host_chart(r, pr, out, err) : 0;
 }
@@ -525,8 +525,8 @@ int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FIL
         char *name = text_markdown(cell), *label = text_markdown(pr->row.label);
         compare_fmt_interval(&pr->row.g, ch, sizeof(ch));
         fmt_spread(pr, tau, sizeof(tau), pi, sizeof(pi));
-        fprintf(out, "| %s | %s | %zu | %s | %s | %s | %s | %s | **%s** | ", name, label,
-                pr->re.k, ch, tau, pi, fmt_p(pr->row.g.p, p, sizeof(p)),
+        fprintf(out, "| %s | %s | %zu | %s | %s | %s | %s | %s | **%s** | ", name, label, pr->re.k,
+                ch, tau, pi, fmt_p(pr->row.g.p, p, sizeof(p)),
                 fmt_p(pr->row.g.p_adjusted, pa, sizeof(pa)), verdict_word(&pr->row));
         pool_why(pr, o, why, sizeof(why));
         text_put_markdown(out, why);
@@ -577,33 +577,30 @@ json_t *pool_json(const struct pool_result *r, const struct compare_opts *o)
                 continue;
             }
             const struct gate_result *h = &pr->host[c]->g;
-            json_array_append_new(per_host,
-                                  json_pack("{s:s, s:I, s:o, s:o, s:s}", "host",
-                                            campaign_host(r->campaigns[c]), "rounds",
-                                            (json_int_t)h->n, "change", json_num_or_null(h->change),
-                                            "ci", json_interval(h->lo, h->hi), "verdict",
-                                            verdict_word(pr->host[c])));
+            json_array_append_new(
+                per_host,
+                json_pack("{s:s, s:I, s:o, s:o, s:s}", "host", campaign_host(r->campaigns[c]),
+                          "rounds", (json_int_t)h->n, "change", json_num_or_null(h->change), "ci",
+                          json_interval(h->lo, h->hi), "verdict", verdict_word(pr->host[c])));
         }
         json_t *row = json_pack("{s:s}", "setting", pr->row.setting);
         if (pr->row.variant)
             json_object_set_new(row, "variant", json_string(pr->row.variant));
         json_object_update_new(
-            row, json_pack("{s:s, s:b, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-                           "s:s, s:o}",
-                           "metric", pr->row.metric, "gated", pr->row.gated, "hosts",
-                           (json_int_t)pr->re.k, "scale", logs ? "log" : "difference",
-                           "change", json_num_or_null(g->change), "ci",
-                           json_interval(g->lo, g->hi), "tau",
-                           json_num_or_null(pr->re.k >= 2 ? sqrt(pr->re.tau2) : NAN),
-                           "prediction",
-                           pr->re.k >= 3 ? json_interval(as_fraction(logs, pr->re.pi_lo),
-                                                         as_fraction(logs, pr->re.pi_hi))
-                                         : json_null(),
-                           "df", json_num_or_null(g->df), "p", json_num_or_null(g->p),
-                           "p_worse", json_num_or_null(g->p_worse), "p_adjusted",
-                           json_num_or_null(g->p_adjusted), "test",
-                           g->test ? json_string(g->test) : json_null(), "verdict",
-                           verdict_word(&pr->row), "per_host", per_host));
+            row,
+            json_pack("{s:s, s:b, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+                      "s:s, s:o}",
+                      "metric", pr->row.metric, "gated", pr->row.gated, "hosts",
+                      (json_int_t)pr->re.k, "scale", logs ? "log" : "difference", "change",
+                      json_num_or_null(g->change), "ci", json_interval(g->lo, g->hi), "tau",
+                      json_num_or_null(pr->re.k >= 2 ? sqrt(pr->re.tau2) : NAN), "prediction",
+                      pr->re.k >= 3 ? json_interval(as_fraction(logs, pr->re.pi_lo),
+                                                    as_fraction(logs, pr->re.pi_hi))
+                                    : json_null(),
+                      "df", json_num_or_null(g->df), "p", json_num_or_null(g->p), "p_worse",
+                      json_num_or_null(g->p_worse), "p_adjusted", json_num_or_null(g->p_adjusted),
+                      "test", g->test ? json_string(g->test) : json_null(), "verdict",
+                      verdict_word(&pr->row), "per_host", per_host));
         char why[1024];
         pool_why(pr, o, why, sizeof(why));
         json_object_set_new(row, "why", json_string(why));
@@ -612,7 +609,7 @@ json_t *pool_json(const struct pool_result *r, const struct compare_opts *o)
     char headline[1024];
     pool_headline(r, o, headline, sizeof(headline));
     return json_pack("{s:s, s:s, s:f, s:f, s:f, s:I, s:o, s:o}", "verdict", verdict_name(r->worst),
-                     "headline", headline,
-                     "alpha", o->gate.alpha, "max_increase", o->gate.threshold, "level",
-                     o->gate.level, "campaigns", (json_int_t)r->k, "hosts", hosts, "rows", rows);
+                     "headline", headline, "alpha", o->gate.alpha, "max_increase",
+                     o->gate.threshold, "level", o->gate.level, "campaigns", (json_int_t)r->k,
+                     "hosts", hosts, "rows", rows);
 }

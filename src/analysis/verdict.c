@@ -60,7 +60,9 @@ static void untested_why(const struct compare_row *row, const struct verdict_fra
         append(buf, len, "no completed run recorded it");
     else if (f->base_campaigns == 0 && (row->a.n == 0 || row->b.n == 0))
         append(buf, len, "no completed run of %s recorded it",
-               row->a.n == 0 ? "the reference" : row->variant ? row->variant : "the setting");
+               row->a.n == 0  ? "the reference"
+               : row->variant ? row->variant
+                              : "the setting");
     else if (f->base_campaigns == 0)
         append(buf, len, "%zu %s paired: a paired test needs 2", g->n,
                plural(g->n, "round", "rounds"));
@@ -106,27 +108,28 @@ void verdict_why(const struct compare_row *row, const struct verdict_frame *f, c
     else if (row->budget)
         budget_why(row, f, buf, len);
     else if (g->test && !g->tested) /* a guardrail */
-        append(buf, len, "%s", g->verdict == VERDICT_REGRESSED ? "must stay 0: non-zero in a window"
-                                                              : "must stay 0: 0 in every window");
+        append(buf, len, "%s",
+               g->verdict == VERDICT_REGRESSED ? "must stay 0: non-zero in a window"
+                                               : "must stay 0: 0 in every window");
     else if (g->verdict == VERDICT_NO_CHANGE)
         append(buf, len, "within +-%s (90%% interval)", b + 1);
     else if (g->verdict == VERDICT_INCONCLUSIVE && !g->log_scale && g->scale == 0)
-        append(buf, len, "its reference is 0 in every run: no change relative to it can be "
-                         "called");
+        append(buf, len,
+               "its reference is 0 in every run: no change relative to it can be "
+               "called");
     else if (g->verdict == VERDICT_INCONCLUSIVE) {
         append(buf, len, "only a change of %s would be called",
                fmt_change(g->detectable, a, sizeof(a)));
         if (f->base_campaigns == 1)
-            append(buf, len, "; one campaign a side: run base and head as variants of one "
-                             "campaign to decide");
+            append(buf, len,
+                   "; one campaign a side: run base and head as variants of one "
+                   "campaign to decide");
         else if (f->base_campaigns == 0 && g->rounds_needed)
             append(buf, len, "; %ld rounds would decide a change of %s", g->rounds_needed, b);
     }
     if (g->cpu_modelled)
-        append(buf, len, "; %zu assignments of CPU sets, their effect +-%s%s removed",
-               g->cpu_sets,
-               fmt_number(g->log_scale ? expm1(g->cpu_effect) * 100 : g->cpu_effect, a,
-                          sizeof(a)),
+        append(buf, len, "; %zu assignments of CPU sets, their effect +-%s%s removed", g->cpu_sets,
+               fmt_number(g->log_scale ? expm1(g->cpu_effect) * 100 : g->cpu_effect, a, sizeof(a)),
                g->log_scale ? "%" : "");
     else if (g->cpu_note && g->tested)
         append(buf, len, "; %s", g->cpu_note);

@@ -21,11 +21,11 @@ bool verdict_untested(const struct compare_row *row);
 
 /* What a row's verdict is read against (compare_result's frame, or a pool's). */
 struct verdict_frame {
-    size_t base_campaigns;      /* 0: within one campaign, paired by round */
-    long sequential_max;        /* > 0: verdicts of the sequential gate */
+    size_t base_campaigns; /* 0: within one campaign, paired by round */
+    long sequential_max;   /* > 0: verdicts of the sequential gate */
     const struct gate_opts *gate;
-    const char *untested;       /* why nothing could test it, when the caller knows better
-                                 * (a pool: "no campaign could test it"); NULL: the row's */
+    const char *untested; /* why nothing could test it, when the caller knows better
+                           * (a pool: "no campaign could test it"); NULL: the row's */
 };
 /* The frame of compare's result r under gate options o. */
 struct verdict_frame verdict_frame_of(const struct compare_result *r, const struct gate_opts *o);

@@ -123,8 +123,7 @@ static int compare_pool(int n, char **dirs, struct compare_opts *o, enum cli_for
         msg_error("%s", err.msg);
         goto out;
     }
-    emit_result(format == CLI_JSON ? pool_json(&r, o) : NULL, format, pool_result_markdown, &r,
-                o);
+    emit_result(format == CLI_JSON ? pool_json(&r, o) : NULL, format, pool_result_markdown, &r, o);
     status = gate_status(r.worst, fail_inconclusive);
 out:
     pool_result_release(&r);
@@ -137,13 +136,12 @@ out:
  * fail_inconclusive, same_host and pool: LB_EXIT_OK, or the status of a usage error after
  * saying why. */
 static int options(int argc, char **argv, struct compare_opts *o, struct budget_set *budgets,
-                   enum cli_format *format, bool *fail_inconclusive, bool *same_host,
-                   bool *pool)
+                   enum cli_format *format, bool *fail_inconclusive, bool *same_host, bool *pool)
 {
     static const enum cli_option accepts[] = {
-        OPT_METRIC, OPT_PRIMARY, OPT_VARIANT, OPT_MAX_INCREASE, OPT_ALPHA, OPT_DRIFT,
-        OPT_FAIL_ON, OPT_SAME_HOST, OPT_BUDGET, OPT_FORMAT, OPT_JSON, OPT_POOL, OPT_TRIM,
-        OPT_END};
+        OPT_METRIC, OPT_PRIMARY, OPT_VARIANT,   OPT_MAX_INCREASE, OPT_ALPHA,
+        OPT_DRIFT,  OPT_FAIL_ON, OPT_SAME_HOST, OPT_BUDGET,       OPT_FORMAT,
+        OPT_JSON,   OPT_POOL,    OPT_TRIM,      OPT_END};
     struct lb_error err;
     int status = LB_EXIT_OK, c;
     while (status == LB_EXIT_OK && (c = cli_getopt(argc, argv, accepts)) != -1) {
@@ -187,8 +185,7 @@ static int options(int argc, char **argv, struct compare_opts *o, struct budget_
         case OPT_FORMAT:
         case OPT_JSON:
             status = cli_format("compare", c, optarg,
-                                CLI_FORMATS(CLI_MD) | CLI_FORMATS(CLI_TEXT) |
-                                    CLI_FORMATS(CLI_JSON),
+                                CLI_FORMATS(CLI_MD) | CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_JSON),
                                 format);
             break;
         default:
@@ -205,8 +202,7 @@ int cmd_compare(int argc, char **argv)
     struct lb_error err;
     enum cli_format format = CLI_DEFAULT;
     bool fail_inconclusive = false, same_host = false, pool = false;
-    int parsed =
-        options(argc, argv, &o, &budgets, &format, &fail_inconclusive, &same_host, &pool);
+    int parsed = options(argc, argv, &o, &budgets, &format, &fail_inconclusive, &same_host, &pool);
     format = cli_format_default(format, CLI_MD);
     const char *misuse = argc - optind < 1 ? (pool ? "compare: --pool: expected DIR..."
                                                    : "compare: expected DIR, or BASE... and NEW")
@@ -268,8 +264,8 @@ int cmd_compare(int argc, char **argv)
         goto out;
     }
     struct compared c = {&r, base, &all[n_base]};
-    emit_result(format == CLI_JSON ? compare_json(&r, &o, all[n_base].profile.knob_label) : NULL, format, compared_markdown, &c,
-                &o);
+    emit_result(format == CLI_JSON ? compare_json(&r, &o, all[n_base].profile.knob_label) : NULL,
+                format, compared_markdown, &c, &o);
     status = gate_status(r.worst, fail_inconclusive);
 out:
     compare_result_release(&r);

@@ -133,8 +133,7 @@ int cmd_history(int argc, char **argv)
         case OPT_FORMAT:
         case OPT_JSON:
             status = cli_format("history", c, optarg,
-                                CLI_FORMATS(CLI_MD) | CLI_FORMATS(CLI_TEXT) |
-                                    CLI_FORMATS(CLI_JSON),
+                                CLI_FORMATS(CLI_MD) | CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_JSON),
                                 &format);
             break;
         default:
@@ -161,8 +160,8 @@ int cmd_history(int argc, char **argv)
         goto out;
     }
     format = cli_format_default(format, CLI_MD);
-    emit_result(format == CLI_JSON ? history_json(&h, &o) : NULL, format,
-                history_result_markdown, &h, &o);
+    emit_result(format == CLI_JSON ? history_json(&h, &o) : NULL, format, history_result_markdown,
+                &h, &o);
     status = h.fails ? LB_EXIT_FAILURE : LB_EXIT_OK;
 out:
     history_release(&h);

@@ -56,8 +56,8 @@ static int parse_args(int argc, char **argv, struct probe_args *a)
             break;
         case OPT_FORMAT:
         case OPT_JSON:
-            status = cli_format("probe", c, optarg,
-                                CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_JSON), &format);
+            status = cli_format("probe", c, optarg, CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_JSON),
+                                &format);
             break;
         default:
             status = cli_bad_option("probe", argc, argv);

@@ -67,8 +67,8 @@ static int report_writer(const void *result, const void *opts, FILE *out, struct
     return report_markdown(in->c, in->n, opts, out, err);
 }
 
-static int render_text(const struct campaign *r, size_t n, const struct report_opts *o,
-                       FILE *out, struct lb_error *err)
+static int render_text(const struct campaign *r, size_t n, const struct report_opts *o, FILE *out,
+                       struct lb_error *err)
 {
     struct report_opts plain = *o;
     plain.charts = false;
@@ -173,9 +173,8 @@ static char *render(const struct format *f, const struct campaign *r, size_t n,
 
 int cmd_report(int argc, char **argv)
 {
-    static const enum cli_option accepts[] = {OPT_FORMAT, OPT_JSON,     OPT_TITLE,
-                                              OPT_OUTPUT, OPT_PLOTS,    OPT_NO_PLOTS,
-                                              OPT_NO_CHARTS, OPT_END};
+    static const enum cli_option accepts[] = {OPT_FORMAT, OPT_JSON,     OPT_TITLE,     OPT_OUTPUT,
+                                              OPT_PLOTS,  OPT_NO_PLOTS, OPT_NO_CHARTS, OPT_END};
     struct report_opts o = {.charts = true};
     enum cli_format asked = CLI_DEFAULT;
     const char *out_path = NULL, *plots_dir = NULL;
@@ -185,8 +184,8 @@ int cmd_report(int argc, char **argv)
         case OPT_FORMAT:
         case OPT_JSON:
             status = cli_format("report", c, optarg,
-                                CLI_FORMATS(CLI_MD) | CLI_FORMATS(CLI_TEXT) |
-                                    CLI_FORMATS(CLI_CSV) | CLI_FORMATS(CLI_JSON),
+                                CLI_FORMATS(CLI_MD) | CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_CSV) |
+                                    CLI_FORMATS(CLI_JSON),
                                 &asked);
             break;
         case OPT_TITLE:
@@ -218,10 +217,10 @@ int cmd_report(int argc, char **argv)
     if (out_path && strcmp(out_path, "-") == 0)
         out_path = NULL;
     bool to_dir = out_path && names_directory(out_path);
-    enum cli_format f = asked != CLI_DEFAULT         ? asked
-                        : out_path && !to_dir        ? format_of_path(out_path)
-                        : out_path                   ? CLI_MD
-                                                     : cli_format_default(CLI_DEFAULT, CLI_MD);
+    enum cli_format f = asked != CLI_DEFAULT  ? asked
+                        : out_path && !to_dir ? format_of_path(out_path)
+                        : out_path            ? CLI_MD
+                                              : cli_format_default(CLI_DEFAULT, CLI_MD);
     const struct format *fmt = format_of(f == CLI_DEFAULT ? CLI_MD : f);
     struct campaign_set set = {0};
     struct lb_error err;

@@ -157,10 +157,10 @@ static void print_tail(const char *tail)
 int cmd_run(int argc, char **argv)
 {
     static const enum cli_option accepts[] = {
-        OPT_SETTINGS, OPT_REPEAT, OPT_WARMUP, OPT_SAMPLE, OPT_VARIANT, OPT_PRIMARY, OPT_CPUS,
-        OPT_PASS_ENV, OPT_COMMIT, OPT_ORDER, OPT_ROTATE, OPT_HOLD_IDLE, OPT_SEED, OPT_INTERVAL,
-        OPT_LOG_LIMIT, OPT_OUTPUT, OPT_RESUME, OPT_KEEP_GOING, OPT_CPU_SOURCE, OPT_FORMAT,
-        OPT_JSON, OPT_QUIET, OPT_END};
+        OPT_SETTINGS,   OPT_REPEAT,   OPT_WARMUP,    OPT_SAMPLE, OPT_VARIANT, OPT_PRIMARY,
+        OPT_CPUS,       OPT_PASS_ENV, OPT_COMMIT,    OPT_ORDER,  OPT_ROTATE,  OPT_HOLD_IDLE,
+        OPT_SEED,       OPT_INTERVAL, OPT_LOG_LIMIT, OPT_OUTPUT, OPT_RESUME,  OPT_KEEP_GOING,
+        OPT_CPU_SOURCE, OPT_FORMAT,   OPT_JSON,      OPT_QUIET,  OPT_END};
     struct run_opts o = {.repeat = 0, .warmup_s = -1, .sample_s = 0, .interval_ms = 1000,
                          .rotate_s = -1};
     enum cli_format format = CLI_TEXT;
@@ -194,12 +194,14 @@ int cmd_run(int argc, char **argv)
             o.sequential = strncmp(optarg, "auto", 4) == 0;
             if (o.sequential && optarg[4] == '\0')
                 l = SEQ_DEFAULT_MAX;
-            else if (o.sequential ? optarg[4] != '=' ||
-                                        parse_long(optarg + 5, SEQ_MIN_ROUNDS, SEQ_LIMIT_MAX, &l) < 0
+            else if (o.sequential ? optarg[4] != '=' || parse_long(optarg + 5, SEQ_MIN_ROUNDS,
+                                                                   SEQ_LIMIT_MAX, &l) < 0
                                   : parse_long(optarg, 1, REPEAT_MAX, &l) < 0) {
                 char range[96];
-                snprintf(range, sizeof(range), "a whole number from 1 to %d, or auto[=MAX] with "
-                         "MAX from %d to %d", REPEAT_MAX, SEQ_MIN_ROUNDS, SEQ_LIMIT_MAX);
+                snprintf(range, sizeof(range),
+                         "a whole number from 1 to %d, or auto[=MAX] with "
+                         "MAX from %d to %d",
+                         REPEAT_MAX, SEQ_MIN_ROUNDS, SEQ_LIMIT_MAX);
                 cli_bad_value("run", c, optarg, range);
                 goto out;
             }

@@ -71,8 +71,8 @@ struct sample_report {
 
 static int parse_args(int argc, char **argv, struct sample_args *a)
 {
-    static const enum cli_option accepts[] = {
-        OPT_PID, OPT_SAMPLE, OPT_INTERVAL, OPT_LOG, OPT_MARKER, OPT_FORMAT, OPT_JSON, OPT_END};
+    static const enum cli_option accepts[] = {OPT_PID,    OPT_SAMPLE, OPT_INTERVAL, OPT_LOG,
+                                              OPT_MARKER, OPT_FORMAT, OPT_JSON,     OPT_END};
     *a = (struct sample_args){.interval_ms = DEFAULT_INTERVAL_MS, .marker = DEFAULT_MARKER};
     enum cli_format format = CLI_TEXT;
     long pid = 0;

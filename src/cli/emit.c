@@ -30,8 +30,8 @@ int emit_text(markdown_writer markdown, const void *result, const void *opts, FI
     return rc < 0 || !md ? -1 : 0;
 }
 
-void emit_result(json_t *doc, enum cli_format format, markdown_writer markdown,
-                 const void *result, const void *opts)
+void emit_result(json_t *doc, enum cli_format format, markdown_writer markdown, const void *result,
+                 const void *opts)
 {
     struct lb_error err;
     if (format == CLI_JSON)

@@ -27,7 +27,7 @@ int emit_text(markdown_writer markdown, const void *result, const void *opts, FI
  * text with CLI_TEXT; then the Markdown appended to $GITHUB_STEP_SUMMARY when set (GitHub
  * shows that file on the run's page). A failure is a warning: the result is already
  * decided. */
-void emit_result(json_t *doc, enum cli_format format, markdown_writer markdown,
-                 const void *result, const void *opts);
+void emit_result(json_t *doc, enum cli_format format, markdown_writer markdown, const void *result,
+                 const void *opts);
 
 #endif

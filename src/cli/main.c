@@ -133,8 +133,8 @@ int main(int argc, char **argv)
             return check_stdout(LB_EXIT_OK);
         }
         if (argc > 3)
-            return msg_usage_error(NULL, "help: expected one COMMAND, got '%s' and '%s'",
-                                   argv[2], argv[3]);
+            return msg_usage_error(NULL, "help: expected one COMMAND, got '%s' and '%s'", argv[2],
+                                   argv[3]);
         const struct command *c = find_command(argv[2]);
         if (!c)
             return unknown_command(argv[2]);
@@ -142,8 +142,10 @@ int main(int argc, char **argv)
         return check_stdout(LB_EXIT_OK);
     }
     if (name[0] == '-')
-        return msg_usage_error(NULL, "unknown option '%s': expected a command first (options "
-                                     "follow it)", name);
+        return msg_usage_error(NULL,
+                               "unknown option '%s': expected a command first (options "
+                               "follow it)",
+                               name);
     const struct command *c = find_command(name);
     if (!c)
         return unknown_command(name);

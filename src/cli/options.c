@@ -152,8 +152,8 @@ static void list_matches(const char *name, size_t len, char *buf, size_t size)
     buf[0] = '\0';
     for (size_t i = 0; i < n_longopts && at < size; i++)
         if (strncmp(longopts[i].name, name, len) == 0)
-            at += (size_t)snprintf(buf + at, size - at, "%s--%s", k++ ? ", " : "",
-                                   longopts[i].name);
+            at +=
+                (size_t)snprintf(buf + at, size - at, "%s--%s", k++ ? ", " : "", longopts[i].name);
 }
 
 static int unknown_long(const char *cmd, const char *name, size_t len)
@@ -164,8 +164,7 @@ static int unknown_long(const char *cmd, const char *name, size_t len)
         known[i] = longopts[i].name;
     const char *hint = text_closest(typed, known);
     if (hint)
-        msg_usage_error(cmd, "%s: unknown option '--%s' (did you mean '--%s'?)", cmd, shown,
-                        hint);
+        msg_usage_error(cmd, "%s: unknown option '--%s' (did you mean '--%s'?)", cmd, shown, hint);
     else
         msg_usage_error(cmd, "%s: unknown option '--%s'", cmd, shown);
     free(known);
@@ -215,8 +214,8 @@ int cli_bad_value(const char *cmd, int opt, const char *arg, const char *expecte
     bool typed = false;
     for (size_t i = 0; o && i < n_longopts && !typed; i++)
         typed = longopts[i].val == opt && strcmp(spelled + 2, longopts[i].name) == 0;
-    const char *name = typed || (spelled[1] == (char)opt && opt < 256) ? spelled
-                                                                       : cli_option_name(opt);
+    const char *name =
+        typed || (spelled[1] == (char)opt && opt < 256) ? spelled : cli_option_name(opt);
     msg_usage_error(cmd, "%s: %s '%s': expected %s", cmd, name, shown, expected);
     free(shown);
     return LB_EXIT_USAGE;
@@ -269,8 +268,9 @@ int cli_output_parent(const char *cmd, int opt, const char *path, bool dash_is_s
 {
     if (strcmp(path, "-") == 0)
         return dash_is_stdout ? LB_EXIT_OK
-                              : cli_bad_value(cmd, opt, path, "a directory (there is no "
-                                                              "standard output to write to)");
+                              : cli_bad_value(cmd, opt, path,
+                                              "a directory (there is no "
+                                              "standard output to write to)");
     if (!*path)
         return cli_bad_value(cmd, opt, path, "a path");
     char *dir = path_dirname(path);
@@ -279,8 +279,10 @@ int cli_output_parent(const char *cmd, int opt, const char *path, bool dash_is_s
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         char *shown = text_shown(dir);
         char expected[96 + 4 * 256];
-        snprintf(expected, sizeof(expected), "a path in a directory that exists ('%.1024s' "
-                 "does not: make it first)", shown);
+        snprintf(expected, sizeof(expected),
+                 "a path in a directory that exists ('%.1024s' "
+                 "does not: make it first)",
+                 shown);
         status = cli_bad_value(cmd, opt, path, expected);
         free(shown);
     }
@@ -291,8 +293,7 @@ int cli_output_parent(const char *cmd, int opt, const char *path, bool dash_is_s
 static const char *const format_names[] = {
     [CLI_TEXT] = "text", [CLI_MD] = "md", [CLI_CSV] = "csv", [CLI_JSON] = "json"};
 
-int cli_format(const char *cmd, int opt, const char *arg, unsigned allowed,
-               enum cli_format *out)
+int cli_format(const char *cmd, int opt, const char *arg, unsigned allowed, enum cli_format *out)
 {
     if (opt == OPT_JSON && (allowed & CLI_FORMATS(CLI_JSON))) {
         *out = CLI_JSON;
@@ -312,7 +313,10 @@ int cli_format(const char *cmd, int opt, const char *arg, unsigned allowed,
     char expected[64] = "";
     for (size_t i = 0, at = 0; i < n && at < sizeof(expected); i++)
         at += (size_t)snprintf(expected + at, sizeof(expected) - at, "%s%s",
-                               i == 0 ? "" : i + 1 == n ? " or " : ", ", names[i]);
+                               i == 0       ? ""
+                               : i + 1 == n ? " or "
+                                            : ", ",
+                               names[i]);
     return cli_bad_value(cmd, OPT_FORMAT, arg ? arg : "", expected);
 }
 

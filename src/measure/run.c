@@ -130,8 +130,10 @@ static int prepare_out_dir(struct campaign *c, const struct run_opts *o, struct 
         c->out_dir = xasprintf("results/%s-%s", c->profile.name, stamp);
     }
     if (!dir_is_empty(c->out_dir))
-        return lb_fail(err, "output directory '%s' exists and is not empty (choose another "
-                            "with --output, or continue its campaign with --resume)", c->out_dir);
+        return lb_fail(err,
+                       "output directory '%s' exists and is not empty (choose another "
+                       "with --output, or continue its campaign with --resume)",
+                       c->out_dir);
     return mkdir_p(c->out_dir, 0777, err);
 }
 

@@ -212,8 +212,8 @@ static int get_string(struct loader *ld, json_t *obj, const char *kp, const char
 
 /* obj.key as a number > min (above) or >= min, and at most max (why: the reason for that
  * bound, NULL for none); *out keeps its default when absent. */
-static int get_bounded(struct loader *ld, json_t *obj, const char *kp, const char *key,
-                       double min, bool above, double max, const char *why, double *out)
+static int get_bounded(struct loader *ld, json_t *obj, const char *kp, const char *key, double min,
+                       bool above, double max, const char *why, double *out)
 {
     char at[KP_MAX];
     json_t *v = json_object_get(obj, key);
@@ -227,8 +227,8 @@ static int get_bounded(struct loader *ld, json_t *obj, const char *kp, const cha
     if (above ? !(x > min) : !(x >= min))
         return fail(ld, at, "expected a number %s %g, got %g", op, min, x);
     if (x > max)
-        return fail(ld, at, "expected a number %s %g and at most %g, got %g (%s)", op, min, max,
-                    x, why);
+        return fail(ld, at, "expected a number %s %g and at most %g, got %g (%s)", op, min, max, x,
+                    why);
     *out = x;
     return 0;
 }
@@ -241,8 +241,8 @@ static int get_number(struct loader *ld, json_t *obj, const char *kp, const char
 
 /* A duration in seconds: at most a day. */
 #define DAY_REASON "a day: a longer one is a typo, and a campaign of them would outlast the host"
-static int get_seconds(struct loader *ld, json_t *obj, const char *kp, const char *key,
-                       double min, bool above, double *out)
+static int get_seconds(struct loader *ld, json_t *obj, const char *kp, const char *key, double min,
+                       bool above, double *out)
 {
     return get_bounded(ld, obj, kp, key, min, above, WINDOW_MAX_S, DAY_REASON, out);
 }
@@ -858,9 +858,10 @@ static int parse_health(struct loader *ld, json_t *arr, struct profile *p)
             check_unique(ld, arr, i, at, "key", key) < 0)
             return -1;
         if (!scrape_is_key(key, strlen(key)))
-            return fail(ld, at, "key '%s': no KEY=VALUE token of a marker line can have it: "
-                                "expected letters, digits, '_', '.' or '-' (no space, no "
-                                "'='), at most %d characters",
+            return fail(ld, at,
+                        "key '%s': no KEY=VALUE token of a marker line can have it: "
+                        "expected letters, digits, '_', '.' or '-' (no space, no "
+                        "'='), at most %d characters",
                         key, SCRAPE_KEY_MAX - 1);
         h->key = xstrdup(key);
         h->label = xstrdup(label ? label : key);
@@ -1033,9 +1034,10 @@ static int parse_defaults(struct loader *ld, json_t *root, struct profile *p)
         get_log_limit(ld, o, &p->log_limit) < 0)
         return -1;
     if (p->sample_s < WINDOW_MIN_S)
-        return fail(ld, "defaults.sample", "expected at least %g seconds, got %g (a shorter "
-                                           "window measures the CPU clock's resolution and the "
-                                           "sampler's own reads more than the target)",
+        return fail(ld, "defaults.sample",
+                    "expected at least %g seconds, got %g (a shorter "
+                    "window measures the CPU clock's resolution and the "
+                    "sampler's own reads more than the target)",
                     WINDOW_MIN_S, p->sample_s);
     json_t *v = json_object_get(o, "hold_idle");
     if (v && !json_is_boolean(v))
@@ -1049,8 +1051,8 @@ static int parse_defaults(struct loader *ld, json_t *root, struct profile *p)
         if (json_is_number(v))
             snprintf(got, sizeof(got), ", got %g", json_number_value(v));
         bool many = json_is_number(v) && json_number_value(v) > REPEAT_MAX;
-        return fail(ld, "defaults.repeat", "expected a whole number from 1 to %d%s%s",
-                    REPEAT_MAX, got,
+        return fail(ld, "defaults.repeat", "expected a whole number from 1 to %d%s%s", REPEAT_MAX,
+                    got,
                     many ? " (more runs per setting would take years even at the shortest "
                            "window)"
                          : "");
@@ -1528,14 +1530,16 @@ int profile_check_command(const struct profile *p, struct lb_error *err)
         return 0;
     bool bare = !strpbrk(program, "/\\");
     if (rc == EACCES)
-        return lb_fail(err, "profile '%s': command[0]: '%s' %s is not an executable file",
-                       p->path, program, bare ? "in PATH" : "(relative to its cwd)");
+        return lb_fail(err, "profile '%s': command[0]: '%s' %s is not an executable file", p->path,
+                       program, bare ? "in PATH" : "(relative to its cwd)");
     if (bare)
-        return lb_fail(err, "profile '%s': command[0]: '%s' is not found in PATH: expected a "
-                            "program installed there, or a path to one",
+        return lb_fail(err,
+                       "profile '%s': command[0]: '%s' is not found in PATH: expected a "
+                       "program installed there, or a path to one",
                        p->path, program);
-    return lb_fail(err, "profile '%s': command[0]: '%s' does not exist relative to its cwd "
-                        "'%s': expected the path of the program to start",
+    return lb_fail(err,
+                   "profile '%s': command[0]: '%s' does not exist relative to its cwd "
+                   "'%s': expected the path of the program to start",
                    p->path, program, p->cwd);
 }
 

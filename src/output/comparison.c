@@ -216,8 +216,7 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
     return cpu_chart(r, new_, out, err);
 }
 
-json_t *compare_json(const struct compare_result *r, const struct compare_opts *o,
-                     const char *knob)
+json_t *compare_json(const struct compare_result *r, const struct compare_opts *o, const char *knob)
 {
     json_t *rows = json_array(), *gated = json_array();
     struct verdict_frame frame = verdict_frame_of(r, &o->gate);
@@ -236,23 +235,20 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
         json_array_append_new(rows, o_row);
         json_object_update_new(
             o_row,
-            json_pack("{s:s, s:s, s:b, s:o, s:o, s:I, s:I, s:s, s:o, s:[o, o], s:o, "
-                      "s:o, s:o, s:o, s:o, s:f, s:s, s:o, s:I}",
-                      "metric", row->metric, "better",
-                      profile_direction_name(row->lower_is_better ? LOWER_IS_BETTER
-                                                                  : HIGHER_IS_BETTER),
-                      "gated", row->gated, "base_median", json_num_or_null(row->a.median),
-                      "new_median", json_num_or_null(row->b.median), "base_runs",
-                      (json_int_t)row->a.n, "new_runs", (json_int_t)row->b.n, "scale",
-                      g->log_scale ? "log" : "difference", "change",
-                      json_num_or_null(g->change), "ci", json_num_or_null(g->lo),
-                      json_num_or_null(g->hi), "p", json_num_or_null(g->p), "p_worse",
-                      json_num_or_null(g->p_worse), "p_adjusted", json_num_or_null(g->p_adjusted),
-                      "df", json_num_or_null(g->df), "test",
-                      g->test ? json_string(g->test) : json_null(), "prior_df", g->prior_df,
-                      "verdict", verdict_word(row), "smallest_detectable_change",
-                      json_num_or_null(g->detectable), "runs_needed",
-                      (json_int_t)g->rounds_needed));
+            json_pack(
+                "{s:s, s:s, s:b, s:o, s:o, s:I, s:I, s:s, s:o, s:[o, o], s:o, "
+                "s:o, s:o, s:o, s:o, s:f, s:s, s:o, s:I}",
+                "metric", row->metric, "better",
+                profile_direction_name(row->lower_is_better ? LOWER_IS_BETTER : HIGHER_IS_BETTER),
+                "gated", row->gated, "base_median", json_num_or_null(row->a.median), "new_median",
+                json_num_or_null(row->b.median), "base_runs", (json_int_t)row->a.n, "new_runs",
+                (json_int_t)row->b.n, "scale", g->log_scale ? "log" : "difference", "change",
+                json_num_or_null(g->change), "ci", json_num_or_null(g->lo), json_num_or_null(g->hi),
+                "p", json_num_or_null(g->p), "p_worse", json_num_or_null(g->p_worse), "p_adjusted",
+                json_num_or_null(g->p_adjusted), "df", json_num_or_null(g->df), "test",
+                g->test ? json_string(g->test) : json_null(), "prior_df", g->prior_df, "verdict",
+                verdict_word(row), "smallest_detectable_change", json_num_or_null(g->detectable),
+                "runs_needed", (json_int_t)g->rounds_needed));
     }
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct compare_row *row = &r->rows[i];
@@ -262,10 +258,10 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
         json_object_set_new(o_row, "why", json_string(why));
         if (!row->budget)
             continue;
-        json_object_update_new(
-            o_row, json_pack("{s:s, s:f, s:o}", "bound", row->budget->upper ? "max" : "min",
-                             "budget", row->budget->limit, "typical",
-                             json_num_or_null(row->typical)));
+        json_object_update_new(o_row, json_pack("{s:s, s:f, s:o}", "bound",
+                                                row->budget->upper ? "max" : "min", "budget",
+                                                row->budget->limit, "typical",
+                                                json_num_or_null(row->typical)));
     }
     for (size_t i = 0; r->base_campaigns == 0 && i < r->n_rows; i++) {
         const struct gate_result *g = &r->rows[i].g;
@@ -290,9 +286,9 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
     verdict_headline(r, &frame, knob, headline, sizeof(headline));
     return json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:I, s:o, s:o, s:o}", "verdict",
                      verdict_result_word(r), "headline", headline, "alpha", o->gate.alpha,
-                     "max_increase",
-                     o->gate.threshold, "level", o->gate.level, "drift_allowance", o->gate.drift,
-                     "base_campaigns", (json_int_t)r->base_campaigns, "sequential_max",
+                     "max_increase", o->gate.threshold, "level", o->gate.level, "drift_allowance",
+                     o->gate.drift, "base_campaigns", (json_int_t)r->base_campaigns,
+                     "sequential_max",
                      r->sequential_max ? json_integer(r->sequential_max) : json_null(), "gated",
                      gated, "rows", rows);
 }

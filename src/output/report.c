@@ -252,8 +252,7 @@ static void settings_table(const struct campaign *c, size_t n, const struct view
 
 /* The round trips of each campaign that ran an rtt probe: every completed run's
  * histogram added, so the percentiles are of all round trips, not averages. */
-static void rtt_tables(const struct campaign *c, size_t n, const struct view *v, bool md,
-                       FILE *out)
+static void rtt_tables(const struct campaign *c, size_t n, const struct view *v, bool md, FILE *out)
 {
     static const double pct[] = {50, 90, 99, 99.9};
     static const char *const heads[] = {"requests", "failed", "p50", "p90", "p99", "p99.9", "max"};
@@ -280,7 +279,7 @@ static void rtt_tables(const struct campaign *c, size_t n, const struct view *v,
             bool any = histogram_count(&s->rtt) > 0;
             for (size_t k = 0; k < ARRAY_SIZE(pct); k++)
                 strv_push(row, any ? fmt_number(histogram_percentile(&s->rtt, pct[k]) / 1e6, fig,
-                                                 sizeof(fig))
+                                                sizeof(fig))
                                    : "-");
             strv_push(row, any ? fmt_number(histogram_max(&s->rtt) / 1e6, fig, sizeof(fig)) : "-");
         }
@@ -307,8 +306,8 @@ static void row_phrase(const struct compare_row *row, const struct verdict_frame
         char *d = direction_text(&row->g, f->gate->level);
         fprintf(out, ", %s", d);
         free(d);
-    } else if (!untested && (row->g.verdict == VERDICT_REGRESSED ||
-                             row->g.verdict == VERDICT_IMPROVED)) {
+    } else if (!untested &&
+               (row->g.verdict == VERDICT_REGRESSED || row->g.verdict == VERDICT_IMPROVED)) {
         compare_fmt_interval(&row->g, ch, sizeof(ch));
         fprintf(out, ", %s", ch);
     }
@@ -392,8 +391,8 @@ static void headline(const struct campaign *c, const struct view *v,
 
 /* The gate's verdict of campaign c and why, as compare DIR gives it: nothing when compare
  * gates nothing there (a campaign of settings without budgets). */
-static void gate_headline(const struct campaign *c, const struct view *v, const char *host,
-                          bool md, FILE *out)
+static void gate_headline(const struct campaign *c, const struct view *v, const char *host, bool md,
+                          FILE *out)
 {
     if (!v->read || !v->rd.gate)
         return;
@@ -412,8 +411,7 @@ static void gate_headline(const struct campaign *c, const struct view *v, const 
 
 /* The gate's verdict of each campaign, then "- " and a sentence per cell but the
  * references, of each campaign. */
-static void headlines(const struct campaign *c, size_t n, const struct view *v, bool md,
-                      FILE *out)
+static void headlines(const struct campaign *c, size_t n, const struct view *v, bool md, FILE *out)
 {
     char host[256];
     bool gates = false;
@@ -751,18 +749,19 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
     fingerprint_groups(c, n, out);
     struct gate_opts g = gate_opts_default();
     char th[32];
-    fprintf(out, "\nCPU: percent of one core for the whole process tree over each window, "
-                 "median (min-max) over runs; health keys: each run's mean over its health "
-                 "lines%s, median (min-max) over runs. The verdicts are the gate's, as "
-                 "`loopbench compare DIR` gives them (docs/report.md): each cell against its "
-                 "reference, paired round by round (CPU on the log of each round's ratio, keys "
-                 "that can be 0 on their difference relative to the reference); *regressed* or "
-                 "*improved* when significant after Holm's correction over the gated "
-                 "comparisons (alpha %g) and beyond %s, *no change* when the 90%% interval lies "
-                 "within it, *inconclusive* when neither, *cannot test* when too few rounds "
-                 "paired or no run recorded the key. A CPU ratio is that test's (a geometric "
-                 "mean) with its %.0f%% interval: *more* or *less* only when the interval "
-                 "excludes 1, else *no clear difference*.\n",
+    fprintf(out,
+            "\nCPU: percent of one core for the whole process tree over each window, "
+            "median (min-max) over runs; health keys: each run's mean over its health "
+            "lines%s, median (min-max) over runs. The verdicts are the gate's, as "
+            "`loopbench compare DIR` gives them (docs/report.md): each cell against its "
+            "reference, paired round by round (CPU on the log of each round's ratio, keys "
+            "that can be 0 on their difference relative to the reference); *regressed* or "
+            "*improved* when significant after Holm's correction over the gated "
+            "comparisons (alpha %g) and beyond %s, *no change* when the 90%% interval lies "
+            "within it, *inconclusive* when neither, *cannot test* when too few rounds "
+            "paired or no run recorded the key. A CPU ratio is that test's (a geometric "
+            "mean) with its %.0f%% interval: *more* or *less* only when the interval "
+            "excludes 1, else *no clear difference*.\n",
             own_figures ? " (the rtt probe's and an HTTP endpoint's keys: the run's own "
                           "figure, docs/network.md)"
                         : "",
@@ -945,14 +944,12 @@ json_t *report_json(const struct campaign *c, size_t n)
             json_object_set_new(cell, "verdicts", cell_verdicts_json(ci, &v[i], v[i].st[x].cell));
             json_array_append_new(settings, cell);
         }
-        json_array_append_new(hosts, json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:o, s:o}",
-                                               "host", campaign_host(ci), "results",
-                                               campaign_where(ci), "fingerprint", "id",
-                                               campaign_fingerprint(ci), "short",
-                                               campaign_fingerprint_short(ci), "profile",
-                                               ci->profile.name, "knob",
-                                               ci->profile.knob_label, "gate",
-                                               gate_json(ci, &v[i]), "settings", settings));
+        json_array_append_new(
+            hosts,
+            json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:o, s:o}", "host", campaign_host(ci),
+                      "results", campaign_where(ci), "fingerprint", "id", campaign_fingerprint(ci),
+                      "short", campaign_fingerprint_short(ci), "profile", ci->profile.name, "knob",
+                      ci->profile.knob_label, "gate", gate_json(ci, &v[i]), "settings", settings));
     }
     views_free(c, n, v);
     /* the hosts grouped by fingerprint, in the order first seen: indices into hosts */

@@ -166,7 +166,9 @@ START_TEST(bars_near_one_get_a_top_above_them)
     const double ratio[] = {1.07, 0.992, 1.09};
     struct mermaid_series series = {.values = ratio};
     struct mermaid_bars c = {
-        .axis = {.knob_label = "host", .settings = idle_waits, .n = 3,
+        .axis = {.knob_label = "host",
+                 .settings = idle_waits,
+                 .n = 3,
                  .baseline = MERMAID_NO_BASELINE},
         .title = "CPU head / base, by host",
         .unit = "ratio (1 = no change)",

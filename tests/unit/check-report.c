@@ -231,10 +231,18 @@ START_TEST(verdict_words)
     ck_assert_str_eq(verdict_direction(NAN, NAN), "no clear difference");
     struct gate_opts o = gate_opts_default();
     struct compare_row rows[2] = {
-        {.setting = "2", .metric = "cpu", .label = "CPU %", .name = "CPU", .variant = "head",
+        {.setting = "2",
+         .metric = "cpu",
+         .label = "CPU %",
+         .name = "CPU",
+         .variant = "head",
          .gated = true},
-        {.setting = "2", .metric = "tickLagPeak", .label = "peak lag", .name = "peak lag",
-         .variant = "head", .gated = true},
+        {.setting = "2",
+         .metric = "tickLagPeak",
+         .label = "peak lag",
+         .name = "peak lag",
+         .variant = "head",
+         .gated = true},
     };
     /* one round: nothing to test, and it says why */
     rows[0].a.n = rows[0].b.n = 1;
@@ -253,8 +261,8 @@ START_TEST(verdict_words)
     ck_assert_str_eq(verdict_word(&rows[1]), "no change");
     /* every gated change within the threshold: the headline says so, not inconclusive */
     for (int i = 0; i < 2; i++)
-        rows[i].g = (struct gate_result){.verdict = VERDICT_NO_CHANGE, .tested = true,
-                                         .change = 0.01, .lo = -0.02, .hi = 0.04};
+        rows[i].g = (struct gate_result){
+            .verdict = VERDICT_NO_CHANGE, .tested = true, .change = 0.01, .lo = -0.02, .hi = 0.04};
     r = (struct compare_result){.rows = rows, .n_rows = 2, .worst = VERDICT_NO_CHANGE};
     verdict_headline(&r, &f, "idle wait (ms)", why, sizeof(why));
     ck_assert_str_eq(verdict_result_word(&r), "no change");
