@@ -443,6 +443,10 @@ int compare_results(const struct campaign *const *base, size_t n_base,
             row->lower_is_better = m->better == LOWER_IS_BETTER;
             bool guard = m->must_be_zero;
             row->gated = guard || (o->primary ? listed(o->primary, key) : m->primary_by_default);
+            /* the base build against itself says how far the campaigns drifted apart: told,
+             * not gated, unless asked for by name (what a gate fails on is a build's change) */
+            if (new_->n_variants && x.variant == 0 && !o->variant)
+                row->gated = false;
             what[out->n_rows] = (struct gate_comparison){row->setting, key, row->lower_is_better,
                                                          guard, guardrail_hit(new_, x, m)};
             summarize_row(rv, row);

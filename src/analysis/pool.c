@@ -365,7 +365,10 @@ static void pool_why(const struct pool_row *pr, const struct compare_opts *o, ch
         pr->re.mixed_scales ? "some campaigns compared it on logs and some on differences: "
                               "not pooled"
                             : "no campaign could test it"};
-    verdict_why(&pr->row, &f, buf, len);
+    /* a campaign's saturation is its own: the by-host table names it */
+    struct compare_row row = pr->row;
+    row.saturated = NULL;
+    verdict_why(&row, &f, buf, len);
     size_t l = strlen(buf);
     if (pr->row.g.tested && pr->re.k == 1)
         snprintf(buf + l, len - l, "%sone campaign tested it", l ? "; " : "");
@@ -376,8 +379,10 @@ static struct compare_result as_compare_result(const struct pool_result *r)
 {
     struct compare_result c = {.n_rows = r->n_rows, .worst = r->worst};
     c.rows = xcalloc(r->n_rows + 1, sizeof(*c.rows));
-    for (size_t i = 0; i < r->n_rows; i++)
+    for (size_t i = 0; i < r->n_rows; i++) {
         c.rows[i] = r->rows[i].row;
+        c.rows[i].saturated = NULL; /* the first campaign's, not the pool's */
+    }
     return c;
 }
 

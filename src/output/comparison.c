@@ -58,8 +58,8 @@ static void gated_keys(const struct compare_result *r, FILE *out)
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct compare_row *row = &r->rows[i];
         bool first = true;
-        for (size_t j = 0; j < i; j++)
-            first = first && strcmp(r->rows[j].metric, row->metric) != 0;
+        for (size_t j = 0; j < i; j++) /* the first gated row of its metric */
+            first = first && !(r->rows[j].gated && strcmp(r->rows[j].metric, row->metric) == 0);
         if (first && row->gated) {
             char *metric = text_code(row->metric);
             fprintf(out, "%s%s", sep, metric);
@@ -226,7 +226,7 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
         const struct gate_result *g = &row->g;
         bool seen = false;
         for (size_t j = 0; j < i; j++)
-            seen = seen || strcmp(r->rows[j].metric, row->metric) == 0;
+            seen = seen || (r->rows[j].gated && strcmp(r->rows[j].metric, row->metric) == 0);
         if (!seen && row->gated)
             json_array_append_new(gated, json_string(row->metric));
         json_t *o_row = json_pack("{s:s}", "setting", row->setting);
