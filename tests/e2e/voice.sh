@@ -224,6 +224,11 @@ check "report -o FILE: Markdown written there, nothing on stdout" bash -c "
   grep -q '^## refshard' '$TMP/r.md' && [ ! -s '$TMP/r.out' ]"
 check "  ... its charts Mermaid, and no link to a local file" bash -c "
   grep -q '^\`\`\`mermaid' '$TMP/r.md' && ! grep -q '](' '$TMP/r.md'"
+mkdir "$TMP/into"
+lb report aa1 -o "$TMP/into" -f csv >/dev/null
+lb report aa1 -o "$TMP/r.json" >/dev/null
+check "report -o DIR: report.EXT in it; -o FILE.json: JSON, as its name says" bash -c "
+  head -1 '$TMP/into/report.csv' | grep -q '^host,kind,' && jq -e '.schema' '$TMP/r.json' >/dev/null"
 # On a terminal, text for a person: no chart code, no Markdown escapes.
 script -qec "$LOOPBENCH report aa1 aa2" /dev/null >"$TMP/tty.txt" 2>&1 || true
 check "report on a terminal: plain text, no Mermaid, no escapes" bash -c "
