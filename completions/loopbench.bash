@@ -43,23 +43,23 @@ _loopbench() {
 
   # The value of the option before the cursor.
   case $prev in
-    -o | --out | --plots | --resume) _loopbench_dirs "$cur"; return ;;
+    -o | --output | --plots | --resume) _loopbench_dirs "$cur"; return ;;
     --order) COMPREPLY=($(compgen -W "interleave random grouped duet" -- "$cur")); return ;;
     --cpu-source) COMPREPLY=($(compgen -W "auto perf tree" -- "$cur")); return ;;
     --pass-env) COMPREPLY=($(compgen -e -- "$cur")); return ;;
     --fail-on) COMPREPLY=($(compgen -W "inconclusive" -- "$cur")); return ;;
     -f | --format)
-      if [ "$cmd" = report ]; then
-        COMPREPLY=($(compgen -W "md csv json" -- "$cur"))
-      else
-        COMPREPLY=($(compgen -W "md json" -- "$cur"))
-      fi
+      case $cmd in
+        report) COMPREPLY=($(compgen -W "md text csv json" -- "$cur")) ;;
+        compare | history) COMPREPLY=($(compgen -W "md text json" -- "$cur")) ;;
+        *) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
+      esac
       return ;;
     --log) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
     -s | --settings | -n | --repeat | -w | --warmup | -t | --sample | --seed | --interval | \
       --pid | --seconds | --marker | --metric | --max-increase | --alpha | --title | \
       --github | --api-url | --webhook | --primary | --cpus | --rotate | --commit | \
-      --max-p | --min-magnitude | --min-segment | --recent | --budget) return ;;
+      --max-p | --min-magnitude | --min-segment | --recent | --budget | --variant) return ;;
   esac
 
   if [[ $cur == -* ]]; then

@@ -1,10 +1,11 @@
 # Written by loopbench report. Re-render in this directory: gnuplot plots.gp
 # SVG and PNG (pngcairo when this gnuplot has it, else png).
-settings = '0 2 8'
+settings = '"0" "2" "8"'
 knob = 'idle wait (ms)'
 health = 'peak lag'
 draw_time = 1
 draw_tradeoff = 1
+draw_latency = 0
 health_unit = ' (ms)'
 nsettings = 3
 logscale = 1
@@ -55,6 +56,20 @@ do for [fmt in 'svg png'] {
     set offsets graph 0.05, graph 0.05, graph 0.1, 0
     plot for [i=0:nsettings-1] 'tradeoff.dat' index i using 1:2 with points \
          lc i+1 pt 7 ps 1.2 title word(settings, i+1)
+  }
+  if (draw_latency) {
+    reset
+    set output 'latency.'.fmt
+    set title 'Round-trip latency: percentiles of all round trips per setting'
+    set xlabel 'percentile'
+    set ylabel 'round trip (ms)'
+    set logscale x
+    set logscale y
+    set xtics ('0' 1, '50' 2, '90' 10, '99' 100, '99.9' 1000, '99.99' 10000)
+    set grid
+    set key outside right title knob
+    plot for [i=0:nsettings-1] 'latency.dat' index i using 2:3 with linespoints \
+         lc i+1 pt 7 ps 0.6 title word(settings, i+1)
   }
   set output
 }

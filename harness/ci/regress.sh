@@ -223,7 +223,7 @@ in_background "${clean_env[@]}" "$lb" run "$profile" --variant "base=$work/base"
   --variant "head=$work/head" -o "$out" "${order[@]}" "${seed[@]}" "${pass_env[@]}" "${run_args[@]}" || rc=$?
 [ "$rc" -eq 0 ] || die "the campaign failed (loopbench run exited $rc)"
 # A report that fails (a plot, say) must not hide the verdict: the gate still runs.
-if "$lb" report "$out" >/dev/null; then say "report: $out/report.md"; else say "the report failed; gating anyway"; fi
+if "$lb" report "$out" -o "$out/report.md" --plots "$out/plots"; then say "report: $out/report.md"; else say "the report failed; gating anyway"; fi
 
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
   printf 'loopbench regression job: head %s against base %s (%s), one campaign of both%s.\n\n' \

@@ -134,25 +134,39 @@ struct row_values {
     size_t head_runs;
 };
 
-/* Fill row i's values for setting value `setting`, metric m of new_ (each base
- * campaign's metric of the same key). */
-static void gather(const struct campaign *const *base, size_t n_base,
-                   const struct campaign *new_, size_t si, const struct metric *m,
-                   struct row_values *v)
+/* The index of variant `name` in c (0 in a campaign without variants, whatever the
+ * name), -1 when c has variants and none of that name. */
+static long variant_index(const struct campaign *c, const char *name)
 {
+    if (!c->n_variants)
+        return 0;
+    for (size_t v = 0; name && v < c->n_variants; v++)
+        if (strcmp(c->variants[v].name, name) == 0)
+            return (long)v;
+    return -1;
+}
+
+/* Fill a row's values for new_'s cell x and metric m: each base campaign's runs of the
+ * same setting (and variant, by name) and metric key, and new_'s. */
+static void gather(const struct campaign *const *base, size_t n_base, const struct campaign *new_,
+                   struct cell x, const struct metric *m, struct row_values *v)
+{
+    const char *value = new_->values.v[x.setting];
+    const char *variant = new_->n_variants ? new_->variants[x.variant].name : NULL;
     v->base = xcalloc(n_base, sizeof(*v->base));
     v->runs = xcalloc(n_base, sizeof(*v->runs));
     for (size_t c = 0; c < n_base; c++) {
-        long bs = campaign_setting(base[c], new_->values.v[si]);
+        long bs = campaign_setting(base[c], value), bv = variant_index(base[c], variant);
         const struct metric *bm = campaign_metric(base[c], m->key);
-        if (bs < 0 || !bm)
+        if (bs < 0 || bv < 0 || !bm)
             continue; /* this campaign lacks the setting or the key */
         v->base[v->k] = xcalloc(base[c]->n_runs + 1, sizeof(double));
-        v->runs[v->k] = campaign_values(base[c], (size_t)bs, bm, v->base[v->k]);
+        v->runs[v->k] =
+            campaign_cell_values(base[c], (struct cell){(size_t)bs, (size_t)bv}, bm, v->base[v->k]);
         v->k++;
     }
     v->head = xcalloc(new_->n_runs + 1, sizeof(double));
-    v->head_runs = campaign_values(new_, si, m, v->head);
+    v->head_runs = campaign_cell_values(new_, x, m, v->head);
 }
 
 static void row_values_release(struct row_values *v)
@@ -295,6 +309,7 @@ static void add_budgets(const struct campaign *c, bool heads, const struct compa
         row->variant = heads && c->n_variants ? c->variants[x.variant].name : NULL;
         row->metric = b->key;
         row->label = m->label;
+        row->name = m->name;
         row->lower_is_better = b->upper;
         row->gated = true;
         row->budget = b;
@@ -325,52 +340,123 @@ static void add_budgets(const struct campaign *c, bool heads, const struct compa
     free(gated);
 }
 
+/* "base, head": a campaign's variants for a message (new string). */
+static char *variant_list(const struct campaign *c)
+{
+    char *s = xstrdup("");
+    for (size_t v = 0; v < c->n_variants; v++) {
+        char *longer = xasprintf("%s%s%s", s, v ? ", " : "", c->variants[v].name);
+        free(s);
+        s = longer;
+    }
+    return s;
+}
+
+/* Like compared with like: campaigns of variants only with campaigns of variants, each
+ * variant of new_ compared (o->variant, when given) found in base; -1 with err saying
+ * what to run instead. */
+static int same_shape(const struct campaign *base, const struct campaign *new_, const char *only,
+                      struct lb_error *err)
+{
+    const struct campaign *v = base->n_variants ? base : new_, *k = base->n_variants ? new_ : base;
+    if (!base->n_variants != !new_->n_variants) {
+        char *names = variant_list(v);
+        lb_fail(err,
+                "'%s' is a campaign of variants (%s) and '%s' one of settings: expected "
+                "campaigns of the same kind (compare '%s' alone gates its variants; run "
+                "both campaigns with the same --variant names to compare them)",
+                campaign_where(v), names, campaign_where(k), campaign_where(v));
+        free(names);
+        return -1;
+    }
+    for (size_t i = 0; i < new_->n_variants; i++) {
+        const char *name = new_->variants[i].name;
+        if ((only && strcmp(only, name) != 0) || variant_index(base, name) >= 0)
+            continue;
+        char *have = variant_list(base);
+        lb_fail(err,
+                "'%s' has no variant '%s' of '%s' (it has %s): expected the same variants, "
+                "or --variant NAME of one both have",
+                campaign_where(base), name, campaign_where(new_), have);
+        free(have);
+        return -1;
+    }
+    return 0;
+}
+
+/* o->variant names a variant of c (or c has none and it is not given); -1 with err. */
+static int check_variant(const struct campaign *c, const char *only, struct lb_error *err)
+{
+    if (!only || variant_index(c, only) >= 0)
+        return 0;
+    char *have = variant_list(c);
+    if (!c->n_variants)
+        lb_fail(err, "--variant '%s': '%s' is a campaign of settings, without variants", only,
+                campaign_where(c));
+    else
+        lb_fail(err, "--variant '%s': not a variant of '%s' (it has %s)", only, campaign_where(c),
+                have);
+    free(have);
+    return -1;
+}
+
 int compare_results(const struct campaign *const *base, size_t n_base,
                     const struct campaign *new_, const struct compare_opts *o,
                     struct compare_result *out, struct lb_error *err)
 {
     memset(out, 0, sizeof(*out));
     out->base_campaigns = n_base;
+    if (check_variant(new_, o->variant, err) < 0)
+        return -1;
     for (size_t c = 0; c < n_base; c++)
-        if (compare_compatible(base[c], new_, err) < 0)
+        if (compare_compatible(base[c], new_, err) < 0 ||
+            same_shape(base[c], new_, o->variant, err) < 0)
             return -1;
     if (compare_check_keys(new_, o->metric, "--metric", err) < 0 ||
         compare_check_keys(new_, o->primary, "--primary", err) < 0)
         return -1;
-    size_t nm = new_->profile.n_metrics, cap = new_->values.n * nm;
+    size_t nm = new_->profile.n_metrics, cap = campaign_cells(new_) * nm;
     out->rows = xcalloc(cap + 1, sizeof(*out->rows));
     struct row_values *v = xcalloc(cap + 1, sizeof(*v));
     struct gate_comparison *what = xcalloc(cap + 1, sizeof(*what));
-    for (size_t si = 0; si < new_->values.n; si++)
+    for (size_t ci = 0; ci < campaign_cells(new_); ci++)
         for (size_t k = 0; k < nm; k++) {
+            struct cell x = campaign_cell(new_, ci);
             const struct metric *m = &new_->profile.metrics[k];
             const char *key = m->key;
-            if (!m->gateable || (o->metric && strcmp(o->metric, key) != 0))
+            const char *variant = new_->n_variants ? new_->variants[x.variant].name : NULL;
+            if (!m->gateable || (o->metric && strcmp(o->metric, key) != 0) ||
+                (o->variant && strcmp(o->variant, variant) != 0))
                 continue;
             struct row_values *rv = &v[out->n_rows];
-            gather(base, n_base, new_, si, m, rv);
+            gather(base, n_base, new_, x, m, rv);
             if (rv->k == 0) { /* no base campaign has the setting (or the key) */
                 row_values_release(rv);
                 continue;
             }
             struct compare_row *row = &out->rows[out->n_rows];
-            row->setting = new_->values.v[si];
+            row->setting = new_->values.v[x.setting];
+            row->variant = variant;
             row->metric = key;
             row->label = m->label;
+            row->name = m->name;
             row->lower_is_better = m->better == LOWER_IS_BETTER;
             bool guard = m->must_be_zero;
             row->gated = guard || (o->primary ? listed(o->primary, key) : m->primary_by_default);
-            what[out->n_rows] = (struct gate_comparison){
-                row->setting, key, row->lower_is_better, guard,
-                guardrail_hit(new_, (struct cell){si, 0}, m)};
+            /* the base build against itself says how far the campaigns drifted apart: told,
+             * not gated, unless asked for by name (what a gate fails on is a build's change) */
+            if (new_->n_variants && x.variant == 0 && !o->variant)
+                row->gated = false;
+            what[out->n_rows] = (struct gate_comparison){row->setting, key, row->lower_is_better,
+                                                         guard, guardrail_hit(new_, x, m)};
             summarize_row(rv, row);
             row->saturated = saturation(base, n_base, new_, row->setting);
             out->n_rows++;
         }
     size_t compared = out->n_rows;
     int rc = gate_families(out, gate_across_family, &(struct across_inputs){v, what}, o, err);
-    if (rc == 0)
-        add_budgets(new_, false, o, out);
+    if (rc == 0) /* of a campaign of variants, its builds', as compare DIR holds them */
+        add_budgets(new_, new_->n_variants > 1, o, out);
     for (size_t i = 0; i < compared; i++)
         row_values_release(&v[i]);
     free(v);
@@ -431,7 +517,13 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
                    struct compare_result *out, struct lb_error *err)
 {
     memset(out, 0, sizeof(*out));
-    if (compare_check_keys(c, o->metric, "--metric", err) < 0 ||
+    if (o->variant && c->n_variants && strcmp(o->variant, c->variants[0].name) == 0)
+        return lb_fail(err,
+                       "--variant '%s': the base of '%s', which the others are compared "
+                       "with: expected one of the others",
+                       o->variant, campaign_where(c));
+    if (check_variant(c, o->variant, err) < 0 ||
+        compare_check_keys(c, o->metric, "--metric", err) < 0 ||
         compare_check_keys(c, o->primary, "--primary", err) < 0)
         return -1;
     size_t nm = c->profile.n_metrics, cap = campaign_cells(c) * nm;
@@ -443,7 +535,8 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
     const char **cpus_b = xcalloc(c->n_runs + 1, sizeof(*cpus_b));
     for (size_t ci = 0; ci < campaign_cells(c); ci++) {
         struct cell x = campaign_cell(c, ci), base = campaign_reference(c, x);
-        if ((base.setting == x.setting && base.variant == x.variant) || o->budgets_only)
+        if ((base.setting == x.setting && base.variant == x.variant) || o->budgets_only ||
+            (o->variant && strcmp(o->variant, c->variants[x.variant].name) != 0))
             continue;
         for (size_t k = 0; k < nm; k++) {
             const struct metric *m = &c->profile.metrics[k];
@@ -456,6 +549,7 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
             row->variant = c->n_variants ? c->variants[x.variant].name : NULL;
             row->metric = key;
             row->label = m->label;
+            row->name = m->name;
             row->lower_is_better = m->better == LOWER_IS_BETTER;
             bool guard = m->must_be_zero;
             row->gated = guard || (o->primary ? listed(o->primary, key) : m->primary_by_default);

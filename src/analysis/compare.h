@@ -50,6 +50,9 @@ struct compare_opts {
     const char *primary;      /* comma-separated keys the gate holds to; NULL: every
                                * metric. Others are reported, corrected among themselves,
                                * and never fail. must_be_zero keys always gate. */
+    const char *variant;      /* campaigns of variants: only this one (against the base
+                               * within a campaign; against itself across campaigns);
+                               * NULL: every one */
     struct gate_opts gate;    /* alpha over the gate, threshold, interval level, drift */
     /* Bounds held to with no base (src/analysis/budget.c): each a gated row of NEW (within one
      * campaign, of each variant against the base), in Holm's correction with the gated
@@ -62,6 +65,7 @@ struct compare_opts {
 /* One setting x metric (x variant, within one campaign). */
 struct compare_row {
     const char *setting, *metric, *label; /* borrowed */
+    const char *name;                     /* the metric in a sentence ("CPU"), borrowed */
     const char *variant;      /* within one campaign: the variant against the base; else NULL */
     bool lower_is_better;
     bool gated;               /* a primary metric or a guardrail: it can fail the job */
@@ -95,10 +99,11 @@ int compare_check_keys(const struct campaign *c, const char *list, const char *o
 int compare_compatible(const struct campaign *a, const struct campaign *b,
                        struct lb_error *err);
 
-
 /* Gate new_ against base[0..n_base) (one campaign, or a history of several) across
  * campaigns (gate_across), each setting of new_ that a base campaign has, for CPU and
- * each health key. -1 with err when a base is incompatible or a key unknown. */
+ * each health key; in campaigns of variants, each variant of new_ (or o->variant) against
+ * the same variant of the bases. -1 with err when a base is incompatible, of another
+ * shape (variants against settings, other variants) or a key unknown. */
 int compare_results(const struct campaign *const *base, size_t n_base,
                     const struct campaign *new_, const struct compare_opts *o,
                     struct compare_result *out, struct lb_error *err);

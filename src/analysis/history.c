@@ -11,6 +11,11 @@
 #include "text.h"
 #include "util.h"
 
+bool history_series_tested(const struct history_series *s, const struct history_opts *o)
+{
+    return s->n >= 2 * o->min_segment;
+}
+
 static int by_start_time(const void *a, const void *b)
 {
     const struct campaign *x = *(const struct campaign *const *)a;
@@ -204,7 +209,7 @@ int history_build(const struct campaign **campaigns, size_t n, const struct hist
     /* Bonferroni over the series that can be split at all */
     size_t tested = 0;
     for (size_t i = 0; i < out->n_series; i++)
-        tested += out->series[i].n >= 2 * o->min_segment;
+        tested += history_series_tested(&out->series[i], o);
     out->tested = tested;
     for (size_t i = 0; i < out->n_series; i++) {
         series_changes(out, &out->series[i], o, o->max_p / (double)(tested ? tested : 1));
@@ -295,8 +300,8 @@ static void put_change_row(FILE *out, const struct history *h, const struct hist
             fmt_change(relative_of(s, &ch->cp, ch->cp.hi), hi, sizeof(hi)),
             fmt_p(ch->cp.p, p, sizeof(p)), ch->environment ? "environment: " : "",
             ch->environment ? ch->environment
-            : ch->worse     ? "**worse**"
-                            : "better",
+            : ch->worse     ? "**regressed**"
+                            : "improved",
             !ch->environment && s->fails && ch == &s->changes[s->n_changes - 1] ? ", fails" : "");
     free(name);
     free(series);
@@ -355,14 +360,32 @@ int history_markdown(const struct history *h, const struct history_opts *o, FILE
                  ", half of it for the segmentation and half for a test toward worse of the "
                  "splits leaving at most %zu campaigns after them in the last segment",
                  o->recent);
-    fprintf(out, "## History: %zu campaigns, %s to %s\n\n", h->n_campaigns, first, last);
-    fprintf(out,
-            "Change points of %zu series by binary segmentation, each split tested by "
-            "permutation at p <= %.3g (%.3g over the history, Bonferroni)%s; steps under %s "
-            "are none, and a segment holds at least %zu campaigns. A change of the host's "
-            "fingerprint starts a new epoch: an environment change, which never fails.\n\n",
-            h->tested, o->max_p / (double)(h->tested ? h->tested : 1), o->max_p, recent,
-            fmt_change(o->min_magnitude, mag, sizeof(mag)), o->min_segment);
+    if (h->n_campaigns == 1)
+        fprintf(out, "## History: 1 campaign, %s\n\n", first);
+    else
+        fprintf(out, "## History: %zu campaigns, %s to %s\n\n", h->n_campaigns, first, last);
+    size_t longest = 0;
+    for (size_t i = 0; i < h->n_series; i++)
+        longest = h->series[i].n > longest ? h->series[i].n : longest;
+    if (h->tested == 0) {
+        /* nothing could be tested: say so, and what is missing, before any method */
+        fprintf(out,
+                "Cannot tell: a change point needs %zu campaigns in a series (2 x "
+                "--min-segment %zu), and the longest series here has %zu. Keep "
+                "campaigns coming (the same profile and settings) and ask again.\n\n",
+                2 * o->min_segment, o->min_segment, longest);
+    } else
+        fprintf(out,
+                "Change points of %zu series by binary segmentation, each split tested by "
+                "permutation at p <= %.3g (%.3g over the history, Bonferroni)%s; steps under "
+                "%s are none, and a segment holds at least %zu campaigns. A change of the "
+                "host's fingerprint starts a new epoch: an environment change, which never "
+                "fails.%s\n\n",
+                h->tested, o->max_p / (double)h->tested, o->max_p, recent,
+                fmt_change(o->min_magnitude, mag, sizeof(mag)), o->min_segment,
+                h->tested < h->n_series ? " Series shorter than twice that cannot be tested: "
+                                          "they are listed apart."
+                                        : "");
     if (changes) {
         fputs("| series | new segment from | started | commits | before | after | step (95% CI) "
               "| p | change |\n|---|---|---|---|--:|--:|---|--:|---|\n",
@@ -371,24 +394,28 @@ int history_markdown(const struct history *h, const struct history_opts *o, FILE
             for (size_t k = 0; k < h->series[i].n_changes; k++)
                 put_change_row(out, h, &h->series[i], &h->series[i].changes[k]);
         fputs("\n", out);
-    } else {
-        fputs("No change point in any series.\n\n", out);
+    } else if (h->tested) {
+        fputs("No change point in any series that could be tested.\n\n", out);
     }
-    for (int with = 1; with >= 0; with--) {
+    /* the series with a change point, then those without, then those too short to test:
+     * the quiet ones out of the way, one click from view */
+    static const char *const groups[] = {NULL, "Series without a change point",
+                                         "Series too short to test"};
+    for (size_t g = 0; g < ARRAY_SIZE(groups); g++) {
         bool opened = false;
         for (size_t i = 0; i < h->n_series; i++) {
             const struct history_series *s = &h->series[i];
-            if ((s->n_changes > 0) != with || s->n == 0)
+            size_t group = s->n_changes ? 0 : history_series_tested(s, o) ? 1 : 2;
+            if (group != g || s->n == 0)
                 continue;
-            /* the quiet series out of the way, one click from view */
-            if (!with && !opened)
-                fputs("<details><summary>Series without a change point</summary>\n\n", out);
+            if (groups[g] && !opened)
+                fprintf(out, "<details><summary>%s</summary>\n\n", groups[g]);
             opened = true;
             if (put_chart(out, h, s, err) < 0)
                 return -1;
             fputs("\n", out);
         }
-        if (!with && opened)
+        if (groups[g] && opened)
             fputs("</details>\n\n", out);
     }
     if (h->fails) {
@@ -402,8 +429,8 @@ int history_markdown(const struct history *h, const struct history_opts *o, FILE
                 free(name);
                 sep = ", ";
             }
-        fputs(" opens at a change for the worse.\n", out);
-    } else {
+        fputs(" opens at a change for the worse: regressed.\n", out);
+    } else if (h->tested) {
         fputs("No series' newest segment opens at a change for the worse of the target's "
               "own.\n",
               out);
@@ -449,6 +476,10 @@ json_t *history_json(const struct history *h, const struct history_opts *o)
                 json_num_or_null(ch->cp.step), "ci", json_num_or_null(ch->cp.lo),
                 json_num_or_null(ch->cp.hi), "relative", json_num_or_null(ch->cp.relative), "p",
                 json_num_or_null(ch->cp.p), "worse", ch->worse);
+            json_object_set_new(o_ch, "verdict",
+                                json_string(ch->environment ? "environment"
+                                            : ch->worse     ? "regressed"
+                                                            : "improved"));
             /* the commits a user bisects: of the last campaign before, the first after */
             json_object_set_new(
                 o_ch, "last_before",
@@ -463,13 +494,25 @@ json_t *history_json(const struct history *h, const struct history_opts *o)
             s->log_scale ? "log" : "level", "better",
             profile_direction_name(s->lower_is_better ? LOWER_IS_BETTER : HIGHER_IS_BETTER),
             "points", points, "change_points", changes, "fails", s->fails);
+        bool tested = history_series_tested(s, o);
+        char *why = tested || s->n == h->n_campaigns
+                        ? NULL
+                        : xasprintf("%zu of the %zu campaigns estimate it: a change point "
+                                    "needs %zu",
+                                    s->n, h->n_campaigns, 2 * o->min_segment);
+        if (!tested && !why)
+            why = xasprintf("%zu campaign%s: a change point needs %zu", s->n, s->n == 1 ? "" : "s",
+                            2 * o->min_segment);
+        json_object_set_new(o_s, "tested", json_boolean(tested));
+        json_object_set_new(o_s, "cannot_test", why ? json_string(why) : json_null());
+        free(why);
         json_array_append_new(series, o_s);
     }
-    return json_pack("{s:{s:f, s:f, s:I, s:I, s:I}, s:o, s:o, s:b}", "options", "max_p",
+    return json_pack("{s:{s:f, s:f, s:I, s:I, s:I}, s:o, s:o, s:I, s:b}", "options", "max_p",
                      o->max_p, "min_magnitude", o->min_magnitude, "min_segment",
-                     (json_int_t)o->min_segment, "recent", (json_int_t)o->recent,
-                     "permutations", (json_int_t)CP_PERMUTATIONS, "campaigns", campaigns, "series",
-                     series, "fails", h->fails);
+                     (json_int_t)o->min_segment, "recent", (json_int_t)o->recent, "permutations",
+                     (json_int_t)CP_PERMUTATIONS, "campaigns", campaigns, "series", series,
+                     "tested", (json_int_t)h->tested, "fails", h->fails);
 }
 
 void history_release(struct history *h)

@@ -67,6 +67,10 @@ struct history {
     bool fails;
 };
 
+/* Whether series s is long enough to be tested at all: twice the fewest campaigns of a
+ * segment. */
+bool history_series_tested(const struct history_series *s, const struct history_opts *o);
+
 /* The history of campaigns[0..n) (sorted here by start time, in place): -1 with err when
  * one is incompatible with the newest (compare_compatible) or --metric names no key. */
 int history_build(const struct campaign **campaigns, size_t n, const struct history_opts *o,

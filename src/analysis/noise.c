@@ -13,31 +13,35 @@ static bool sampled(const struct run_record *r)
     return r->status == RUN_OK && r->sampled;
 }
 
-/* Flag and warn about the runs of setting si whose CPU is more than NOISE_OUTLIER_MADS
- * from the median. cpu has room for every run. */
-static void outliers(const struct campaign *c, size_t si, double *cpu, struct noise *n)
+/* Flag and warn about the runs of cell x (a setting, of a variant when there are some:
+ * builds differ by design) whose CPU is more than NOISE_OUTLIER_MADS from the median. cpu
+ * has room for every run. */
+static void outliers(const struct campaign *c, struct cell x, double *cpu, struct noise *n)
 {
     size_t m = 0;
     for (size_t i = 0; i < c->n_runs; i++)
-        if (c->runs[i].setting_index == si && sampled(&c->runs[i]))
+        if (run_in_cell(&c->runs[i], x) && sampled(&c->runs[i]))
             cpu[m++] = c->runs[i].sample.cpu_percent;
     struct stats_summary s;
     stats_summarize(cpu, m, &s);
     /* Fewer runs, or all alike, and every deviation is the MAD or nothing. */
     if (m < NOISE_OUTLIER_MIN_RUNS || !(s.mad > 0))
         return;
+    char *name = campaign_cell_name(c, x);
     for (size_t i = 0; i < c->n_runs; i++) {
         const struct run_record *r = &c->runs[i];
-        if (r->setting_index != si || !sampled(r) ||
-            fabs(r->sample.cpu_percent - s.median) <= NOISE_OUTLIER_MADS * s.mad)
+        double off = fabs(r->sample.cpu_percent - s.median);
+        if (!run_in_cell(r, x) || !sampled(r) || off <= NOISE_OUTLIER_MADS * s.mad ||
+            off <= NOISE_OUTLIER_MIN_SHARE * s.median)
             continue;
         n->runs[i].outlier = true;
         strv_push_owned(&n->warnings,
                         xasprintf("run %s #%ld: CPU %.3g%% is more than %g median absolute "
-                                  "deviations from its setting's median %.3g%% (an outlier)",
-                                  c->values.v[si], r->repeat, r->sample.cpu_percent,
-                                  NOISE_OUTLIER_MADS, s.median));
+                                  "deviations from its %s's median %.3g%% (an outlier)",
+                                  name, r->repeat, r->sample.cpu_percent, NOISE_OUTLIER_MADS,
+                                  c->n_variants ? "cell" : "setting", s.median));
     }
+    free(name);
 }
 
 /* How many CPUs r's target could use: those it was pinned to, else those watched over
@@ -164,8 +168,8 @@ void noise_assess(const struct campaign *c, struct noise *n)
         free(why);
     }
     double *cpu = xcalloc(c->n_runs ? c->n_runs : 1, sizeof(double));
-    for (size_t si = 0; si < c->values.n; si++)
-        outliers(c, si, cpu, n);
+    for (size_t ci = 0; ci < campaign_cells(c); ci++)
+        outliers(c, campaign_cell(c, ci), cpu, n);
     free(cpu);
 }
 

@@ -18,6 +18,10 @@
 /* A run further than this many median absolute deviations from its setting's median CPU
  * is an outlier (as hyperfine warns); needs NOISE_OUTLIER_MIN_RUNS runs to mean anything. */
 #define NOISE_OUTLIER_MADS 3.0
+/* ... and by more than this share of the median: a spinning target's runs agree to a
+ * hundredth of a percent, so a tiny MAD made 100% an outlier from a median of 100%; a
+ * run within 1% of the others misleads no comparison. */
+#define NOISE_OUTLIER_MIN_SHARE 0.01
 #define NOISE_OUTLIER_MIN_RUNS 3
 
 /* A run is saturated when its target used this share of its CPUs' capacity (100% per

@@ -8,6 +8,7 @@
 #include "mermaid.h"
 #include "text.h"
 #include "util.h"
+#include "verdict.h"
 
 /* ---- the random-effects model ----------------------------------------------------- */
 
@@ -193,13 +194,19 @@ int pool_gate(const struct gate_result *host, size_t k, const struct gate_compar
     double *y = xcalloc(k + 1, sizeof(double)), *v = xcalloc(k + 1, sizeof(double));
     double *dof = xcalloc(k + 1, sizeof(double));
     for (size_t i = 0; i < n; i++) {
-        size_t tested = 0, logs = 0, hit = 0, last = 0;
+        size_t tested = 0, logs = 0, hit = 0, last = 0, scaled = 0;
+        for (size_t c = 0; c < k; c++)
+            scaled += host[c * n + i].tested && host[c * n + i].scale > 0;
         for (size_t c = 0; c < k; c++) {
             const struct gate_result *g = &host[c * n + i];
             hit += g->verdict == VERDICT_REGRESSED;
-            if (!g->tested || !(g->scale > 0)) /* a base of 0: no relative difference */
+            /* A base of 0 has no relative difference, unless head was 0 in every round
+             * too: that host saw exactly no change, as compare DIR says, and when every
+             * host saw that, so does the pool. */
+            bool zero = g->tested && g->delta == 0 && g->se == 0 && !scaled;
+            if (!g->tested || (!(g->scale > 0) && !zero))
                 continue;
-            double harm = g->delta / g->scale, se = g->se / g->scale;
+            double harm = zero ? 0 : g->delta / g->scale, se = zero ? 0 : g->se / g->scale;
             y[tested] = what[i].lower_is_better ? harm : -harm; /* head - base */
             v[tested] = se * se;
             dof[tested] = g->df;
@@ -350,28 +357,43 @@ static char *row_name(const struct compare_row *row)
                      row->variant ? row->variant : "");
 }
 
-/* Why a pooled row got its verdict. */
-static void pool_explain(const struct pool_row *pr, const struct compare_opts *o, FILE *out)
+/* Why a pooled row got its verdict, into buf. */
+static void pool_why(const struct pool_row *pr, const struct compare_opts *o, char *buf, size_t len)
 {
-    char a[32], b[32];
-    const struct gate_result *g = &pr->row.g;
-    if (!pr->row.gated)
-        fputs("not gated; ", out);
-    if (g->test && !g->tested)
-        fputs(g->verdict == VERDICT_REGRESSED ? "must stay 0: non-zero in a window"
-                                              : "must stay 0: 0 in every window", out);
-    else if (pr->re.mixed_scales)
-        fputs("some campaigns compared it on logs and some on differences: not pooled", out);
-    else if (!g->tested)
-        fputs("no campaign could test it", out);
-    else if (g->verdict == VERDICT_NO_CHANGE)
-        fprintf(out, "within +-%s (90%% interval)",
-                fmt_change(o->gate.threshold, b, sizeof(b)) + 1);
-    else if (g->verdict == VERDICT_INCONCLUSIVE)
-        fprintf(out, "only a change of %s would be called",
-                fmt_change(g->detectable, a, sizeof(a)));
-    if (g->tested && pr->re.k == 1)
-        fputs("; one campaign tested it", out);
+    const struct verdict_frame f = {
+        0, 0, &o->gate,
+        pr->re.mixed_scales ? "some campaigns compared it on logs and some on differences: "
+                              "not pooled"
+                            : "no campaign could test it"};
+    /* a campaign's saturation is its own: the by-host table names it */
+    struct compare_row row = pr->row;
+    row.saturated = NULL;
+    verdict_why(&row, &f, buf, len);
+    size_t l = strlen(buf);
+    if (pr->row.g.tested && pr->re.k == 1)
+        snprintf(buf + l, len - l, "%sone campaign tested it", l ? "; " : "");
+}
+
+/* The pool's rows as compare's result, for the headline (rows borrowed: a new array). */
+static struct compare_result as_compare_result(const struct pool_result *r)
+{
+    struct compare_result c = {.n_rows = r->n_rows, .worst = r->worst};
+    c.rows = xcalloc(r->n_rows + 1, sizeof(*c.rows));
+    for (size_t i = 0; i < r->n_rows; i++) {
+        c.rows[i] = r->rows[i].row;
+        c.rows[i].saturated = NULL; /* the first campaign's, not the pool's */
+    }
+    return c;
+}
+
+/* The pool's headline reason into buf. */
+static void pool_headline(const struct pool_result *r, const struct compare_opts *o, char *buf,
+                          size_t len)
+{
+    struct compare_result c = as_compare_result(r);
+    const struct verdict_frame f = {0, 0, &o->gate, "no campaign could test it"};
+    verdict_headline(&c, &f, r->campaigns[0]->profile.knob_label, buf, len);
+    free(c.rows);
 }
 
 /* The pooled row's tau and prediction interval as text. */
@@ -456,32 +478,33 @@ static int by_host(const struct pool_result *r, const struct pool_row *pr, FILE 
         char *host = host_label(r->campaigns[c]);
         if (row) {
             compare_fmt_interval(&row->g, ch, sizeof(ch));
-            fprintf(out, "| %s | %zu | %s | %s |\n", host, row->g.n, ch,
-                    verdict_name(row->g.verdict));
+            fprintf(out, "| %s | %zu | %s | %s |\n", host, row->g.n, ch, verdict_word(row));
         } else
             fprintf(out, "| %s | - | not recorded | - |\n", host);
         free(host);
     }
     compare_fmt_interval(&pr->row.g, ch, sizeof(ch));
     fmt_spread(pr, tau, sizeof(tau), pi, sizeof(pi));
-    fprintf(out, "| **pooled** (%zu hosts) | - | %s | **%s** |\n| a new host (95%% prediction) "
-                 "| - | %s | - |\n\nBetween hosts tau %s.\n",
-            pr->re.k, ch, verdict_name(pr->row.g.verdict), pi, tau);
+    fprintf(out,
+            "| **pooled** (%zu hosts) | - | %s | **%s** |\n| a new host (95%% prediction) "
+            "| - | %s | - |\n\nBetween hosts tau %s.\n",
+            pr->re.k, ch, verdict_word(&pr->row), pi, tau);
     return pr->row.g.log_scale ? host_chart(r, pr, out, err) : 0;
 }
 
 int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FILE *out,
                   struct lb_error *err)
 {
-    char ch[96], p[32], pa[32], th[32], tau[32], pi[64];
+    char ch[96], p[32], pa[32], th[32], tau[32], pi[64], why[1024];
     size_t tested = 0;
     for (size_t i = 0; i < r->n_rows; i++)
         tested += r->rows[i].row.gated && r->rows[i].row.g.tested;
     const struct campaign *first = r->campaigns[0];
     char *profile = text_code(first->profile.name), *base = text_code(first->variants[0].name);
-    fprintf(out, "### loopbench compare --pool: %s\n\n%zu campaigns of profile %s pooled, hosts "
-                 "as the unit: ",
-            verdict_name(r->worst), r->k, profile);
+    pool_headline(r, o, why, sizeof(why));
+    fprintf(out, "### loopbench compare --pool: %s\n\n", verdict_name(r->worst));
+    text_put_markdown(out, why);
+    fprintf(out, ".\n\n%zu campaigns of profile %s pooled, hosts as the unit: ", r->k, profile);
     free(profile);
     for (size_t c = 0; c < r->k; c++) {
         char *host = host_label(r->campaigns[c]);
@@ -507,11 +530,11 @@ int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FIL
         char *name = text_markdown(cell), *label = text_markdown(pr->row.label);
         compare_fmt_interval(&pr->row.g, ch, sizeof(ch));
         fmt_spread(pr, tau, sizeof(tau), pi, sizeof(pi));
-        fprintf(out, "| %s | %s | %zu | %s | %s | %s | %s | %s | **%s** | ", name, label,
-                pr->re.k, ch, tau, pi, fmt_p(pr->row.g.p, p, sizeof(p)),
-                fmt_p(pr->row.g.p_adjusted, pa, sizeof(pa)),
-                verdict_name(pr->row.g.verdict));
-        pool_explain(pr, o, out);
+        fprintf(out, "| %s | %s | %zu | %s | %s | %s | %s | %s | **%s** | ", name, label, pr->re.k,
+                ch, tau, pi, fmt_p(pr->row.g.p, p, sizeof(p)),
+                fmt_p(pr->row.g.p_adjusted, pa, sizeof(pa)), verdict_word(&pr->row));
+        pool_why(pr, o, why, sizeof(why));
+        text_put_markdown(out, why);
         fputs(" |\n", out);
         free(cell);
         free(name);
@@ -559,36 +582,39 @@ json_t *pool_json(const struct pool_result *r, const struct compare_opts *o)
                 continue;
             }
             const struct gate_result *h = &pr->host[c]->g;
-            json_array_append_new(per_host,
-                                  json_pack("{s:s, s:I, s:o, s:o, s:s}", "host",
-                                            campaign_host(r->campaigns[c]), "rounds",
-                                            (json_int_t)h->n, "change", json_num_or_null(h->change),
-                                            "ci", json_interval(h->lo, h->hi), "verdict",
-                                            verdict_name(h->verdict)));
+            json_array_append_new(
+                per_host,
+                json_pack("{s:s, s:I, s:o, s:o, s:s}", "host", campaign_host(r->campaigns[c]),
+                          "rounds", (json_int_t)h->n, "change", json_num_or_null(h->change), "ci",
+                          json_interval(h->lo, h->hi), "verdict", verdict_word(pr->host[c])));
         }
         json_t *row = json_pack("{s:s}", "setting", pr->row.setting);
         if (pr->row.variant)
             json_object_set_new(row, "variant", json_string(pr->row.variant));
         json_object_update_new(
-            row, json_pack("{s:s, s:b, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
-                           "s:s, s:o}",
-                           "metric", pr->row.metric, "gated", pr->row.gated, "hosts",
-                           (json_int_t)pr->re.k, "scale", logs ? "log" : "difference",
-                           "change", json_num_or_null(g->change), "ci",
-                           json_interval(g->lo, g->hi), "tau",
-                           json_num_or_null(pr->re.k >= 2 ? sqrt(pr->re.tau2) : NAN),
-                           "prediction",
-                           pr->re.k >= 3 ? json_interval(as_fraction(logs, pr->re.pi_lo),
-                                                         as_fraction(logs, pr->re.pi_hi))
-                                         : json_null(),
-                           "df", json_num_or_null(g->df), "p", json_num_or_null(g->p),
-                           "p_worse", json_num_or_null(g->p_worse), "p_adjusted",
-                           json_num_or_null(g->p_adjusted), "test",
-                           g->test ? json_string(g->test) : json_null(), "verdict",
-                           verdict_name(g->verdict), "per_host", per_host));
+            row,
+            json_pack("{s:s, s:b, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+                      "s:s, s:o}",
+                      "metric", pr->row.metric, "gated", pr->row.gated, "hosts",
+                      (json_int_t)pr->re.k, "scale", logs ? "log" : "difference", "change",
+                      json_num_or_null(g->change), "ci", json_interval(g->lo, g->hi), "tau",
+                      json_num_or_null(pr->re.k >= 2 ? sqrt(pr->re.tau2) : NAN), "prediction",
+                      pr->re.k >= 3 ? json_interval(as_fraction(logs, pr->re.pi_lo),
+                                                    as_fraction(logs, pr->re.pi_hi))
+                                    : json_null(),
+                      "df", json_num_or_null(g->df), "p", json_num_or_null(g->p), "p_worse",
+                      json_num_or_null(g->p_worse), "p_adjusted", json_num_or_null(g->p_adjusted),
+                      "test", g->test ? json_string(g->test) : json_null(), "verdict",
+                      verdict_word(&pr->row), "per_host", per_host));
+        char why[1024];
+        pool_why(pr, o, why, sizeof(why));
+        json_object_set_new(row, "why", json_string(why));
         json_array_append_new(rows, row);
     }
-    return json_pack("{s:s, s:f, s:f, s:f, s:I, s:o, s:o}", "verdict", verdict_name(r->worst),
-                     "alpha", o->gate.alpha, "max_increase", o->gate.threshold, "level",
-                     o->gate.level, "campaigns", (json_int_t)r->k, "hosts", hosts, "rows", rows);
+    char headline[1024];
+    pool_headline(r, o, headline, sizeof(headline));
+    return json_pack("{s:s, s:s, s:f, s:f, s:f, s:I, s:o, s:o}", "verdict", verdict_name(r->worst),
+                     "headline", headline, "alpha", o->gate.alpha, "max_increase",
+                     o->gate.threshold, "level", o->gate.level, "campaigns", (json_int_t)r->k,
+                     "hosts", hosts, "rows", rows);
 }

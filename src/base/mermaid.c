@@ -64,12 +64,22 @@ static void put_figure(FILE *out, double v)
     fprintf(out, "%.*f", decimals < 0 ? 0 : decimals > 9 ? 9 : decimals, v);
 }
 
-/* A round axis bound (0, 50, 100, -1, 0.02): its digits and no more, never an
- * exponent. */
+/* A round axis bound (0, 50, 100, -1, 0.02, 1.2): its digits and no more, never an
+ * exponent. The round steps (scale_of) have two significant digits at most. */
 static void put_bound(FILE *out, double v)
 {
-    int decimals = v == 0 || fabs(v) >= 1 ? 0 : (int)ceil(-log10(fabs(v)) - 1e-9);
-    fprintf(out, "%.*f", decimals, v);
+    int decimals = v == 0 ? 0 : (int)ceil(-log10(fabs(v)) - 1e-9) + 2;
+    char s[400];
+    snprintf(s, sizeof(s), "%.*f", decimals < 0 ? 0 : decimals > 330 ? 330 : decimals, v);
+    char *dot = strchr(s, '.');
+    if (dot) {
+        char *end = s + strlen(s) - 1;
+        while (end > dot && *end == '0')
+            *end-- = '\0';
+        if (end == dot)
+            *end = '\0';
+    }
+    fputs(s, out);
 }
 
 /* "2", or "0 (baseline)". */

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,51 @@ char *text_code(const char *s)
     memset(o, '`', longest + 1);
     o[longest + 1] = '\0';
     return out;
+}
+
+/* Optimal string alignment distance, so that a swapped pair counts as one edit. Words
+ * are short; anything long is simply "not close". */
+static size_t edit_distance(const char *a, const char *b)
+{
+    enum { MAX = 40 };
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > MAX || lb > MAX)
+        return SIZE_MAX;
+    size_t d[MAX + 1][MAX + 1];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] != b[j - 1];
+            size_t best = d[i - 1][j - 1] + cost;
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+const char *text_closest(const char *word, const char *const *known)
+{
+    const char *best = NULL;
+    size_t best_d = SIZE_MAX;
+    for (size_t i = 0; known[i]; i++) {
+        size_t limit = 1 + strlen(known[i]) / 4;
+        size_t d = edit_distance(word, known[i]);
+        if (d <= (limit < 3 ? limit : 3) && d < best_d) {
+            best = known[i];
+            best_d = d;
+        }
+    }
+    return best;
 }
 
 void text_put_gnuplot(FILE *out, const char *s)

@@ -33,6 +33,11 @@ void text_put_markdown(FILE *out, const char *s);
 /* s as a Markdown code span, whatever backticks it holds (new string). */
 char *text_code(const char *s);
 
+/* The word of known[] (NULL-terminated) closest to word when close enough to be a likely
+ * typo of it ('valuse' for 'values', '--jsno' for '--json'): one edit for short words, up
+ * to three for long ones, a swapped pair one edit. NULL when none is. */
+const char *text_closest(const char *word, const char *const *known);
+
 /* s as a gnuplot single-quoted string, its quotes included. */
 void text_put_gnuplot(FILE *out, const char *s);
 /* s as a CSV field (RFC 4180), a text that a spreadsheet would read as a formula

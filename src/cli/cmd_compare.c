@@ -59,7 +59,12 @@ const char cmd_compare_usage[] =
     "      --same-host            BASE and NEW run on hosts of different fingerprints\n"
     "                             (CPU model, CPUs, kernel, virtualization, runner\n"
     "                             image) is an error (exit 2), not a warning\n"
-    "  -f, --format md|json       output (default md)\n"
+    "      --variant NAME         campaigns of variants: only NAME (against the base\n"
+    "                             within one campaign; across campaigns, NAME of BASE\n"
+    "                             against NAME of NEW)\n"
+    "  -f, --format md|text|json  Markdown, plain text or JSON (default: text on a\n"
+    "                             terminal, else Markdown)\n"
+    "      --json                 the same as --format json\n"
     "  -h, --help                 show this help\n"
     "\n"
     "The Markdown is also appended to $GITHUB_STEP_SUMMARY when that is set.\n"
@@ -97,7 +102,7 @@ static int gate_status(enum verdict worst, bool fail_inconclusive)
 }
 
 /* compare --pool DIR...: n campaigns of variants, one per host, pooled. */
-static int compare_pool(int n, char **dirs, struct compare_opts *o, bool json,
+static int compare_pool(int n, char **dirs, struct compare_opts *o, enum cli_format format,
                         bool fail_inconclusive)
 {
     struct campaign_set set = {0};
@@ -118,7 +123,7 @@ static int compare_pool(int n, char **dirs, struct compare_opts *o, bool json,
         msg_error("%s", err.msg);
         goto out;
     }
-    emit_result(json ? pool_json(&r, o) : NULL, pool_result_markdown, &r, o);
+    emit_result(format == CLI_JSON ? pool_json(&r, o) : NULL, format, pool_result_markdown, &r, o);
     status = gate_status(r.worst, fail_inconclusive);
 out:
     pool_result_release(&r);
@@ -127,14 +132,16 @@ out:
     return status;
 }
 
-/* compare's options into o, budgets (which the caller releases), json, fail_inconclusive,
- * same_host and pool: LB_EXIT_OK, or the status of a usage error after saying why. */
+/* compare's options into o, budgets (which the caller releases), format,
+ * fail_inconclusive, same_host and pool: LB_EXIT_OK, or the status of a usage error after
+ * saying why. */
 static int options(int argc, char **argv, struct compare_opts *o, struct budget_set *budgets,
-                   bool *json, bool *fail_inconclusive, bool *same_host, bool *pool)
+                   enum cli_format *format, bool *fail_inconclusive, bool *same_host, bool *pool)
 {
     static const enum cli_option accepts[] = {
-        OPT_METRIC, OPT_PRIMARY, OPT_MAX_INCREASE, OPT_ALPHA, OPT_DRIFT, OPT_FAIL_ON,
-        OPT_SAME_HOST, OPT_BUDGET, OPT_FORMAT, OPT_POOL, OPT_TRIM, OPT_END};
+        OPT_METRIC, OPT_PRIMARY, OPT_VARIANT,   OPT_MAX_INCREASE, OPT_ALPHA,
+        OPT_DRIFT,  OPT_FAIL_ON, OPT_SAME_HOST, OPT_BUDGET,       OPT_FORMAT,
+        OPT_JSON,   OPT_POOL,    OPT_TRIM,      OPT_END};
     struct lb_error err;
     int status = LB_EXIT_OK, c;
     while (status == LB_EXIT_OK && (c = cli_getopt(argc, argv, accepts)) != -1) {
@@ -144,6 +151,9 @@ static int options(int argc, char **argv, struct compare_opts *o, struct budget_
             break;
         case OPT_PRIMARY:
             o->primary = optarg;
+            break;
+        case OPT_VARIANT:
+            o->variant = optarg;
             break;
         case OPT_MAX_INCREASE:
             status = cli_percent("compare", c, optarg, &o->gate.threshold);
@@ -173,7 +183,10 @@ static int options(int argc, char **argv, struct compare_opts *o, struct budget_
             *same_host = true;
             break;
         case OPT_FORMAT:
-            status = cli_md_or_json("compare", c, optarg, json);
+        case OPT_JSON:
+            status = cli_format("compare", c, optarg,
+                                CLI_FORMATS(CLI_MD) | CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_JSON),
+                                format);
             break;
         default:
             status = cli_bad_option("compare", argc, argv);
@@ -187,8 +200,10 @@ int cmd_compare(int argc, char **argv)
     struct compare_opts o = {.gate = gate_opts_default()};
     struct budget_set budgets = {0};
     struct lb_error err;
-    bool json = false, fail_inconclusive = false, same_host = false, pool = false;
-    int parsed = options(argc, argv, &o, &budgets, &json, &fail_inconclusive, &same_host, &pool);
+    enum cli_format format = CLI_DEFAULT;
+    bool fail_inconclusive = false, same_host = false, pool = false;
+    int parsed = options(argc, argv, &o, &budgets, &format, &fail_inconclusive, &same_host, &pool);
+    format = cli_format_default(format, CLI_MD);
     const char *misuse = argc - optind < 1 ? (pool ? "compare: --pool: expected DIR..."
                                                    : "compare: expected DIR, or BASE... and NEW")
                          : pool && same_host ? "compare: --same-host: not with --pool, whose "
@@ -201,7 +216,7 @@ int cmd_compare(int argc, char **argv)
         return parsed != LB_EXIT_OK ? parsed : msg_usage_error("compare", "%s", misuse);
     }
     if (pool)
-        return compare_pool(argc - optind, argv + optind, &o, json, fail_inconclusive);
+        return compare_pool(argc - optind, argv + optind, &o, format, fail_inconclusive);
     size_t n_base = (size_t)(argc - optind - 1);
     struct campaign_set set = {0};
     const struct campaign **base = NULL;
@@ -249,7 +264,8 @@ int cmd_compare(int argc, char **argv)
         goto out;
     }
     struct compared c = {&r, base, &all[n_base]};
-    emit_result(json ? compare_json(&r, &o) : NULL, compared_markdown, &c, &o);
+    emit_result(format == CLI_JSON ? compare_json(&r, &o, all[n_base].profile.knob_label) : NULL,
+                format, compared_markdown, &c, &o);
     status = gate_status(r.worst, fail_inconclusive);
 out:
     compare_result_release(&r);

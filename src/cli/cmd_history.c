@@ -38,7 +38,8 @@ const char cmd_history_usage[] =
     "                             tested again on their own, at half of max-p, so a change\n"
     "                             in the newest campaigns is found sooner (default 10; 0:\n"
     "                             off)\n"
-    "  -f, --format md|json       output (default md)\n"
+    "  -f, --format md|text|json  Markdown, plain text or JSON (default: text on a\n"
+    "                             terminal, else Markdown)\n"
     "      --json                 the same as --format json\n"
     "  -h, --help                 show this help\n"
     "\n"
@@ -110,7 +111,7 @@ int cmd_history(int argc, char **argv)
                              .min_magnitude = HISTORY_MIN_MAGNITUDE,
                              .min_segment = HISTORY_MIN_SEGMENT,
                              .recent = HISTORY_RECENT};
-    bool json = false;
+    enum cli_format format = CLI_DEFAULT;
     int status = LB_EXIT_OK, c;
     while (status == LB_EXIT_OK && (c = cli_getopt(argc, argv, accepts)) != -1) {
         switch (c) {
@@ -130,10 +131,10 @@ int cmd_history(int argc, char **argv)
             status = cli_count("history", c, optarg, 0, 1000, "from 0 (off) to 1000", &o.recent);
             break;
         case OPT_FORMAT:
-            status = cli_md_or_json("history", c, optarg, &json);
-            break;
         case OPT_JSON:
-            json = true;
+            status = cli_format("history", c, optarg,
+                                CLI_FORMATS(CLI_MD) | CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_JSON),
+                                &format);
             break;
         default:
             status = cli_bad_option("history", argc, argv);
@@ -158,7 +159,9 @@ int cmd_history(int argc, char **argv)
         msg_error("%s", err.msg);
         goto out;
     }
-    emit_result(json ? history_json(&h, &o) : NULL, history_result_markdown, &h, &o);
+    format = cli_format_default(format, CLI_MD);
+    emit_result(format == CLI_JSON ? history_json(&h, &o) : NULL, format, history_result_markdown,
+                &h, &o);
     status = h.fails ? LB_EXIT_FAILURE : LB_EXIT_OK;
 out:
     history_release(&h);

@@ -1,4 +1,4 @@
-/* loopbench probe [--json] [--seconds N]: what this host does to an event loop (the
+/* loopbench probe [-t SECONDS] [--json]: what this host does to an event loop (the
  * measurements are in probe.c). */
 #include <getopt.h>
 #include <jansson.h>
@@ -20,7 +20,7 @@
 #define MAX_ADVICE 8
 
 const char cmd_probe_usage[] =
-    "usage: loopbench probe [--seconds N] [--json]\n"
+    "usage: loopbench probe [-t SECONDS] [-f text|json] [--json]\n"
     "\n"
     "Measure what this host does to an event loop: the cost of the clock reads a loop\n"
     "makes every iteration and of loopbench's own sampling read, against a desktop on\n"
@@ -29,9 +29,11 @@ const char cmd_probe_usage[] =
     "host and with a busy process on every core; the CPU time stolen meanwhile; and\n"
     "whether idle sleeping is viable here.\n"
     "\n"
-    "options:\n"
-    "  --seconds N      about how long to take (default 20, from 0.5 to 3600)\n"
-    "  --json           print one JSON object instead of text\n"
+    "  -t, --seconds SECONDS      about how long to take (default 20, from 0.5 to\n"
+    "                             3600; --sample is the same)\n"
+    "  -f, --format text|json     text (default) or one JSON object\n"
+    "      --json                 the same as --format json\n"
+    "  -h, --help                 show this help\n"
     "\n"
     "exit status: 0 probed, 1 a measurement failed, 2 bad arguments, 129/130/143\n"
     "interrupted. See docs/cli.md.\n";
@@ -43,29 +45,28 @@ struct probe_args {
 
 static int parse_args(int argc, char **argv, struct probe_args *a)
 {
-    static const enum cli_option accepts[] = {OPT_SECONDS, OPT_JSON, OPT_END};
+    static const enum cli_option accepts[] = {OPT_SAMPLE, OPT_FORMAT, OPT_JSON, OPT_END};
     *a = (struct probe_args){.seconds = PROBE_DEFAULT_SECONDS};
-    int c;
-    while ((c = cli_getopt(argc, argv, accepts)) != -1) {
+    enum cli_format format = CLI_TEXT;
+    int c, status = LB_EXIT_OK;
+    while (status == LB_EXIT_OK && (c = cli_getopt(argc, argv, accepts)) != -1) {
         switch (c) {
-        case OPT_SECONDS:
-            if (parse_double(optarg, &a->seconds) < 0 || a->seconds < MIN_SECONDS ||
-                a->seconds > MAX_SECONDS)
-                return msg_usage_error("probe",
-                                       "probe: --seconds '%s': expected a number of seconds "
-                                       "from %g to %g",
-                                       optarg, MIN_SECONDS, MAX_SECONDS);
+        case OPT_SAMPLE:
+            status = cli_seconds("probe", c, optarg, MIN_SECONDS, MAX_SECONDS, &a->seconds);
             break;
+        case OPT_FORMAT:
         case OPT_JSON:
-            a->json = true;
+            status = cli_format("probe", c, optarg, CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_JSON),
+                                &format);
             break;
         default:
-            return cli_bad_option("probe", argc, argv);
+            status = cli_bad_option("probe", argc, argv);
         }
     }
-    if (optind < argc)
+    a->json = format == CLI_JSON;
+    if (status == LB_EXIT_OK && optind < argc)
         return msg_usage_error("probe", "probe: unexpected argument '%s'", argv[optind]);
-    return LB_EXIT_OK;
+    return status;
 }
 
 static const char *or_dash(const char *s)

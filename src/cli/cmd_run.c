@@ -36,7 +36,8 @@ const char cmd_run_usage[] =
     "                             warm-up before each window (default: the profile's);\n"
     "                             auto: until the target's CPU has settled (no trend or\n"
     "                             change point over 2 s), at most MAX seconds (default 60)\n"
-    "  -t, --sample SECONDS       length of each window (default: the profile's)\n"
+    "  -t, --sample SECONDS       length of each window, from 0.1 to 86400 (default:\n"
+    "                             the profile's)\n"
     "      --variant NAME=DIR     a build of the target to compare, given twice or more:\n"
     "                             each setting runs under each variant once per round,\n"
     "                             with the cwd and config files (and {variant_dir}) taken\n"
@@ -69,13 +70,15 @@ const char cmd_run_usage[] =
     "                             1M: past it the first and the last halves are kept and\n"
     "                             every health line still scraped (default: the profile's,\n"
     "                             else 64M)\n"
-    "  -o, --out DIR              results directory (default results/<profile>-<UTC time>)\n"
+    "  -o, --output DIR           results directory, new or empty, in a directory that\n"
+    "                             exists (default results/<profile>-<UTC time>)\n"
     "      --resume DIR           continue the interrupted campaign of DIR: the runs that\n"
     "                             completed are kept, the others run, with the same\n"
     "                             profile (refused if it changed), settings and order\n"
     "      --keep-going           go on after a failed run\n"
     "      --cpu-source SOURCE    auto (default), perf or tree\n"
-    "      --json                 print the summary as JSON instead of a table\n"
+    "  -f, --format text|json     the summary as a table (default) or as JSON\n"
+    "      --json                 the same as --format json\n"
     "  -q, --quiet                print nothing but errors and the summary\n"
     "  -h, --help                 show this help\n"
     "\n"
@@ -154,13 +157,14 @@ static void print_tail(const char *tail)
 int cmd_run(int argc, char **argv)
 {
     static const enum cli_option accepts[] = {
-        OPT_SETTINGS, OPT_REPEAT, OPT_WARMUP, OPT_SAMPLE, OPT_VARIANT, OPT_PRIMARY, OPT_CPUS,
-        OPT_PASS_ENV, OPT_COMMIT, OPT_ORDER, OPT_ROTATE, OPT_HOLD_IDLE, OPT_SEED, OPT_INTERVAL,
-        OPT_LOG_LIMIT, OPT_OUT, OPT_RESUME, OPT_KEEP_GOING, OPT_CPU_SOURCE, OPT_JSON, OPT_QUIET,
-        OPT_END};
+        OPT_SETTINGS,   OPT_REPEAT,   OPT_WARMUP,    OPT_SAMPLE, OPT_VARIANT, OPT_PRIMARY,
+        OPT_CPUS,       OPT_PASS_ENV, OPT_COMMIT,    OPT_ORDER,  OPT_ROTATE,  OPT_HOLD_IDLE,
+        OPT_SEED,       OPT_INTERVAL, OPT_LOG_LIMIT, OPT_OUTPUT, OPT_RESUME,  OPT_KEEP_GOING,
+        OPT_CPU_SOURCE, OPT_FORMAT,   OPT_JSON,      OPT_QUIET,  OPT_END};
     struct run_opts o = {.repeat = 0, .warmup_s = -1, .sample_s = 0, .interval_ms = 1000,
                          .rotate_s = -1};
-    bool json = false, order_given = false;
+    enum cli_format format = CLI_TEXT;
+    bool order_given = false;
     int status = LB_EXIT_USAGE;
     /* The first option that shapes a campaign: --resume takes the campaign's own. */
     const char *shaping = NULL;
@@ -171,7 +175,7 @@ int cmd_run(int argc, char **argv)
     while ((c = cli_getopt(argc, argv, accepts)) != -1) {
         const char *expected = NULL; /* what a rejected value should have been */
         if (!shaping && c != OPT_RESUME && c != OPT_KEEP_GOING && c != OPT_JSON &&
-            c != OPT_QUIET)
+            c != OPT_FORMAT && c != OPT_QUIET)
             shaping = cli_option_name(c);
         switch (c) {
         case OPT_SETTINGS:
@@ -190,12 +194,15 @@ int cmd_run(int argc, char **argv)
             o.sequential = strncmp(optarg, "auto", 4) == 0;
             if (o.sequential && optarg[4] == '\0')
                 l = SEQ_DEFAULT_MAX;
-            else if (o.sequential ? optarg[4] != '=' ||
-                                        parse_long(optarg + 5, SEQ_MIN_ROUNDS, SEQ_LIMIT_MAX, &l) < 0
-                                  : parse_long(optarg, 1, 100000, &l) < 0) {
-                msg_usage_error("run", "run: --repeat '%s': expected a whole number from 1, "
-                                       "or auto[=MAX] with MAX from %d to %d",
-                                optarg, SEQ_MIN_ROUNDS, SEQ_LIMIT_MAX);
+            else if (o.sequential ? optarg[4] != '=' || parse_long(optarg + 5, SEQ_MIN_ROUNDS,
+                                                                   SEQ_LIMIT_MAX, &l) < 0
+                                  : parse_long(optarg, 1, REPEAT_MAX, &l) < 0) {
+                char range[96];
+                snprintf(range, sizeof(range),
+                         "a whole number from 1 to %d, or auto[=MAX] with "
+                         "MAX from %d to %d",
+                         REPEAT_MAX, SEQ_MIN_ROUNDS, SEQ_LIMIT_MAX);
+                cli_bad_value("run", c, optarg, range);
                 goto out;
             }
             o.repeat = l;
@@ -206,14 +213,14 @@ int cmd_run(int argc, char **argv)
             bool bad = d < 0 && (o.warmup_auto ? optarg[4] != '=' ||
                                                      parse_double(optarg + 5, &d) < 0 || d <= 0
                                                : parse_double(optarg, &d) < 0 || d < 0);
-            if (bad || d > 86400)
-                expected = "seconds, 0 or more, or auto[=MAX] with MAX seconds above 0";
+            if (bad || d > WINDOW_MAX_S)
+                expected = "seconds from 0 to 86400, or auto[=MAX] with MAX seconds above 0";
             o.warmup_s = d;
             break;
         case OPT_SAMPLE:
-            if (parse_double(optarg, &d) < 0 || d <= 0 || d > 86400)
-                expected = "seconds, more than 0";
-            o.sample_s = d;
+            if (cli_seconds("run", c, optarg, WINDOW_MIN_S, WINDOW_MAX_S, &o.sample_s) !=
+                LB_EXIT_OK)
+                goto out;
             break;
         case OPT_VARIANT:
             if (parse_variant(optarg, &o) < 0)
@@ -260,7 +267,9 @@ int cmd_run(int argc, char **argv)
             if (profile_log_limit_parse(optarg, &o.log_limit) < 0)
                 expected = "bytes from 4k, a whole number with an optional k, M or G suffix";
             break;
-        case OPT_OUT:
+        case OPT_OUTPUT:
+            if (cli_output_parent("run", c, optarg, false) != LB_EXIT_OK)
+                goto out;
             o.out_dir = optarg;
             break;
         case OPT_RESUME:
@@ -273,8 +282,11 @@ int cmd_run(int argc, char **argv)
             if (cpu_source_parse(optarg, &o.cpu_source) < 0)
                 expected = "auto, perf or tree";
             break;
+        case OPT_FORMAT:
         case OPT_JSON:
-            json = true;
+            if (cli_format("run", c, optarg, CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_JSON),
+                           &format) != LB_EXIT_OK)
+                goto out;
             break;
         case OPT_QUIET:
             msg_set_quiet(1);
@@ -349,7 +361,7 @@ int cmd_run(int argc, char **argv)
         }
     }
     if (camp->out_dir && camp->values.n) {
-        if (json) {
+        if (format == CLI_JSON) {
             json_t *summary = summary_json(camp);
             json_dumpf(summary, stdout, JSON_INDENT(2));
             fputc('\n', stdout);

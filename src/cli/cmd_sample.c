@@ -1,4 +1,4 @@
-/* loopbench sample --pid PID --seconds N: measure one window on a process that
+/* loopbench sample --pid PID -t SECONDS: measure one window on a process that
  * loopbench did not start (a server already running), with the same sampler as a
  * run, and optionally scrape the health lines its log gained meanwhile. */
 #include <errno.h>
@@ -26,20 +26,24 @@
 #define MAX_SECONDS (7 * 86400.0)
 
 const char cmd_sample_usage[] =
-    "usage: loopbench sample --pid PID --seconds N [--interval MS] [--log FILE]\n"
-    "                        [--marker M] [--json]\n"
+    "usage: loopbench sample --pid PID -t SECONDS [--interval MS] [--log FILE]\n"
+    "                        [--marker M] [-f text|json] [--json]\n"
     "\n"
-    "Measure the CPU a running process and its descendants use over N seconds, as a\n"
+    "Measure the CPU a running process and its descendants use over SECONDS, as a\n"
     "percentage of one core, read exactly at the window's edges, with a time series\n"
     "(CPU, resident memory, context switches, host steal) at every interval.\n"
     "\n"
-    "options:\n"
-    "  --pid PID        the process to measure (with its descendants)\n"
-    "  --seconds N      length of the window (may be fractional)\n"
-    "  --interval MS    period of the series (default 1000)\n"
-    "  --log FILE       also scrape the marker lines FILE gains during the window\n"
-    "  --marker M       what starts the health part of a line (default 'loop: ')\n"
-    "  --json           print one JSON object instead of text\n"
+    "      --pid PID              the process to measure (with its descendants)\n"
+    "  -t, --seconds SECONDS      length of the window, from 0.1 s to 7 days (may be\n"
+    "                             fractional; --sample is the same, as run spells it)\n"
+    "      --interval MS          period of the series (default 1000)\n"
+    "      --log FILE             also scrape the marker lines FILE gains during the\n"
+    "                             window\n"
+    "      --marker M             what starts the health part of a line (default\n"
+    "                             'loop: ')\n"
+    "  -f, --format text|json     text (default) or one JSON object\n"
+    "      --json                 the same as --format json\n"
+    "  -h, --help                 show this help\n"
     "\n"
     "exit status: 0 measured, 1 the process is gone or could not be read, 2 bad\n"
     "arguments, 129/130/143 interrupted. See docs/cli.md and docs/platforms.md.\n";
@@ -67,24 +71,22 @@ struct sample_report {
 
 static int parse_args(int argc, char **argv, struct sample_args *a)
 {
-    static const enum cli_option accepts[] = {
-        OPT_PID, OPT_SECONDS, OPT_INTERVAL, OPT_LOG, OPT_MARKER, OPT_JSON, OPT_END};
+    static const enum cli_option accepts[] = {OPT_PID,    OPT_SAMPLE, OPT_INTERVAL, OPT_LOG,
+                                              OPT_MARKER, OPT_FORMAT, OPT_JSON,     OPT_END};
     *a = (struct sample_args){.interval_ms = DEFAULT_INTERVAL_MS, .marker = DEFAULT_MARKER};
+    enum cli_format format = CLI_TEXT;
     long pid = 0;
-    int c;
+    int c, status;
     while ((c = cli_getopt(argc, argv, accepts)) != -1) {
         switch (c) {
         case OPT_PID:
             if (parse_long(optarg, 1, INT_MAX, &pid) < 0)
                 return cli_bad_value("sample", c, optarg, "a process id");
             break;
-        case OPT_SECONDS:
-            if (parse_double(optarg, &a->seconds) < 0 || a->seconds <= 0 ||
-                a->seconds > MAX_SECONDS)
-                return msg_usage_error("sample",
-                                       "sample: --seconds '%s': expected a number of seconds "
-                                       "above 0 and at most %g",
-                                       optarg, MAX_SECONDS);
+        case OPT_SAMPLE:
+            if ((status = cli_seconds("sample", c, optarg, WINDOW_MIN_S, MAX_SECONDS,
+                                      &a->seconds)) != LB_EXIT_OK)
+                return status;
             break;
         case OPT_INTERVAL:
             if (parse_long(optarg, 10, 3600000, &a->interval_ms) < 0)
@@ -98,19 +100,24 @@ static int parse_args(int argc, char **argv, struct sample_args *a)
                 return msg_usage_error("sample", "sample: --marker: expected a non-empty text");
             a->marker = optarg;
             break;
+        case OPT_FORMAT:
         case OPT_JSON:
-            a->json = true;
+            if ((status = cli_format("sample", c, optarg,
+                                     CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_JSON), &format)) !=
+                LB_EXIT_OK)
+                return status;
             break;
         default:
             return cli_bad_option("sample", argc, argv);
         }
     }
+    a->json = format == CLI_JSON;
     if (optind < argc)
         return msg_usage_error("sample", "sample: unexpected argument '%s'", argv[optind]);
     if (!pid)
         return msg_usage_error("sample", "sample: --pid is required");
     if (a->seconds <= 0)
-        return msg_usage_error("sample", "sample: --seconds is required");
+        return msg_usage_error("sample", "sample: --seconds is required: how long to measure");
     a->pid = (pid_t)pid;
     return LB_EXIT_OK;
 }

@@ -13,16 +13,20 @@
 #include "profile.h"
 
 const char cmd_validate_usage[] =
-    "usage: loopbench validate [--json] PROFILE...\n"
+    "usage: loopbench validate PROFILE... [-f text|json] [--json]\n"
     "\n"
     "Load each profile and check it as a run would: every key and value, the config\n"
     "files it edits and the key paths inside them, the ready rule's regex, the argv\n"
     "placeholders. For a valid profile print what it says, defaults filled in: the\n"
     "command, the knob and how its values are applied, fixed settings, the ready rule,\n"
-    "the health keys, how the target is stopped and the run defaults.\n"
+    "the health keys, how the target is stopped, the run defaults and about how long a\n"
+    "campaign of them takes. Also checks that the command would start: a program in\n"
+    "PATH, or a path to one relative to cwd.\n"
     "\n"
-    "options:\n"
-    "  --json   print each valid profile as one JSON object instead of text\n"
+    "  -f, --format text|json     text (default), or each valid profile as one JSON\n"
+    "                             object\n"
+    "      --json                 the same as --format json\n"
+    "  -h, --help                 show this help\n"
     "\n"
     "exit status: 0 every profile is valid, 2 any is invalid (one line each on stderr).\n"
     "See docs/profiles.md.\n";
@@ -33,6 +37,12 @@ static void print_arg(const char *s)
     if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
                         "_@%+=:,./-{}") == strlen(s)) {
         fputs(s, stdout);
+        return;
+    }
+    /* '' for the empty argument; double quotes around single ones, where a shell reads
+     * nothing else inside them */
+    if (strchr(s, '\'') && !strpbrk(s, "\"$`\\!")) {
+        printf("\"%s\"", s);
         return;
     }
     putchar('\'');
@@ -158,22 +168,38 @@ static void print_summary(const struct profile *p)
            p->stop_grace_s);
     printf("  defaults     warmup %g s, sample %g s, repeat %ld\n", p->warmup_s, p->sample_s,
            p->repeat);
+    /* what a run with these defaults costs, before anyone waits for it */
+    double t = profile_estimate_s(p);
+    char took[48];
+    if (t < 120)
+        snprintf(took, sizeof(took), "%.0f seconds", t);
+    else if (t < 2 * 3600)
+        snprintf(took, sizeof(took), "%.0f minutes", t / 60);
+    else
+        snprintf(took, sizeof(took), "%.1f hours", t / 3600);
+    printf("  time         about %s: %zu runs (%zu settings x %ld), each %g s of warm-up and "
+           "%g s of window, plus its start and stop\n",
+           took, p->knob.values.n * (size_t)p->repeat, p->knob.values.n, p->repeat, p->warmup_s,
+           p->sample_s);
     printf("  hash         %s\n", p->hash);
 }
 
 int cmd_validate(int argc, char **argv)
 {
-    static const enum cli_option accepts[] = {OPT_JSON, OPT_END};
-    bool as_json = false;
+    static const enum cli_option accepts[] = {OPT_JSON, OPT_FORMAT, OPT_END};
+    enum cli_format format = CLI_TEXT;
     int c;
-    opterr = 0;
     while ((c = cli_getopt(argc, argv, accepts)) != -1) {
-        if (c != 'j')
-            return cli_bad_option("validate", argc, argv);
-        as_json = true;
+        int status = c == OPT_JSON || c == OPT_FORMAT
+                         ? cli_format("validate", c, optarg,
+                                      CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_JSON), &format)
+                         : cli_bad_option("validate", argc, argv);
+        if (status != LB_EXIT_OK)
+            return status;
     }
     if (optind >= argc)
-        return msg_usage_error("validate", "validate: missing PROFILE argument");
+        return msg_usage_error("validate", "validate: expected PROFILE...");
+    bool as_json = format == CLI_JSON;
 
     int status = LB_EXIT_OK;
     bool printed = false;
@@ -183,6 +209,12 @@ int cmd_validate(int argc, char **argv)
         if (profile_load(argv[i], &p, &err) < 0) {
             msg_error("%s", err.msg);
             status = LB_EXIT_USAGE;
+            continue;
+        }
+        if (profile_check_command(&p, &err) < 0) {
+            msg_error("%s", err.msg);
+            status = LB_EXIT_USAGE;
+            profile_release(&p);
             continue;
         }
         if (as_json) {

@@ -1,5 +1,6 @@
-/* How compare, compare --pool and history hand their result to the user: JSON or Markdown
- * on stdout, and the Markdown appended to $GITHUB_STEP_SUMMARY when that is set. */
+/* How compare, compare --pool and history hand their result to the user: JSON, Markdown or
+ * (for a person at a terminal) plain text on stdout, and the Markdown appended to
+ * $GITHUB_STEP_SUMMARY when that is set. */
 #ifndef LOOPBENCH_EMIT_H
 #define LOOPBENCH_EMIT_H
 
@@ -7,6 +8,7 @@
 #include <stdio.h>
 
 #include "msg.h"
+#include "options.h"
 
 /* Writes a result's Markdown, as opts ask, to out; -1 on failure, with err filled when not
  * NULL. */
@@ -16,9 +18,16 @@ typedef int (*markdown_writer)(const void *result, const void *opts, FILE *out,
 /* doc (taken) printed to out as indented JSON, 6 significant digits, and a newline. */
 void emit_json(json_t *doc, FILE *out);
 
-/* doc on stdout when it is not NULL, else result's Markdown; then the Markdown appended to
- * $GITHUB_STEP_SUMMARY when set (GitHub shows that file on the run's page). A failure is a
- * warning: the result is already decided. */
-void emit_result(json_t *doc, markdown_writer markdown, const void *result, const void *opts);
+/* Markdown as plain text (src/output/terminal.c) on out: what markdown writes, made in
+ * memory first. -1 with err when it cannot be. */
+int emit_text(markdown_writer markdown, const void *result, const void *opts, FILE *out,
+              struct lb_error *err);
+
+/* doc on stdout when format is CLI_JSON (else doc is NULL), else result's Markdown, or as
+ * text with CLI_TEXT; then the Markdown appended to $GITHUB_STEP_SUMMARY when set (GitHub
+ * shows that file on the run's page). A failure is a warning: the result is already
+ * decided. */
+void emit_result(json_t *doc, enum cli_format format, markdown_writer markdown, const void *result,
+                 const void *opts);
 
 #endif

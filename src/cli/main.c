@@ -4,6 +4,7 @@
  * --version, and returns the command's status as the exit code. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
@@ -11,6 +12,8 @@
 #include "lbversion.h"
 #include "msg.h"
 #include "platform/platform.h"
+#include "text.h"
+#include "util.h"
 
 static const struct command commands[] = {
     {"run", "run an A/B campaign of a target over the settings of one knob",
@@ -41,6 +44,24 @@ static const struct command *find_command(const char *name)
     return NULL;
 }
 
+/* An unknown command, with the nearest one when it looks like a typo. */
+static int unknown_command(const char *name)
+{
+    const char *names[ARRAY_SIZE(commands) + 2];
+    for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+        names[i] = commands[i].name;
+    names[ARRAY_SIZE(commands)] = "help";
+    names[ARRAY_SIZE(commands) + 1] = NULL;
+    char *shown = text_shown(name);
+    const char *hint = text_closest(name, names);
+    if (hint)
+        msg_usage_error(NULL, "unknown command '%s' (did you mean '%s'?)", shown, hint);
+    else
+        msg_usage_error(NULL, "unknown command '%s'", shown);
+    free(shown);
+    return LB_EXIT_USAGE;
+}
+
 static void print_help(FILE *out)
 {
     fputs("usage: loopbench [--version] [--help] COMMAND [ARGS]\n"
@@ -54,8 +75,9 @@ static void print_help(FILE *out)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fputs("  help       show a command's usage: loopbench help COMMAND\n"
           "\n"
-          "exit status: 0 success, 1 the job failed, 2 bad usage or input,\n"
-          "129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (files restored).\n"
+          "exit status: 0 success, 1 the job failed (compare: a regression), 2 bad usage or\n"
+          "input, 3 an inconclusive gate under compare --fail-on inconclusive, 129/130/143\n"
+          "interrupted by SIGHUP/SIGINT/SIGTERM (files restored).\n"
           "See docs/cli.md.\n",
           out);
 }
@@ -106,21 +128,27 @@ int main(int argc, char **argv)
     if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0)
         return check_stdout(print_version());
     if (strcmp(name, "help") == 0) {
-        if (argc < 3) {
+        if (argc < 3 || strcmp(argv[2], "help") == 0) {
             print_help(stdout);
             return check_stdout(LB_EXIT_OK);
         }
+        if (argc > 3)
+            return msg_usage_error(NULL, "help: expected one COMMAND, got '%s' and '%s'", argv[2],
+                                   argv[3]);
         const struct command *c = find_command(argv[2]);
         if (!c)
-            return msg_usage_error(NULL, "unknown command '%s'", argv[2]);
+            return unknown_command(argv[2]);
         fputs(c->usage, stdout);
         return check_stdout(LB_EXIT_OK);
     }
     if (name[0] == '-')
-        return msg_usage_error(NULL, "unknown option '%s'", name);
+        return msg_usage_error(NULL,
+                               "unknown option '%s': expected a command first (options "
+                               "follow it)",
+                               name);
     const struct command *c = find_command(name);
     if (!c)
-        return msg_usage_error(NULL, "unknown command '%s'", name);
+        return unknown_command(name);
     if (wants_help(argc - 1, argv + 1)) {
         fputs(c->usage, stdout);
         return check_stdout(LB_EXIT_OK);

@@ -11,7 +11,7 @@
 enum cli_option {
     OPT_END = 0, /* ends a command's list */
     /* the ones with a short letter: the letter */
-    OPT_FORMAT = 'f', OPT_REPEAT = 'n', OPT_OUT = 'o', OPT_QUIET = 'q', OPT_SETTINGS = 's',
+    OPT_FORMAT = 'f', OPT_REPEAT = 'n', OPT_OUTPUT = 'o', OPT_QUIET = 'q', OPT_SETTINGS = 's',
     OPT_SAMPLE = 't', OPT_WARMUP = 'w',
     /* long only */
     OPT_ALPHA = 256, OPT_API_URL, OPT_BUDGET, OPT_COMMIT, OPT_CPU_SOURCE, OPT_CPUS, OPT_DRIFT,
@@ -19,24 +19,26 @@ enum cli_option {
     OPT_KEEP_GOING, OPT_LOG, OPT_LOG_LIMIT, OPT_MARKER, OPT_MAX_INCREASE, OPT_MAX_P,
     OPT_METRIC, OPT_MIN_MAGNITUDE, OPT_MIN_SEGMENT, OPT_NO_CHARTS, OPT_NO_PLOTS, OPT_ORDER,
     OPT_PASS_ENV, OPT_PID, OPT_PLOTS, OPT_POOL, OPT_PRIMARY, OPT_RECENT, OPT_RESUME,
-    OPT_ROTATE, OPT_SAME_HOST, OPT_SECONDS, OPT_SEED, OPT_TITLE,
-    OPT_TRIM, OPT_VARIANT, OPT_WEBHOOK,
+    OPT_ROTATE, OPT_SAME_HOST, OPT_SEED, OPT_TITLE, OPT_TRIM, OPT_VARIANT, OPT_WEBHOOK,
 };
 
 /* getopt_long over the options listed in accepts (ended by OPT_END), a short option for
- * each that has a letter: the next option's enum cli_option, '?' or ':' for one unknown
- * or missing its value (cli_bad_option says which), -1 after the last. Call it with the
- * same list until it returns -1; main has set optind and opterr. */
+ * each that has a letter: the next option's enum cli_option, '?' or ':' for one unknown,
+ * given a value it does not take, or missing its value (cli_bad_option says which), -1
+ * after the last. Call it with the same list until it returns -1; main has set optind
+ * and opterr. */
 int cli_getopt(int argc, char **argv, const enum cli_option *accepts);
 /* "--NAME" of opt, NULL for none: a static buffer the next call overwrites. */
 const char *cli_option_name(int opt);
 
-/* Say which option is at fault after cli_getopt returned '?' or ':' (unknown, or missing
- * its value), as one line plus a usage hint. Returns LB_EXIT_USAGE. */
+/* Say which option is at fault after cli_getopt returned '?' or ':', as one line plus a
+ * usage hint: an unknown option (with the nearest the command takes, "did you mean"), an
+ * abbreviation that fits several, a value given to an option that takes none, a missing
+ * value. Returns LB_EXIT_USAGE. */
 int cli_bad_option(const char *cmd, int argc, char **argv);
 /* Say that arg, the value of option opt of command cmd, is not one it takes: "CMD: --NAME
- * 'ARG': expected EXPECTED", the value's control characters escaped. Returns
- * LB_EXIT_USAGE. */
+ * 'ARG': expected EXPECTED", the option as the user spelled it, the value's control
+ * characters escaped. Returns LB_EXIT_USAGE. */
 int cli_bad_value(const char *cmd, int opt, const char *arg, const char *expected);
 
 /* The values commands share, checked: LB_EXIT_OK with *out set, or cli_bad_value's
@@ -47,7 +49,25 @@ int cli_probability(const char *cmd, int opt, const char *arg, double *out);
 /* A whole number from lo to hi (range says so to the user: "from 2 to 1000"). */
 int cli_count(const char *cmd, int opt, const char *arg, long lo, long hi, const char *range,
               size_t *out);
-/* md or json: *json says which. */
-int cli_md_or_json(const char *cmd, int opt, const char *arg, bool *json);
+/* Seconds from lo to hi (lo itself only when lo is 0). */
+int cli_seconds(const char *cmd, int opt, const char *arg, double lo, double hi, double *out);
+
+/* Where option opt would have a command write: path's directory exists (it is never made:
+ * a typo would otherwise leave a tree of directories behind), and path is "-" only when
+ * dash_is_stdout. LB_EXIT_OK, or a usage error naming the directory. */
+int cli_output_parent(const char *cmd, int opt, const char *path, bool dash_is_stdout);
+
+/* What a command prints, where its output has formats: `-f/--format NAME`, and `--json`
+ * the same as `-f json`. CLI_TEXT is for people at a terminal: no Markdown escapes, no
+ * chart code. */
+enum cli_format { CLI_DEFAULT = 0, CLI_TEXT, CLI_MD, CLI_CSV, CLI_JSON };
+#define CLI_FORMATS(f) (1u << (f))
+/* From option opt (OPT_FORMAT with arg, or OPT_JSON) into *out, when one of the formats
+ * `allowed` (a set of CLI_FORMATS) names; else a usage error listing them. */
+int cli_format(const char *cmd, int opt, const char *arg, unsigned allowed,
+               enum cli_format *out);
+/* The format to write when none was asked for: text on a terminal, else `otherwise`
+ * (Markdown for a pipe, a file or a CI log). */
+enum cli_format cli_format_default(enum cli_format asked, enum cli_format otherwise);
 
 #endif

@@ -130,8 +130,10 @@ static int prepare_out_dir(struct campaign *c, const struct run_opts *o, struct 
         c->out_dir = xasprintf("results/%s-%s", c->profile.name, stamp);
     }
     if (!dir_is_empty(c->out_dir))
-        return lb_fail(err, "output directory '%s' exists and is not empty (choose another "
-                            "with --out, or continue its campaign with --resume)", c->out_dir);
+        return lb_fail(err,
+                       "output directory '%s' exists and is not empty (choose another "
+                       "with --output, or continue its campaign with --resume)",
+                       c->out_dir);
     return mkdir_p(c->out_dir, 0777, err);
 }
 
@@ -1044,7 +1046,9 @@ static int load_profiles(const struct run_opts *o, const char *path, struct runn
         int rc = o->n_variants ? profile_load_variant(path, o->variants[i].dir, &rn->profiles[i],
                                                       err)
                                : profile_load(path, &rn->profiles[i], err);
-        if (rc < 0)
+        /* a command that cannot start is said now, as validate says it, not after the
+         * campaign's directory is made */
+        if (rc < 0 || profile_check_command(&rn->profiles[i], err) < 0)
             return -1;
     }
     return check_variant_files(rn, err);

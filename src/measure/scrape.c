@@ -52,23 +52,6 @@ static bool is_upper(unsigned char c)
     return c >= 'A' && c <= 'Z';
 }
 
-static bool is_key_char(unsigned char c)
-{
-    return is_digit(c) || is_upper(c) || (c >= 'a' && c <= 'z') || c == '_' || c == '.' || c == '-';
-}
-
-/* Keys end up as JSON object keys and table headings, so only identifier characters are
- * accepted; that also keeps binary garbage out. */
-static bool is_key(const char *s, size_t n)
-{
-    if (n == 0 || n >= SCRAPE_KEY_MAX)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (!is_key_char((unsigned char)s[i]))
-            return false;
-    return true;
-}
-
 /* The WORD of a "(WORD)" flag: an upper-case letter, then upper case, digits or '_'. */
 static bool is_flag_word(const char *s, size_t n)
 {
@@ -258,7 +241,7 @@ static void parse_token(struct line_parse *p, const char *t, size_t n)
         return;
     size_t kn = (size_t)(eq - t);
     struct scrape_value v = {0};
-    if (!is_key(t, kn) || parse_value(eq + 1, n - kn - 1, &v) < 0)
+    if (!scrape_is_key(t, kn) || parse_value(eq + 1, n - kn - 1, &v) < 0)
         return;
     memcpy(v.key, t, kn);
     size_t i = line_put(p, &v);

@@ -11,6 +11,19 @@
 static const char *const type_names[] = {"number", "percent", "ratio", "duration_ms", "flag"};
 static const char *const level_names[LOG_LEVELS] = {"VRB", "DBG", "INF", "WRN", "ERR", "FTL"};
 
+bool scrape_is_key(const char *s, size_t n)
+{
+    if (n == 0 || n >= SCRAPE_KEY_MAX)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+              c == '_' || c == '.' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
 const char *scrape_type_name(enum scrape_type t)
 {
     return name_of(type_names, ARRAY_SIZE(type_names), (size_t)t);

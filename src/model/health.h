@@ -5,6 +5,7 @@
 #ifndef LOOPBENCH_HEALTH_H
 #define LOOPBENCH_HEALTH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -24,6 +25,12 @@ enum scrape_type {
     SCRAPE_DURATION_MS,
     SCRAPE_FLAG,
 };
+
+/* Whether s[0..n) can be a key of a marker line's KEY=VALUE token: letters, digits, '_',
+ * '.' and '-', fewer than SCRAPE_KEY_MAX (keys end up as JSON object keys and table
+ * headings; that also keeps binary garbage out). A health key a profile names must be
+ * one, or no line can ever match it. */
+bool scrape_is_key(const char *s, size_t n);
 
 /* "number", "percent", "ratio", "duration_ms", "flag" */
 const char *scrape_type_name(enum scrape_type t);

@@ -18,6 +18,7 @@
 
 #include "compat.h"
 #include "setter.h"
+#include "health.h"
 #include "http.h"
 #include "platform/files.h"
 #include "platform/platform.h"
@@ -147,53 +148,6 @@ static void kp_index(char *out, const char *kp, size_t i)
     kp_join(out, kp, index, "");
 }
 
-/* Optimal string alignment distance, so that a swapped pair ('valuse') counts as one
- * edit. Keys are short; anything long is simply "not close". */
-static size_t edit_distance(const char *a, const char *b)
-{
-    enum { MAX = 40 };
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > MAX || lb > MAX)
-        return SIZE_MAX;
-    size_t d[MAX + 1][MAX + 1];
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = i;
-    for (size_t j = 0; j <= lb; j++)
-        d[0][j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        for (size_t j = 1; j <= lb; j++) {
-            size_t cost = a[i - 1] != b[j - 1];
-            size_t best = d[i - 1][j - 1] + cost;
-            if (d[i - 1][j] + 1 < best)
-                best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best)
-                best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    }
-    return d[la][lb];
-}
-
-/* The known key closest to an unknown one, if close enough to be a likely typo: one
- * edit for short keys, up to three for long ones. */
-static const char *closest_key(const char *key, const char *const *known)
-{
-    const char *best = NULL;
-    size_t best_d = SIZE_MAX;
-    for (size_t i = 0; known[i]; i++) {
-        size_t limit = 1 + strlen(known[i]) / 4;
-        size_t d = edit_distance(key, known[i]);
-        if (d <= (limit < 3 ? limit : 3) && d < best_d) {
-            best = known[i];
-            best_d = d;
-        }
-    }
-    return best;
-}
-
 /* v must be an object whose keys are all in known. */
 static int check_object(struct loader *ld, json_t *v, const char *kp, const char *const *known)
 {
@@ -207,7 +161,7 @@ static int check_object(struct loader *ld, json_t *v, const char *kp, const char
             ;
         if (known[i])
             continue;
-        const char *hint = closest_key(key, known);
+        const char *hint = text_closest(key, known);
         if (hint)
             return fail(ld, kp, "unknown key '%s' (did you mean '%s'?)", key, hint);
         return fail(ld, kp, "unknown key '%s'", key);
@@ -256,9 +210,10 @@ static int get_string(struct loader *ld, json_t *obj, const char *kp, const char
     return 0;
 }
 
-/* obj.key as a number > min (above) or >= min; *out keeps its default when absent. */
-static int get_number(struct loader *ld, json_t *obj, const char *kp, const char *key, double min,
-                      bool above, double *out)
+/* obj.key as a number > min (above) or >= min, and at most max (why: the reason for that
+ * bound, NULL for none); *out keeps its default when absent. */
+static int get_bounded(struct loader *ld, json_t *obj, const char *kp, const char *key, double min,
+                       bool above, double max, const char *why, double *out)
 {
     char at[KP_MAX];
     json_t *v = json_object_get(obj, key);
@@ -271,8 +226,25 @@ static int get_number(struct loader *ld, json_t *obj, const char *kp, const char
     double x = json_number_value(v);
     if (above ? !(x > min) : !(x >= min))
         return fail(ld, at, "expected a number %s %g, got %g", op, min, x);
+    if (x > max)
+        return fail(ld, at, "expected a number %s %g and at most %g, got %g (%s)", op, min, max, x,
+                    why);
     *out = x;
     return 0;
+}
+
+static int get_number(struct loader *ld, json_t *obj, const char *kp, const char *key, double min,
+                      bool above, double *out)
+{
+    return get_bounded(ld, obj, kp, key, min, above, INFINITY, NULL, out);
+}
+
+/* A duration in seconds: at most a day. */
+#define DAY_REASON "a day: a longer one is a typo, and a campaign of them would outlast the host"
+static int get_seconds(struct loader *ld, json_t *obj, const char *kp, const char *key, double min,
+                       bool above, double *out)
+{
+    return get_bounded(ld, obj, kp, key, min, above, WINDOW_MAX_S, DAY_REASON, out);
 }
 
 /* obj.key as a required non-empty array of strings, each non-empty with STR_NONEMPTY in
@@ -610,12 +582,12 @@ static int parse_ready(struct loader *ld, json_t *root, struct ready_rule *r)
     if ((log != NULL) + (tcp != NULL) + (delay != NULL) + (http != NULL) != 1)
         return fail(ld, "ready", "expected exactly one of 'log', 'tcp', 'http' or 'delay'");
     r->timeout_s = 60;
-    if (get_number(ld, o, "ready", "timeout", 0, true, &r->timeout_s) < 0)
+    if (get_seconds(ld, o, "ready", "timeout", 0, true, &r->timeout_s) < 0)
         return -1;
     const char *s = NULL;
     if (delay) {
         r->kind = READY_DELAY;
-        return get_number(ld, o, "ready", "delay", 0, false, &r->delay_s);
+        return get_seconds(ld, o, "ready", "delay", 0, false, &r->delay_s);
     }
     if (tcp) {
         r->kind = READY_TCP;
@@ -762,8 +734,8 @@ static int parse_http_metrics(struct loader *ld, json_t *root, struct profile *p
     json_t *values = json_object_get(o, "values");
     if (get_string(ld, o, "http_metrics", "url", STR_REQUIRED | STR_NONEMPTY, &url) < 0 ||
         get_string(ld, o, "http_metrics", "format", STR_NONEMPTY, &format) < 0 ||
-        get_number(ld, o, "http_metrics", "timeout", 0, true, &ep->timeout_s) < 0 ||
-        get_number(ld, o, "http_metrics", "interval", 0, false, &p->endpoint_interval_s) < 0)
+        get_seconds(ld, o, "http_metrics", "timeout", 0, true, &ep->timeout_s) < 0 ||
+        get_seconds(ld, o, "http_metrics", "interval", 0, false, &p->endpoint_interval_s) < 0)
         return -1;
     ep->url = xstrdup(url);
     if (metrics_format_parse(format, &ep->format) < 0)
@@ -844,7 +816,7 @@ static int parse_rtt(struct loader *ld, json_t *root, struct profile *p)
     r->expect = expect;
     if (get_number(ld, o, "rtt", "rate", 0, true, &r->rate_per_s) < 0 ||
         get_number(ld, o, "rtt", "connections", 1, false, &connections) < 0 ||
-        get_number(ld, o, "rtt", "timeout", 0, true, &r->timeout_s) < 0 ||
+        get_seconds(ld, o, "rtt", "timeout", 0, true, &r->timeout_s) < 0 ||
         get_number(ld, o, "rtt", "connect_rate", 0, false, &r->connect_rate_per_s) < 0)
         return -1;
     if (connections != floor(connections) || connections > 1024)
@@ -885,6 +857,12 @@ static int parse_health(struct loader *ld, json_t *arr, struct profile *p)
             get_string(ld, o, at, "label", STR_NONEMPTY | STR_NAME, &label) < 0 ||
             check_unique(ld, arr, i, at, "key", key) < 0)
             return -1;
+        if (!scrape_is_key(key, strlen(key)))
+            return fail(ld, at,
+                        "key '%s': no KEY=VALUE token of a marker line can have it: "
+                        "expected letters, digits, '_', '.' or '-' (no space, no "
+                        "'='), at most %d characters",
+                        key, SCRAPE_KEY_MAX - 1);
         h->key = xstrdup(key);
         h->label = xstrdup(label ? label : key);
         if (get_better(ld, o, at, &h->better) < 0 ||
@@ -987,7 +965,7 @@ static int parse_stop(struct loader *ld, json_t *root, struct profile *p)
         return 0;
     const char *name = NULL;
     if (get_string(ld, o, "stop", "signal", STR_NONEMPTY, &name) < 0 ||
-        get_number(ld, o, "stop", "grace", 0, false, &p->stop_grace_s) < 0)
+        get_seconds(ld, o, "stop", "grace", 0, false, &p->stop_grace_s) < 0)
         return -1;
     if (!name)
         return 0;
@@ -1051,10 +1029,16 @@ static int parse_defaults(struct loader *ld, json_t *root, struct profile *p)
         return -1;
     if (!o)
         return 0;
-    if (get_number(ld, o, "defaults", "warmup", 0, false, &p->warmup_s) < 0 ||
-        get_number(ld, o, "defaults", "sample", 0, true, &p->sample_s) < 0 ||
+    if (get_seconds(ld, o, "defaults", "warmup", 0, false, &p->warmup_s) < 0 ||
+        get_seconds(ld, o, "defaults", "sample", 0, true, &p->sample_s) < 0 ||
         get_log_limit(ld, o, &p->log_limit) < 0)
         return -1;
+    if (p->sample_s < WINDOW_MIN_S)
+        return fail(ld, "defaults.sample",
+                    "expected at least %g seconds, got %g (a shorter "
+                    "window measures the CPU clock's resolution and the "
+                    "sampler's own reads more than the target)",
+                    WINDOW_MIN_S, p->sample_s);
     json_t *v = json_object_get(o, "hold_idle");
     if (v && !json_is_boolean(v))
         return fail(ld, "defaults.hold_idle", "expected true or false");
@@ -1062,8 +1046,17 @@ static int parse_defaults(struct loader *ld, json_t *root, struct profile *p)
     v = json_object_get(o, "repeat");
     if (!v)
         return 0;
-    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > LONG_MAX)
-        return fail(ld, "defaults.repeat", "expected an integer >= 1");
+    if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > REPEAT_MAX) {
+        char got[64] = "";
+        if (json_is_number(v))
+            snprintf(got, sizeof(got), ", got %g", json_number_value(v));
+        bool many = json_is_number(v) && json_number_value(v) > REPEAT_MAX;
+        return fail(ld, "defaults.repeat", "expected a whole number from 1 to %d%s%s", REPEAT_MAX,
+                    got,
+                    many ? " (more runs per setting would take years even at the shortest "
+                           "window)"
+                         : "");
+    }
     p->repeat = (long)json_integer_value(v);
     return 0;
 }
@@ -1525,4 +1518,32 @@ json_t *profile_to_json(const struct profile *p)
     if (p->hold_idle) /* absent: the CPUs idle freely */
         json_object_set_new(json_object_get(o, "defaults"), "hold_idle", json_true());
     return o;
+}
+
+int profile_check_command(const struct profile *p, struct lb_error *err)
+{
+    const char *program = p->command.v[0];
+    if (strchr(program, '{'))
+        return 0;
+    int rc = plat_program_check(program, p->cwd);
+    if (rc == 0)
+        return 0;
+    bool bare = !strpbrk(program, "/\\");
+    if (rc == EACCES)
+        return lb_fail(err, "profile '%s': command[0]: '%s' %s is not an executable file", p->path,
+                       program, bare ? "in PATH" : "(relative to its cwd)");
+    if (bare)
+        return lb_fail(err,
+                       "profile '%s': command[0]: '%s' is not found in PATH: expected a "
+                       "program installed there, or a path to one",
+                       p->path, program);
+    return lb_fail(err,
+                   "profile '%s': command[0]: '%s' does not exist relative to its cwd "
+                   "'%s': expected the path of the program to start",
+                   p->path, program, p->cwd);
+}
+
+double profile_estimate_s(const struct profile *p)
+{
+    return (double)p->knob.values.n * (double)p->repeat * (p->warmup_s + p->sample_s);
 }

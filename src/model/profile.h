@@ -148,6 +148,16 @@ int profile_parse(const char *text, size_t len, const char *path, struct profile
                   struct lb_error *err);
 void profile_release(struct profile *p);
 
+/* Whether the command would start: command[0] an executable file (relative to cwd when it
+ * has a directory part; a bare name in PATH). Not checked when it holds a placeholder
+ * ("{variant_dir}/server": each variant's own). -1 with err naming it and where it was
+ * looked for. */
+int profile_check_command(const struct profile *p, struct lb_error *err);
+/* How long a campaign of the profile's defaults takes, in seconds: its runs (each knob
+ * value, repeat times) of a warm-up and a window each, without the target's start and
+ * stop, which only a run can time. */
+double profile_estimate_s(const struct profile *p);
+
 /* The profile as JSON (new reference), as `validate --json` prints it and results.json
  * records it: name, path, hash ("fnv1a64:<16 hex digits>"), the profile's own keys with
  * every default filled in and every path resolved (description when there is one,

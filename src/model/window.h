@@ -8,6 +8,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A warm-up or a window lasts at most a day: a longer one is a typo (1e308 s), and a
+ * campaign of them would outlast the host. */
+#define WINDOW_MAX_S 86400.0
+/* The shortest window: below it the CPU clock's resolution (a Windows tick is 15.6 ms)
+ * and the sampler's own reads at its edges are much of the figure. */
+#define WINDOW_MIN_S 0.1
+/* Runs per setting: more would take years at the shortest window of a real target. */
+#define REPEAT_MAX 100000
+
 /* The most targets one window samples at once (loopbench run --order duet). */
 #define SAMPLER_MAX_TARGETS 8
 

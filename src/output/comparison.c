@@ -11,87 +11,7 @@
 #include "numfmt.h"
 #include "text.h"
 #include "util.h"
-
-/* A row's verdict in its kind's words: a budget is within or over. */
-static const char *row_verdict(const struct compare_row *row)
-{
-    return row->budget ? budget_verdict_name(row->g.verdict) : verdict_name(row->g.verdict);
-}
-
-/* The gate's verdict, in the budgets' words when budgets alone are gated. */
-static const char *result_verdict(const struct compare_result *r)
-{
-    bool budgets_only = true;
-    for (size_t i = 0; i < r->n_rows; i++)
-        budgets_only = budgets_only && (!r->rows[i].gated || r->rows[i].budget);
-    return r->n_rows && budgets_only ? budget_verdict_name(r->worst) : verdict_name(r->worst);
-}
-
-/* Why a budget's row got its verdict. */
-static void explain_budget(const struct compare_row *row, const struct compare_opts *o,
-                           FILE *out)
-{
-    char a[32];
-    const struct gate_result *g = &row->g;
-    const char *beyond = row->budget->upper ? "above" : "below";
-    if (!g->tested)
-        fprintf(out, "too few runs to test (%zu)", row->b.n);
-    else if (g->verdict == VERDICT_NO_CHANGE)
-        fprintf(out, "not %s the budget (one-sided %.0f%% bound)", beyond,
-                100.0 * (1.0 - o->gate.equivalence_alpha));
-    else if (g->verdict == VERDICT_REGRESSED)
-        fprintf(out, "%s the budget after Holm's correction", beyond);
-    else
-        fprintf(out, "only a typical value %s %s the budget would be called over",
-                fmt_change(g->detectable, a, sizeof(a)), beyond);
-}
-
-/* Why a row got its verdict, in words a reviewer can act on. */
-static void explain(const struct compare_row *row, const struct compare_result *r,
-                    const struct compare_opts *o, FILE *out)
-{
-    char a[32], b[32];
-    const struct gate_result *g = &row->g;
-    fmt_change(o->gate.threshold, b, sizeof(b));
-    if (!row->gated)
-        fputs("not gated; ", out);
-    if (r->sequential_max && row->decided_at)
-        fprintf(out, "decided at the look after round %ld; ", row->decided_at);
-    if (row->budget)
-        explain_budget(row, o, out);
-    else if (g->test && !g->tested) /* a guardrail */
-        fputs(g->verdict == VERDICT_REGRESSED ? "must stay 0: non-zero in a window"
-                                              : "must stay 0: 0 in every window", out);
-    else if (!g->tested && g->cpu_note)
-        fputs(g->cpu_note, out);
-    else if (!g->tested)
-        fprintf(out, "too few runs to test (%zu vs %zu)", row->a.n, row->b.n);
-    else if (g->verdict == VERDICT_NO_CHANGE)
-        fprintf(out, "within +-%s (90%% interval)", b + 1);
-    else if (g->verdict == VERDICT_INCONCLUSIVE) {
-        fprintf(out, "only a change of %s would be called",
-                fmt_change(g->detectable, a, sizeof(a)));
-        if (r->base_campaigns == 1)
-            fputs("; one campaign a side: run base and head as variants of one campaign "
-                  "to decide", out);
-        else if (r->base_campaigns == 0 && g->rounds_needed)
-            fprintf(out, "; %ld rounds would decide a change of %s", g->rounds_needed, b);
-    }
-    if (g->cpu_modelled)
-        fprintf(out, "; %zu assignments of CPU sets, their effect +-%s%s removed", g->cpu_sets,
-                fmt_number(g->log_scale ? expm1(g->cpu_effect) * 100 : g->cpu_effect, a,
-                            sizeof(a)),
-                g->log_scale ? "%" : "");
-    else if (g->cpu_note && g->tested)
-        fprintf(out, "; %s", g->cpu_note);
-    if (g->trimmed)
-        fprintf(out, "; %zu rounds trimmed", g->trimmed);
-    if (row->saturated) { /* names a setting */
-        char *why = text_markdown(row->saturated);
-        fprintf(out, "; %s: the comparison measured contention", why);
-        free(why);
-    }
-}
+#include "verdict.h"
 
 /* CPU per setting, base beside new, as a chart GitHub draws in the step summary. */
 static int cpu_chart(const struct compare_result *r, const struct campaign *new_, FILE *out,
@@ -138,8 +58,8 @@ static void gated_keys(const struct compare_result *r, FILE *out)
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct compare_row *row = &r->rows[i];
         bool first = true;
-        for (size_t j = 0; j < i; j++)
-            first = first && strcmp(r->rows[j].metric, row->metric) != 0;
+        for (size_t j = 0; j < i; j++) /* the first gated row of its metric */
+            first = first && !(r->rows[j].gated && strcmp(r->rows[j].metric, row->metric) == 0);
         if (first && row->gated) {
             char *metric = text_code(row->metric);
             fprintf(out, "%s%s", sep, metric);
@@ -182,7 +102,12 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
     size_t tested = 0;
     for (size_t i = 0; i < r->n_rows; i++)
         tested += r->rows[i].gated && r->rows[i].g.tested;
-    fprintf(out, "### loopbench compare: %s\n\n", result_verdict(r));
+    struct verdict_frame frame = verdict_frame_of(r, &o->gate);
+    char headline[1024], why[1024];
+    verdict_headline(r, &frame, new_->profile.knob_label, headline, sizeof(headline));
+    fprintf(out, "### loopbench compare: %s\n\n", verdict_result_word(r));
+    text_put_markdown(out, headline);
+    fputs(".\n\n", out);
     char *where = text_code(campaign_where(new_)), *host = text_markdown(campaign_host(new_));
     char *profile = text_code(new_->profile.name);
     size_t budgets = 0;
@@ -269,11 +194,12 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
         fprintf(out, "| %s | %s | %s | %s | %s | %s | %s | %s | **%s** | ", name, label, m1,
                 fmt_number(row->budget ? row->typical : row->b.median, m2, sizeof(m2)), ch,
                 fmt_p(row->g.p, p, sizeof(p)), fmt_p(row->g.p_adjusted, pa, sizeof(pa)),
-                row->g.test ? row->g.test : "-", row_verdict(row));
+                row->g.test ? row->g.test : "-", verdict_word(row));
         free(cell);
         free(name);
         free(label);
-        explain(row, r, o, out);
+        verdict_why(row, &frame, why, sizeof(why));
+        text_put_markdown(out, why);
         fputs(" |\n", out);
     }
     fputs("\nMedians over runs (a health key: each run's mean over its windows). The change is "
@@ -281,22 +207,26 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
           "for keys that can be 0; its interval and p are the same two-sided test's. "
           "*Regressed*: significant toward harm after the correction and worse than the "
           "threshold; *improved*: the same toward benefit; *no change*: the 90% interval "
-          "lies within the threshold (two one-sided tests); *inconclusive*: neither.\n", out);
+          "lies within the threshold (two one-sided tests); *inconclusive*: neither; *cannot "
+          "test*: too few runs or rounds, or a key no run recorded (the note says which).\n",
+          out);
     if (budgets)
         fputs("A budget's row gives its bound as base, NEW's typical value as new, and that "
               "against the bound as the change.\n", out);
     return cpu_chart(r, new_, out, err);
 }
 
-json_t *compare_json(const struct compare_result *r, const struct compare_opts *o)
+json_t *compare_json(const struct compare_result *r, const struct compare_opts *o, const char *knob)
 {
     json_t *rows = json_array(), *gated = json_array();
+    struct verdict_frame frame = verdict_frame_of(r, &o->gate);
+    char why[1024];
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct compare_row *row = &r->rows[i];
         const struct gate_result *g = &row->g;
         bool seen = false;
         for (size_t j = 0; j < i; j++)
-            seen = seen || strcmp(r->rows[j].metric, row->metric) == 0;
+            seen = seen || (r->rows[j].gated && strcmp(r->rows[j].metric, row->metric) == 0);
         if (!seen && row->gated)
             json_array_append_new(gated, json_string(row->metric));
         json_t *o_row = json_pack("{s:s}", "setting", row->setting);
@@ -305,34 +235,33 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
         json_array_append_new(rows, o_row);
         json_object_update_new(
             o_row,
-            json_pack("{s:s, s:s, s:b, s:o, s:o, s:I, s:I, s:s, s:o, s:[o, o], s:o, "
-                      "s:o, s:o, s:o, s:o, s:f, s:s, s:o, s:I}",
-                      "metric", row->metric, "better",
-                      profile_direction_name(row->lower_is_better ? LOWER_IS_BETTER
-                                                                  : HIGHER_IS_BETTER),
-                      "gated", row->gated, "base_median", json_num_or_null(row->a.median),
-                      "new_median", json_num_or_null(row->b.median), "base_runs",
-                      (json_int_t)row->a.n, "new_runs", (json_int_t)row->b.n, "scale",
-                      g->log_scale ? "log" : "difference", "change",
-                      json_num_or_null(g->change), "ci", json_num_or_null(g->lo),
-                      json_num_or_null(g->hi), "p", json_num_or_null(g->p), "p_worse",
-                      json_num_or_null(g->p_worse), "p_adjusted", json_num_or_null(g->p_adjusted),
-                      "df", json_num_or_null(g->df), "test",
-                      g->test ? json_string(g->test) : json_null(), "prior_df", g->prior_df,
-                      "verdict", verdict_name(g->verdict), "smallest_detectable_change",
-                      json_num_or_null(g->detectable), "runs_needed",
-                      (json_int_t)g->rounds_needed));
+            json_pack(
+                "{s:s, s:s, s:b, s:o, s:o, s:I, s:I, s:s, s:o, s:[o, o], s:o, "
+                "s:o, s:o, s:o, s:o, s:f, s:s, s:o, s:I}",
+                "metric", row->metric, "better",
+                profile_direction_name(row->lower_is_better ? LOWER_IS_BETTER : HIGHER_IS_BETTER),
+                "gated", row->gated, "base_median", json_num_or_null(row->a.median), "new_median",
+                json_num_or_null(row->b.median), "base_runs", (json_int_t)row->a.n, "new_runs",
+                (json_int_t)row->b.n, "scale", g->log_scale ? "log" : "difference", "change",
+                json_num_or_null(g->change), "ci", json_num_or_null(g->lo), json_num_or_null(g->hi),
+                "p", json_num_or_null(g->p), "p_worse", json_num_or_null(g->p_worse), "p_adjusted",
+                json_num_or_null(g->p_adjusted), "df", json_num_or_null(g->df), "test",
+                g->test ? json_string(g->test) : json_null(), "prior_df", g->prior_df, "verdict",
+                verdict_word(row), "smallest_detectable_change", json_num_or_null(g->detectable),
+                "runs_needed", (json_int_t)g->rounds_needed));
     }
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct compare_row *row = &r->rows[i];
         json_t *o_row = json_array_get(rows, i);
         json_object_set_new(o_row, "kind", json_string(row->budget ? "budget" : "comparison"));
+        verdict_why(row, &frame, why, sizeof(why));
+        json_object_set_new(o_row, "why", json_string(why));
         if (!row->budget)
             continue;
-        json_object_update_new(
-            o_row, json_pack("{s:s, s:f, s:o, s:s}", "bound", row->budget->upper ? "max" : "min",
-                             "budget", row->budget->limit, "typical",
-                             json_num_or_null(row->typical), "verdict", row_verdict(row)));
+        json_object_update_new(o_row, json_pack("{s:s, s:f, s:o}", "bound",
+                                                row->budget->upper ? "max" : "min", "budget",
+                                                row->budget->limit, "typical",
+                                                json_num_or_null(row->typical)));
     }
     for (size_t i = 0; r->base_campaigns == 0 && i < r->n_rows; i++) {
         const struct gate_result *g = &r->rows[i].g;
@@ -353,10 +282,13 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
             json_object_set_new(json_array_get(rows, i), "decided_at_round",
                                 r->rows[i].decided_at ? json_integer(r->rows[i].decided_at)
                                                       : json_null());
-    return json_pack("{s:s, s:f, s:f, s:f, s:f, s:I, s:o, s:o, s:o}", "verdict",
-                     result_verdict(r), "alpha", o->gate.alpha, "max_increase",
-                     o->gate.threshold, "level", o->gate.level, "drift_allowance", o->gate.drift,
-                     "base_campaigns", (json_int_t)r->base_campaigns, "sequential_max",
+    char headline[1024];
+    verdict_headline(r, &frame, knob, headline, sizeof(headline));
+    return json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:I, s:o, s:o, s:o}", "verdict",
+                     verdict_result_word(r), "headline", headline, "alpha", o->gate.alpha,
+                     "max_increase", o->gate.threshold, "level", o->gate.level, "drift_allowance",
+                     o->gate.drift, "base_campaigns", (json_int_t)r->base_campaigns,
+                     "sequential_max",
                      r->sequential_max ? json_integer(r->sequential_max) : json_null(), "gated",
                      gated, "rows", rows);
 }

@@ -19,6 +19,8 @@ char *compare_host_change(const struct campaign *a, const struct campaign *b, bo
 int compare_markdown(const struct compare_result *r, const struct compare_opts *o,
                      const struct campaign *const *base, const struct campaign *new_,
                      FILE *out, struct lb_error *err);
-json_t *compare_json(const struct compare_result *r, const struct compare_opts *o);
+/* knob: the label of the campaigns' knob, for the headline. */
+json_t *compare_json(const struct compare_result *r, const struct compare_opts *o,
+                     const char *knob);
 
 #endif

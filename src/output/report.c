@@ -9,6 +9,17 @@
 #include "summary.h"
 #include "text.h"
 #include "util.h"
+#include "verdict.h"
+
+/* s as Markdown text, or as it is for a terminal (a name there holds no control
+ * character: text.h). */
+static void put_text(FILE *out, const char *s, bool md)
+{
+    if (md)
+        text_put_markdown(out, s);
+    else
+        fputs(s, out);
+}
 
 /* ---- cells ------------------------------------------------------------------------- */
 
@@ -24,21 +35,29 @@ static char *cell_range(const struct stats_summary *s, const char *unit)
     return xasprintf("%s%s", fmt_number(s->median, m, sizeof(m)), unit);
 }
 
-/* "10.6x less (9.8-11.4x)" from a ratio new/base and its interval (new string). */
-static char *cell_factor(const struct metric_diff *d)
+/* A change of the gate's row as the direction rule says it (verdict_direction), with its
+ * interval: "114x less (86.9-128x)", "2.45x more (1.77-3.40x)", "no clear difference
+ * (1.02x, 0.840-1.24x)"; with `level`, the interval says "95% CI". "-" without a figure
+ * (new string). */
+static char *direction_text(const struct gate_result *g, double level)
 {
-    char f[32], lo[32], hi[32];
-    struct stats_ratio shown = summary_shown_ratio(d);
-    const struct stats_ratio *r = &shown;
-    if (!isfinite(r->ratio) || r->ratio <= 0)
+    char f[32], lo[32], hi[32], ci[16] = "";
+    double r = 1 + g->change, l = 1 + g->lo, h = 1 + g->hi;
+    if (!(r > 0) || !isfinite(r))
         return xstrdup("-");
-    bool less = r->ratio < 1;
-    double x = less ? 1.0 / r->ratio : r->ratio;
-    double a = less ? 1.0 / r->hi : r->lo, b = less ? 1.0 / r->lo : r->hi;
-    if (isfinite(a) && isfinite(b))
-        return xasprintf("%sx %s (%s-%sx)", fmt_number(x, f, sizeof(f)), less ? "less" : "more",
-                         fmt_number(a, lo, sizeof(lo)), fmt_number(b, hi, sizeof(hi)));
-    return xasprintf("%sx %s", fmt_number(x, f, sizeof(f)), less ? "less" : "more");
+    if (level > 0)
+        snprintf(ci, sizeof(ci), "%.0f%% CI ", level * 100);
+    const char *dir = verdict_direction(l, h);
+    if (strcmp(dir, "less") == 0)
+        return xasprintf("%sx less (%s%s-%sx)", fmt_number(1 / r, f, sizeof(f)), ci,
+                         fmt_number(1 / h, lo, sizeof(lo)), fmt_number(1 / l, hi, sizeof(hi)));
+    if (strcmp(dir, "more") == 0)
+        return xasprintf("%sx more (%s%s-%sx)", fmt_number(r, f, sizeof(f)), ci,
+                         fmt_number(l, lo, sizeof(lo)), fmt_number(h, hi, sizeof(hi)));
+    if (!(l > 0) || !isfinite(h))
+        return xasprintf("%s (%sx)", dir, fmt_number(r, f, sizeof(f)));
+    return xasprintf("%s (%sx, %s%s-%sx)", dir, fmt_number(r, f, sizeof(f)), ci,
+                     fmt_number(l, lo, sizeof(lo)), fmt_number(h, hi, sizeof(hi)));
 }
 
 /* A health key's cell: a ratio key over its denominator ("0 / 250"), else with its
@@ -61,13 +80,6 @@ static char *cell_runs(const struct setting_summary *s)
     return xasprintf("%zu", s->runs_ok);
 }
 
-/* A p in a sentence: "p = 0.031", "p < 0.001". */
-static void p_phrase(double p, char *buf, size_t len)
-{
-    char n[32];
-    snprintf(buf, len, p < 0.001 ? "p %s" : "p = %s", fmt_p(p, n, sizeof(n)));
-}
-
 /* ---- tables ------------------------------------------------------------------------ */
 
 /* Rows of cells (owned), the first the header; every row as wide as the header. */
@@ -83,14 +95,15 @@ static struct strv *grid_row(struct grid *g)
     return &g->rows[g->n_rows++];
 }
 
-/* Markdown, the first column left-aligned and the figures right-aligned; with `pad`,
- * each column as wide as its widest cell, for a terminal. Every cell is text: names in
- * it are escaped here, once for all tables. Releases g. */
-static void grid_print(struct grid *g, bool pad, FILE *out)
+/* Markdown, the first column left-aligned and the figures right-aligned; for a terminal
+ * (not md), each column as wide as its widest cell and nothing escaped. Every cell is
+ * text: names in it are escaped here, once for all tables. Releases g. */
+static void grid_print(struct grid *g, bool md, FILE *out)
 {
     size_t cols = g->n_rows ? g->rows[0].n : 0;
+    bool pad = !md;
     int *width = xcalloc(cols + 1, sizeof(int));
-    for (size_t r = 0; r < g->n_rows; r++)
+    for (size_t r = 0; md && r < g->n_rows; r++)
         for (size_t col = 0; col < cols; col++) {
             char *cell = text_markdown(g->rows[r].v[col]);
             free(g->rows[r].v[col]);
@@ -153,10 +166,50 @@ static long same_cell(const struct campaign *c, size_t j, size_t i)
                               c[0].n_variants ? c[0].variants[x.variant].name : NULL);
 }
 
+/* A campaign's figures and its reading (verdict.h: the gate's rows, as compare DIR reads
+ * the campaign), for every part of a report. */
+struct view {
+    struct setting_summary *st;
+    struct reading rd;
+    bool read; /* false: the campaign could not be read so (the message in why) */
+    char why[LB_ERROR_MAX];
+};
+
+static struct view *views(const struct campaign *c, size_t n)
+{
+    struct view *v = xcalloc(n + 1, sizeof(*v));
+    for (size_t i = 0; i < n; i++) {
+        struct lb_error err;
+        v[i].st = summary_compute(&c[i]);
+        v[i].read = reading_init(&v[i].rd, &c[i], &err) == 0;
+        if (!v[i].read)
+            snprintf(v[i].why, sizeof(v[i].why), "%s", err.msg);
+    }
+    return v;
+}
+
+static void views_free(const struct campaign *c, size_t n, struct view *v)
+{
+    for (size_t i = 0; i < n; i++) {
+        summary_free(&c[i], v[i].st);
+        reading_release(&v[i].rd);
+    }
+    free(v);
+}
+
+/* The gate's row of a cell's metric key, NULL for the reference or when there is none. */
+static const struct compare_row *cell_row(const struct campaign *c, const struct view *v,
+                                          struct cell x, const char *key)
+{
+    return v->read ? reading_row(&v->rd, c->values.v[x.setting],
+                                 c->n_variants ? c->variants[x.variant].name : NULL, key)
+                   : NULL;
+}
+
 /* The per-setting table: the first campaign's cells, in its order, a column group per
  * campaign. */
-static void settings_table(const struct campaign *c, size_t n, struct setting_summary **st,
-                           bool pad, FILE *out)
+static void settings_table(const struct campaign *c, size_t n, const struct view *v, bool md,
+                           FILE *out)
 {
     char host[256];
     struct grid g = {0};
@@ -167,6 +220,7 @@ static void settings_table(const struct campaign *c, size_t n, struct setting_su
         const char *h = n > 1 ? host : "", *sep = n > 1 ? ": " : "";
         strv_push_owned(head, xasprintf("%s%sCPU %% of one core", h, sep));
         strv_push_owned(head, xasprintf("%s%sCPU vs %s", h, sep, reference_name(&c[i])));
+        strv_push_owned(head, xasprintf("%s%sCPU verdict", h, sep));
         for (size_t k = 0; k < c[i].profile.n_health; k++)
             strv_push_owned(head, xasprintf("%s%s%s", h, sep, c[i].profile.health[k].label));
         strv_push_owned(head, xasprintf("%s%sruns", h, sep));
@@ -177,37 +231,38 @@ static void settings_table(const struct campaign *c, size_t n, struct setting_su
         for (size_t i = 0; i < n; i++) {
             long cj = same_cell(c, i, ci);
             if (cj < 0) {
-                for (size_t col = 0; col < 3 + c[i].profile.n_health; col++)
+                for (size_t col = 0; col < 4 + c[i].profile.n_health; col++)
                     strv_push(row, "-");
                 continue;
             }
-            const struct setting_summary *s = &st[i][cj];
-            bool reference = s->cell.setting == s->reference.setting &&
-                             s->cell.variant == s->reference.variant;
+            const struct setting_summary *s = &v[i].st[cj];
+            const struct compare_row *cpu = cell_row(&c[i], &v[i], s->cell, "cpu");
             strv_push_owned(row, cell_range(&s->cpu->b, ""));
-            strv_push_owned(row, reference ? xstrdup("-") : cell_factor(s->cpu));
+            strv_push_owned(row, !cpu                    ? xstrdup("-")
+                                 : verdict_untested(cpu) ? xstrdup("cannot test")
+                                                         : direction_text(&cpu->g, 0));
+            strv_push(row, cpu ? verdict_word(cpu) : "-");
             for (size_t k = 0; k < c[i].profile.n_health; k++)
                 strv_push_owned(row, cell_health(&c[i], s, k));
             strv_push_owned(row, cell_runs(s));
         }
     }
-    grid_print(&g, pad, out);
+    grid_print(&g, md, out);
 }
 
 /* The round trips of each campaign that ran an rtt probe: every completed run's
  * histogram added, so the percentiles are of all round trips, not averages. */
-static void rtt_tables(const struct campaign *c, size_t n, struct setting_summary **st,
-                       bool pad, FILE *out)
+static void rtt_tables(const struct campaign *c, size_t n, const struct view *v, bool md, FILE *out)
 {
     static const double pct[] = {50, 90, 99, 99.9};
     static const char *const heads[] = {"requests", "failed", "p50", "p90", "p99", "p99.9", "max"};
-    char host[256], v[32];
+    char host[256], fig[32];
     for (size_t i = 0; i < n; i++) {
         if (!c[i].has_rtt)
             continue;
         host_name(c, n, i, host, sizeof(host));
         fprintf(out, "\nRound trips%s", n > 1 ? " on " : "");
-        text_put_markdown(out, n > 1 ? host : "");
+        put_text(out, n > 1 ? host : "", md);
         fputs(" (the rtt probe's, all runs of a setting together; ms):\n\n", out);
         struct grid g = {0};
         struct strv *head = grid_row(&g);
@@ -215,7 +270,7 @@ static void rtt_tables(const struct campaign *c, size_t n, struct setting_summar
         for (size_t k = 0; k < ARRAY_SIZE(heads); k++)
             strv_push(head, heads[k]);
         for (size_t ci = 0; ci < campaign_cells(&c[i]); ci++) {
-            const struct setting_summary *s = &st[i][ci];
+            const struct setting_summary *s = &v[i].st[ci];
             struct strv *row = grid_row(&g);
             strv_push_owned(row, cell_label(&c[i], s->cell));
             strv_push_owned(row, xasprintf("%llu", (unsigned long long)s->rtt_scheduled));
@@ -223,108 +278,164 @@ static void rtt_tables(const struct campaign *c, size_t n, struct setting_summar
                                                                        s->rtt_timeouts)));
             bool any = histogram_count(&s->rtt) > 0;
             for (size_t k = 0; k < ARRAY_SIZE(pct); k++)
-                strv_push(row, any ? fmt_number(histogram_percentile(&s->rtt, pct[k]) / 1e6, v,
-                                                 sizeof(v))
+                strv_push(row, any ? fmt_number(histogram_percentile(&s->rtt, pct[k]) / 1e6, fig,
+                                                sizeof(fig))
                                    : "-");
-            strv_push(row, any ? fmt_number(histogram_max(&s->rtt) / 1e6, v, sizeof(v)) : "-");
+            strv_push(row, any ? fmt_number(histogram_max(&s->rtt) / 1e6, fig, sizeof(fig)) : "-");
         }
-        grid_print(&g, pad, out);
+        grid_print(&g, md, out);
     }
 }
 
 /* ---- headline ---------------------------------------------------------------------- */
 
-/* The sentence for one setting: the words follow from the numbers (direction from the
- * ratio, "unchanged" only when the test does not call a difference). */
-static void headline(const struct campaign *c, const struct setting_summary *s, FILE *out)
+/* One metric of a cell: its name and the gate's word, for CPU the direction its interval
+ * allows, for a regression or an improvement the change, and why when the word alone does
+ * not say it. In full (a line of its own: "CPU: regressed, 2.45x more (95% CI
+ * 1.77-3.40x)", "CPU: inconclusive, no clear difference (1.02x, 95% CI 0.840-1.24x): only
+ * a change of +21.4% would be called") or short, in a list ("peak lag inconclusive (only
+ * a change of +58.6% would be called)"). */
+static void row_phrase(const struct compare_row *row, const struct verdict_frame *f, bool full,
+                       bool md, FILE *out)
 {
-    char f[32], lo[32], hi[32], p[32], a[32], b[32];
-    const struct metric_diff *d = s->cpu;
-    struct stats_ratio r = summary_shown_ratio(d);
-    char *base = text_markdown(reference_name(c)), *knob = text_markdown(c->profile.knob_label);
-    char *value = text_markdown(c->values.v[s->cell.setting]);
-    if (c->n_variants) {
-        text_put_markdown(out, c->variants[s->cell.variant].name);
-        fprintf(out, " at %s %s ", knob, value);
-    } else
-        fprintf(out, "%s %s ", knob, value);
-    free(knob);
-    free(value);
-    bool less = r.ratio < 1;
-    double x = less ? 1.0 / r.ratio : r.ratio;
-    if (!isfinite(r.ratio) || r.ratio <= 0)
-        fprintf(out, "has no CPU figure to compare with %s", base);
-    else if (isnan(d->p) || d->p >= SUMMARY_ALPHA) {
-        /* the same words as the table's cell ("114x less"), never "0.00879x" */
-        fprintf(out, "uses %sx %s CPU than %s, ", fmt_number(x, f, sizeof(f)),
-                less ? "less" : "more", base);
-        if (isnan(d->p))
-            fputs("not tested (too few runs)", out);
-        else {
-            p_phrase(d->p, p, sizeof(p));
-            fprintf(out, "not a significant difference (%s)", p);
-        }
-    } else {
-        double l = less ? 1.0 / r.hi : r.lo, h = less ? 1.0 / r.lo : r.hi;
-        p_phrase(d->p, p, sizeof(p));
-        fprintf(out, "uses %sx %s CPU than %s (%.0f%% CI %s-%sx, %s)",
-                fmt_number(x, f, sizeof(f)), less ? "less" : "more", base, SUMMARY_LEVEL * 100,
-                fmt_number(l, lo, sizeof(lo)), fmt_number(h, hi, sizeof(hi)), p);
+    char why[1024], ch[96];
+    put_text(out, row->name ? row->name : row->label, md);
+    fprintf(out, "%s%s", full ? ": " : " ", verdict_word(row));
+    bool untested = verdict_untested(row);
+    if (!untested && strcmp(row->metric, "cpu") == 0) {
+        char *d = direction_text(&row->g, f->gate->level);
+        fprintf(out, ", %s", d);
+        free(d);
+    } else if (!untested &&
+               (row->g.verdict == VERDICT_REGRESSED || row->g.verdict == VERDICT_IMPROVED)) {
+        compare_fmt_interval(&row->g, ch, sizeof(ch));
+        fprintf(out, ", %s", ch);
     }
-    free(base);
-    for (size_t k = 0; k < c->profile.n_health; k++) {
-        const struct metric_diff *hd = &s->health[k];
-        const char *unit = campaign_health_unit(c, k);
-        fputs("; ", out);
-        text_put_markdown(out, c->profile.health[k].label);
-        if (isnan(hd->p)) {
-            fputs(" not tested (too few runs)", out);
-            continue;
-        }
-        p_phrase(hd->p, p, sizeof(p));
-        if (hd->p >= SUMMARY_ALPHA || hd->a.median == hd->b.median)
-            fprintf(out, " unchanged (%s)", p);
-        else
-            fprintf(out, " %s from %s%s to %s%s (%s)", hd->b.median > hd->a.median ? "up" : "down",
-                    fmt_number(hd->a.median, a, sizeof(a)), unit,
-                    fmt_number(hd->b.median, b, sizeof(b)), unit, p);
-    }
-    fputs(".\n", out);
+    verdict_why(row, f, why, sizeof(why));
+    /* "not gated" is said once, before the rows it applies to */
+    const char *w = strncmp(why, "not gated", 9) == 0 ? why + 9 + (why[9] == ';') : why;
+    while (*w == ' ')
+        w++;
+    if (!*w || row->g.verdict == VERDICT_NO_CHANGE)
+        return;
+    fputs(full ? ": " : " (", out);
+    put_text(out, w, md);
+    fputs(full ? "" : ")", out);
 }
 
-/* "- " and a sentence per setting but the baseline, of each campaign. */
-static void headlines(const struct campaign *c, size_t n, struct setting_summary **st, FILE *out)
+/* Whether row is of cell x of c. */
+static bool row_of_cell(const struct campaign *c, const struct compare_row *row, struct cell x)
+{
+    return !row->budget && strcmp(row->setting, c->values.v[x.setting]) == 0 &&
+           (!c->n_variants || strcmp(row->variant, c->variants[x.variant].name) == 0);
+}
+
+/* One cell against its reference, in the words compare DIR gives its rows: a line per
+ * gated metric, then the others in one; one line when nothing could test any of them for
+ * the same reason (one round, say). */
+static void headline(const struct campaign *c, const struct view *v,
+                     const struct setting_summary *s, bool md, FILE *out)
+{
+    if (c->n_variants) {
+        put_text(out, c->variants[s->cell.variant].name, md);
+        fputs(" at ", out);
+    }
+    put_text(out, c->profile.knob_label, md);
+    fputc(' ', out);
+    put_text(out, c->values.v[s->cell.setting], md);
+    fputs(" against ", out);
+    put_text(out, reference_name(c), md);
+    if (!v->read) {
+        fputs(": cannot test: ", out);
+        put_text(out, v->why, md);
+        fputs(".\n", out);
+        return;
+    }
+    struct verdict_frame f = verdict_frame_of(&v->rd.cells, &v->rd.opts.gate);
+    const struct compare_result *r = &v->rd.cells;
+    char first[1024] = "", why[1024];
+    bool same = true, any = false;
+    for (size_t i = 0; i < r->n_rows; i++) {
+        if (!row_of_cell(c, &r->rows[i], s->cell))
+            continue;
+        verdict_why(&r->rows[i], &f, why, sizeof(why));
+        const char *w = strncmp(why, "not gated; ", 11) == 0 ? why + 11 : why;
+        same = same && verdict_untested(&r->rows[i]) && (!any || strcmp(first, w) == 0);
+        if (!any)
+            snprintf(first, sizeof(first), "%s", w);
+        any = true;
+    }
+    if (!any || same) {
+        fputs(any ? ": cannot test, any key: " : ": nothing compared", out);
+        put_text(out, first, md);
+        fputs(".\n", out);
+        return;
+    }
+    fputs(":\n", out);
+    for (int gated = 1; gated >= 0; gated--) {
+        size_t said = 0;
+        for (size_t i = 0; i < r->n_rows; i++) {
+            const struct compare_row *row = &r->rows[i];
+            if (row->gated != gated || !row_of_cell(c, row, s->cell))
+                continue;
+            fputs(gated ? "  - " : said ? "; " : "  - not gated: ", out);
+            row_phrase(row, &f, gated, md, out);
+            said++;
+            if (gated)
+                fputs(".\n", out);
+        }
+        if (!gated && said)
+            fputs(".\n", out);
+    }
+}
+
+/* The gate's verdict of campaign c and why, as compare DIR gives it: nothing when compare
+ * gates nothing there (a campaign of settings without budgets). */
+static void gate_headline(const struct campaign *c, const struct view *v, const char *host, bool md,
+                          FILE *out)
+{
+    if (!v->read || !v->rd.gate)
+        return;
+    char why[1024];
+    struct verdict_frame f = verdict_frame_of(v->rd.gate, &v->rd.opts.gate);
+    verdict_headline(v->rd.gate, &f, c->profile.knob_label, why, sizeof(why));
+    if (host) {
+        fputs(md ? "**" : "", out);
+        put_text(out, host, md);
+        fputs(md ? "**: " : ": ", out);
+    }
+    fprintf(out, "%s%s%s: ", md ? "**" : "", verdict_result_word(v->rd.gate), md ? "**" : "");
+    put_text(out, why, md);
+    fputs(" (the gate, as `loopbench compare` gives it).\n", out);
+}
+
+/* The gate's verdict of each campaign, then "- " and a sentence per cell but the
+ * references, of each campaign. */
+static void headlines(const struct campaign *c, size_t n, const struct view *v, bool md, FILE *out)
 {
     char host[256];
+    bool gates = false;
+    for (size_t i = 0; i < n; i++) {
+        host_name(c, n, i, host, sizeof(host));
+        gate_headline(&c[i], &v[i], n > 1 ? host : NULL, md, out);
+        gates = gates || (v[i].read && v[i].rd.gate);
+    }
+    if (gates)
+        fputc('\n', out);
     for (size_t i = 0; i < n; i++)
         for (size_t ci = 0; ci < campaign_cells(&c[i]); ci++) {
-            const struct setting_summary *s = &st[i][ci];
+            const struct setting_summary *s = &v[i].st[ci];
             if (s->cell.setting == s->reference.setting && s->cell.variant == s->reference.variant)
                 continue;
             fputs("- ", out);
             if (n > 1) {
                 host_name(c, n, i, host, sizeof(host));
-                fputs("**", out);
-                text_put_markdown(out, host);
-                fputs("**: ", out);
+                fputs(md ? "**" : "", out);
+                put_text(out, host, md);
+                fputs(md ? "**: " : ": ", out);
             }
-            headline(&c[i], s, out);
+            headline(&c[i], &v[i], s, md, out);
         }
-}
-
-static struct setting_summary **summaries(const struct campaign *c, size_t n)
-{
-    struct setting_summary **st = xcalloc(n, sizeof(*st));
-    for (size_t i = 0; i < n; i++)
-        st[i] = summary_compute(&c[i]);
-    return st;
-}
-
-static void summaries_free(const struct campaign *c, size_t n, struct setting_summary **st)
-{
-    for (size_t i = 0; i < n; i++)
-        summary_free(&c[i], st[i]);
-    free(st);
 }
 
 /* ---- charts ------------------------------------------------------------------------ */
@@ -550,11 +661,37 @@ static void fingerprint_groups(const struct campaign *c, size_t n, FILE *out)
     fputs(".\n", out);
 }
 
+/* What a campaign could not measure, one sentence each: idle states and energy, said
+ * once for the campaign (their reason is the host's, not any run's). */
+static void instruments(const struct campaign *c, bool md, FILE *out)
+{
+    const char *no_idle = campaign_idle_missing(c);
+    if (no_idle)
+        fprintf(out, " No idle-state figures: %s.", no_idle);
+    if (c->energy_unavailable) {
+        fputs(" Energy: not available (", out);
+        put_text(out, c->energy_unavailable, md);
+        fputs(").", out);
+    }
+}
+
+/* Whether every campaign lacks the same instruments for the same reasons. */
+static bool instruments_alike(const struct campaign *c, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        const char *a = campaign_idle_missing(&c[0]), *b = campaign_idle_missing(&c[i]);
+        const char *ea = c[0].energy_unavailable, *eb = c[i].energy_unavailable;
+        if (!a != !b || (a && strcmp(a, b) != 0) || !ea != !eb || (ea && strcmp(ea, eb) != 0))
+            return false;
+    }
+    return true;
+}
+
 /* Host, method and whatever the run recorded that weakens the figures. */
 static void footnote(const struct campaign *c, size_t n, FILE *out)
 {
     char host[256];
-    bool own_figures = false;
+    bool own_figures = false, alike = n > 1 && instruments_alike(c, n);
     for (size_t i = 0; i < n; i++) {
         const struct campaign *ci = &c[i];
         host_name(c, n, i, host, sizeof(host));
@@ -596,40 +733,45 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
         if (ci->hold_idle)
             fputs(" CPUs held out of idle states: absolute CPU figures are those of a host kept "
                   "awake; compare them with campaigns held the same way.", out);
-        const char *no_idle = campaign_idle_missing(ci);
-        if (no_idle)
-            fprintf(out, " No idle-state figures: %s.", no_idle);
+        if (!alike)
+            instruments(ci, true, out);
         cpu_clock_note(ci, out);
-        if (ci->energy_unavailable) { /* once per campaign: why no run has energy */
-            fputs(" Energy: not available (", out);
-            text_put_markdown(out, ci->energy_unavailable);
-            fputs(").", out);
-        }
         warnings(ci, " Warning: ", ".", true, out);
         fputc('\n', out);
         /* Round trips and endpoint metrics are health keys too, with a figure of their own. */
         own_figures |= ci->has_rtt || ci->endpoint.url;
     }
+    if (alike && (campaign_idle_missing(&c[0]) || c[0].energy_unavailable)) {
+        fputs("\nOn every host:", out);
+        instruments(&c[0], true, out);
+        fputc('\n', out);
+    }
     fingerprint_groups(c, n, out);
-    fprintf(out, "\nCPU: percent of one core for the whole process tree over each window, "
-                 "median (min-max) over runs; health keys: each run's mean over its health "
-                 "lines%s, median (min-max) over runs. p: a paired t test on the per-round "
-                 "log ratios for interleaved campaigns (it removes the host's drift between "
-                 "rounds; with the CPU sets the rounds ran on a factor where they varied), "
-                 "else Welch's t on logs (values on their own scale when one is 0); a "
-                 "difference is called at p < %g. A CPU ratio is that test's (a geometric "
-                 "mean) with its %.0f%% interval, so the two agree. With fewer than 2 runs a "
-                 "side no test is made (the ratio is then of medians).\n",
+    struct gate_opts g = gate_opts_default();
+    char th[32];
+    fprintf(out,
+            "\nCPU: percent of one core for the whole process tree over each window, "
+            "median (min-max) over runs; health keys: each run's mean over its health "
+            "lines%s, median (min-max) over runs. The verdicts are the gate's, as "
+            "`loopbench compare DIR` gives them (docs/report.md): each cell against its "
+            "reference, paired round by round (CPU on the log of each round's ratio, keys "
+            "that can be 0 on their difference relative to the reference); *regressed* or "
+            "*improved* when significant after Holm's correction over the gated "
+            "comparisons (alpha %g) and beyond %s, *no change* when the 90%% interval lies "
+            "within it, *inconclusive* when neither, *cannot test* when too few rounds "
+            "paired or no run recorded the key. A CPU ratio is that test's (a geometric "
+            "mean) with its %.0f%% interval: *more* or *less* only when the interval "
+            "excludes 1, else *no clear difference*.\n",
             own_figures ? " (the rtt probe's and an HTTP endpoint's keys: the run's own "
                           "figure, docs/network.md)"
                         : "",
-            SUMMARY_ALPHA, SUMMARY_LEVEL * 100);
+            g.alpha, fmt_change(g.threshold, th, sizeof(th)) + 1, g.level * 100);
 }
 
 int report_markdown(const struct campaign *c, size_t n, const struct report_opts *o, FILE *out,
                     struct lb_error *err)
 {
-    struct setting_summary **st = summaries(c, n);
+    struct view *v = views(c, n);
     fputs("## ", out);
     text_put_markdown(out, o->title ? o->title : c[0].profile.name);
     if (!o->title) {
@@ -637,50 +779,46 @@ int report_markdown(const struct campaign *c, size_t n, const struct report_opts
         text_put_markdown(out, c[0].profile.knob_label);
     }
     fputs("\n\n", out);
-    headlines(c, n, st, out);
+    headlines(c, n, v, true, out);
     fputc('\n', out);
-    settings_table(c, n, st, false, out);
-    rtt_tables(c, n, st, false, out);
+    settings_table(c, n, v, true, out);
+    rtt_tables(c, n, v, true, out);
     int rc = 0;
     char host[256];
     for (size_t i = 0; o->charts && rc == 0 && i < n; i++) {
         host_name(c, n, i, host, sizeof(host));
-        rc = charts(&c[i], st[i], n > 1 ? host : NULL, out, err);
+        rc = charts(&c[i], v[i].st, n > 1 ? host : NULL, out, err);
     }
     fputc('\n', out);
     footnote(c, n, out);
-    if (o->images) {
-        fputc('\n', out);
-        for (size_t i = 0; o->images[i] && o->images[i + 1]; i += 2)
-            fprintf(out, "![%s](%s)\n", o->images[i], o->images[i + 1]);
-    }
-    summaries_free(c, n, st);
+    views_free(c, n, v);
     return rc;
 }
 
 void report_terminal(const struct campaign *c, FILE *out)
 {
-    struct setting_summary **st = summaries(c, 1);
+    struct view *v = views(c, 1);
     char warmup[64];
     campaign_warmup_text(c, warmup, sizeof(warmup));
     fprintf(out, "%s: %s, %ld run%s per setting, warm-up %s, sample %g s, order %s\n\n",
             c->profile.name, c->profile.knob_name, c->repeat, c->repeat == 1 ? "" : "s",
             warmup, c->sample_s, run_order_name(c->order));
-    if (c->values.n > 1) {
-        headlines(c, 1, st, out);
+    if (campaign_cells(c) > 1) {
+        headlines(c, 1, v, false, out);
         fputc('\n', out);
     }
-    settings_table(c, 1, st, true, out);
-    rtt_tables(c, 1, st, true, out);
+    settings_table(c, 1, v, false, out);
+    rtt_tables(c, 1, v, false, out);
     fputs("\nCPU: % of one core for the whole process tree, median (min-max) over runs; "
           "health keys: each run's mean over its health lines, median (min-max) over runs; "
-          "the ratio's interval and the tests as in `loopbench report`.\n",
+          "the verdicts and intervals as `loopbench compare` and `loopbench report` give "
+          "them.\n",
           out);
     if (c->energy_unavailable)
         fprintf(out, "energy: not available (%s)\n", c->energy_unavailable);
     warnings(c, "warning: ", "\n", false, out);
     fprintf(out, "results: %s/results.json\n", c->out_dir);
-    summaries_free(c, 1, st);
+    views_free(c, 1, v);
 }
 
 /* ---- CSV --------------------------------------------------------------------------- */
@@ -759,25 +897,61 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
 
 /* ---- JSON -------------------------------------------------------------------------- */
 
+/* A cell's rows as compare's JSON gives their verdicts: metric, gated, verdict, why,
+ * change and its interval (fractions); [] for a reference cell. */
+static json_t *cell_verdicts_json(const struct campaign *c, const struct view *v, struct cell x)
+{
+    json_t *a = json_array();
+    char why[1024];
+    if (!v->read)
+        return a;
+    struct verdict_frame f = verdict_frame_of(&v->rd.cells, &v->rd.opts.gate);
+    for (size_t i = 0; i < v->rd.cells.n_rows; i++) {
+        const struct compare_row *row = &v->rd.cells.rows[i];
+        if (!row_of_cell(c, row, x))
+            continue;
+        verdict_why(row, &f, why, sizeof(why));
+        json_array_append_new(
+            a, json_pack("{s:s, s:b, s:s, s:s, s:o, s:[o, o]}", "metric", row->metric, "gated",
+                         row->gated, "verdict", verdict_word(row), "why", why, "change",
+                         json_num_or_null(row->g.change), "ci", json_num_or_null(row->g.lo),
+                         json_num_or_null(row->g.hi)));
+    }
+    return a;
+}
+
+/* The gate's verdict of the campaign as compare DIR gives it ({verdict, headline}), null
+ * when compare gates nothing there. */
+static json_t *gate_json(const struct campaign *c, const struct view *v)
+{
+    if (!v->read || !v->rd.gate)
+        return json_null();
+    char why[1024];
+    struct verdict_frame f = verdict_frame_of(v->rd.gate, &v->rd.opts.gate);
+    verdict_headline(v->rd.gate, &f, c->profile.knob_label, why, sizeof(why));
+    return json_pack("{s:s, s:s}", "verdict", verdict_result_word(v->rd.gate), "headline", why);
+}
+
 json_t *report_json(const struct campaign *c, size_t n)
 {
     json_t *hosts = json_array();
+    struct view *v = views(c, n);
     for (size_t i = 0; i < n; i++) {
         const struct campaign *ci = &c[i];
-        struct setting_summary *st = summary_compute(ci);
         json_t *settings = json_array();
         for (size_t x = 0; x < campaign_cells(ci); x++) {
-            json_array_append_new(settings, summary_cell_json(ci, &st[x], SUMMARY_REPORT));
+            json_t *cell = summary_cell_json(ci, &v[i].st[x], SUMMARY_REPORT);
+            json_object_set_new(cell, "verdicts", cell_verdicts_json(ci, &v[i], v[i].st[x].cell));
+            json_array_append_new(settings, cell);
         }
-        json_array_append_new(hosts, json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:o}",
-                                               "host", campaign_host(ci), "results",
-                                               campaign_where(ci), "fingerprint", "id",
-                                               campaign_fingerprint(ci), "short",
-                                               campaign_fingerprint_short(ci), "profile",
-                                               ci->profile.name, "knob",
-                                               ci->profile.knob_label, "settings", settings));
-        summary_free(ci, st);
+        json_array_append_new(
+            hosts,
+            json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:o, s:o}", "host", campaign_host(ci),
+                      "results", campaign_where(ci), "fingerprint", "id", campaign_fingerprint(ci),
+                      "short", campaign_fingerprint_short(ci), "profile", ci->profile.name, "knob",
+                      ci->profile.knob_label, "gate", gate_json(ci, &v[i]), "settings", settings));
     }
+    views_free(c, n, v);
     /* the hosts grouped by fingerprint, in the order first seen: indices into hosts */
     json_t *groups = json_array();
     for (size_t i = 0; i < n; i++) {

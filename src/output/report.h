@@ -14,9 +14,6 @@
 struct report_opts {
     const char *title; /* NULL: "<profile>: <knob label>" */
     bool charts;       /* Mermaid charts of each campaign (GitHub draws them in a PR) */
-    /* Image links to put under the table, relative to the report (NULL-terminated
-     * pairs of alt text and path), or NULL for none. */
-    const char *const *images;
 };
 
 /* Markdown: title, headline sentences, the per-setting table, the charts, the method

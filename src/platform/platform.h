@@ -210,6 +210,12 @@ int plat_run_program(char *const *argv, const char *dir, const char *output_path
  * when it could not be started (Windows: not yet, it says so). git is run this way. */
 int plat_run_output(char *const *argv, char *const *envp, size_t limit, unsigned timeout_ms,
                     char **out, int *wstatus, struct lb_error *err);
+/* Whether program would start as a target's argv[0] does: a path (relative to dir, the
+ * target's working directory) to an executable file, or a bare name found in loopbench's
+ * PATH (Windows: the working directory first, ".exe" optional). 0, or ENOENT (nothing
+ * there), EACCES (there but not executable). */
+int plat_program_check(const char *program, const char *dir);
+
 /* 1 when something accepts TCP connections at host:port within 100 ms, else 0. */
 int plat_tcp_accepting(const char *host, int port);
 

@@ -93,6 +93,28 @@ static const char *env_path(char *const *envp)
     return "/usr/local/bin:/usr/bin:/bin";
 }
 
+/* posix_path_try's attempt: a regular file this process may execute. */
+static int executable(const char *path, void *ctx)
+{
+    (void)ctx;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return errno;
+    if (!S_ISREG(st.st_mode))
+        return EACCES;
+    return access(path, X_OK) == 0 ? 0 : errno;
+}
+
+int plat_program_check(const char *program, const char *dir)
+{
+    if (!strchr(program, '/'))
+        return posix_path_try(program, environ, executable, NULL);
+    char *path = path_join(dir, program);
+    int rc = executable(path, NULL);
+    free(path);
+    return rc;
+}
+
 int posix_path_try(const char *file, char *const *envp,
                    int (*attempt)(const char *path, void *ctx), void *ctx)
 {

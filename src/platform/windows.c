@@ -375,6 +375,13 @@ static wchar_t *program_find(const char *argv0, const char *dir, char *const *en
     return found;
 }
 
+int plat_program_check(const char *program, const char *dir)
+{
+    wchar_t *found = program_find(program, dir, NULL);
+    free(found);
+    return found ? 0 : ENOENT;
+}
+
 /* A handle the child inherits: path (NULL: the null device) created and truncated for
  * writing, or opened for reading. Others may read and write it meanwhile: loopbench
  * follows the log while the target writes it. */

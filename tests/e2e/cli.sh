@@ -11,6 +11,11 @@ for cmd in run sample validate probe report compare history restore publish; do
   check "$cmd --help prints its usage" bash -c "'$LOOPBENCH' $cmd --help | grep -q '^usage: loopbench $cmd'"
 done
 
+check "help help prints the commands, as --help does" bash -c "
+  cmp -s <('$LOOPBENCH' help help) '$TMP/help'"
+check "--help names every exit status, 3 (an inconclusive gate) among them" bash -c "
+  grep -q '3 an inconclusive gate' '$TMP/help' && grep -q '129/130/143' '$TMP/help'"
+
 # expect_usage_error DESCRIPTION ARGS...: exit 2, an error line naming the problem, a hint.
 expect_usage_error() {
   local what=$1; shift
@@ -80,8 +85,14 @@ expect_usage_error "publish: unknown option" publish --frob
 
 # validate on the shipped reference profile (the build's copy, whose config exists).
 check "validate accepts the built-in profile" "$LOOPBENCH" validate "$BUILD_ROOT/profiles/refshard.json"
-check "validate --json prints the profile as JSON" bash -c \
-  "'$LOOPBENCH' validate --json '$BUILD_ROOT/profiles/refshard.json' | jq -e '.name == \"refshard\"' >/dev/null"
+check "validate says how long a campaign of the profile's defaults takes" bash -c "
+  '$LOOPBENCH' validate '$BUILD_ROOT/profiles/refshard.json' |
+    grep -qx '  time         about 44 seconds: 4 runs (2 settings x 2), each 3 s of warm-up and 8 s of window, plus its start and stop'"
+check "validate -f json is --json" bash -c \
+  "cmp -s <('$LOOPBENCH' validate -f json '$BUILD_ROOT/profiles/refshard.json') <('$LOOPBENCH' validate --json '$BUILD_ROOT/profiles/refshard.json')"
+# (pipefail: jq -e given no input says true, and this passed while validate refused --json)
+check "validate --json prints the profile as JSON" bash -c "set -o pipefail
+  '$LOOPBENCH' validate --json '$BUILD_ROOT/profiles/refshard.json' | jq -e '.name == \"refshard\"' >/dev/null"
 
 # An empty argument in a profile's command (Redis: --save "") reaches the target intact.
 mkdir "$TMP/empty-arg"

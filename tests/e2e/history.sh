@@ -51,7 +51,7 @@ GITHUB_STEP_SUMMARY=$TMP/summary.md "$LOOPBENCH" history "$hist" --metric cpu \
 cat "$TMP/h.md" "$TMP/h.err"
 check "a step up in the newest campaigns: exit 1 (got $rc)" [ "$rc" -eq 1 ]
 check "  ... found at the sixth campaign, the first after the commit" \
-  grep -Eq '^\| CPU at idle wait \(ms\) 2 \| `06` \(6 of 9\) \|.*\*\*worse\*\*, fails \|$' "$TMP/h.md"
+  grep -Eq '^\| CPU at idle wait \(ms\) 2 \| `06` \(6 of 9\) \|.*\*\*regressed\*\*, fails \|$' "$TMP/h.md"
 check "  ... naming the commits between the fifth campaign and the sixth" \
   grep -q "^| CPU at idle wait (ms) 2 | \`06\` .* | \`${before:0:7}\` \.\. \`${after:0:7}\` | " "$TMP/h.md"
 check "  ... a chart of the series with its segments' means" \

@@ -52,7 +52,7 @@ hostile plot --arg s2 "x'; system(\"touch $pwn-setting\"); '" \
   --arg knob "k\\'; system(\"touch $pwn-knob\"); \\'" --arg s0 "0' . system(\"touch $pwn-dot\") . '"
 if command -v gnuplot >/dev/null; then
   rc=0
-  "$LOOPBENCH" report "$TMP/plot" >/dev/null 2>"$TMP/plot.err" || rc=$?
+  "$LOOPBENCH" report "$TMP/plot" --plots "$TMP/plot/plots" >/dev/null 2>"$TMP/plot.err" || rc=$?
   check "report of a campaign whose names carry gnuplot payloads exits 0" [ "$rc" -eq 0 ]
   check "  ... gnuplot drew every plot" test -s "$TMP/plot/plots/cpu.svg" -a -s "$TMP/plot/plots/cpu-time.svg"
   check "  ... with the names as text in its legend" grep -qF "pwned-setting" "$TMP/plot/plots/cpu-time.svg"
@@ -68,7 +68,7 @@ zwj=$'\xe2\x80\x8d' # U+200D, after an '@' that would mention someone
 hostile md --arg s2 '<img src=x onerror=alert(1)>' --arg vh 'a|b@octocat' \
   --arg knob 'knob ```js' --arg hlabel '**b** [l](http://x) `c`' --arg name '@github/security' \
   --arg host 'h|ost <b>@octocat</b>'
-"$LOOPBENCH" report "$TMP/md" --no-plots >/dev/null 2>"$TMP/md.err"
+"$LOOPBENCH" report "$TMP/md" -o "$TMP/md/report.md" >/dev/null 2>"$TMP/md.err"
 rc=0
 "$LOOPBENCH" compare "$TMP/md" >"$TMP/compare.md" 2>"$TMP/compare.err" || rc=$?
 check "compare of the hostile campaign runs (exit 0 or 1)" [ "$rc" -le 1 ]
@@ -105,7 +105,7 @@ check "compare: a name in a code span stays whole" grep -qF 'profile `@github/se
 # --- 3. CSV: no formulas ---------------------------------------------------------------
 hostile csv --arg s2 '=HYPERLINK("http://x","y")' --arg vb '+1' --arg vh '@SUM(A1:A2)' \
   --arg key '-2+3' --arg host '=cmd|calc'
-"$LOOPBENCH" report "$TMP/csv" -f csv >/dev/null 2>"$TMP/csv.err"
+"$LOOPBENCH" report "$TMP/csv" -f csv -o "$TMP/csv/report.csv" >/dev/null 2>"$TMP/csv.err"
 check "CSV: RFC 4180 (every row as wide as the header) and no cell a formula" python3 -c '
 import csv, re, sys
 rows = list(csv.reader(open(sys.argv[1], newline="")))
@@ -168,16 +168,16 @@ runrefused "a control character in the profile's knob.values" \
   --variant base=base --variant head=head
 
 # --- 6. paths: a campaign made elsewhere leads no write or read out of itself ----------
-# Its directory may hold links, planted where report writes (plots/, the images gnuplot
-# makes, the data files) and leading to a file of the user's; and its runs[].dir may
-# point out of it (report reads series.csv there, --resume would write there).
+# Its directory may hold links, planted where report writes when asked (plots/, the images
+# gnuplot makes, the data files) and leading to a file of the user's; and its runs[].dir
+# may point out of it (report reads series.csv there, --resume would write there).
 victim=$TMP/victim
 printf 'precious\n' >"$victim"
 mkdir -p "$TMP/victimdir"
 hostile links
 mkdir -p "$TMP/links/plots"
 for f in cpu.svg cpu.dat plots.gp gnuplot.log; do ln -s "$victim" "$TMP/links/plots/$f"; done
-"$LOOPBENCH" report "$TMP/links" >/dev/null 2>"$TMP/links.err" || true
+"$LOOPBENCH" report "$TMP/links" --plots "$TMP/links/plots" >/dev/null 2>"$TMP/links.err" || true
 check "report over links planted in plots/ writes through none (the victim unchanged)" \
   grep -qx precious "$victim"
 check "  ... and every planted link is gone or refused, none followed" \
@@ -185,7 +185,7 @@ check "  ... and every planted link is gone or refused, none followed" \
 hostile dirlink
 ln -s "$TMP/victimdir" "$TMP/dirlink/plots"
 rc=0
-"$LOOPBENCH" report "$TMP/dirlink" >/dev/null 2>"$TMP/dirlink.err" || rc=$?
+"$LOOPBENCH" report "$TMP/dirlink" --plots "$TMP/dirlink/plots" >/dev/null 2>"$TMP/dirlink.err" || rc=$?
 check "report refuses a plots/ that is a link to another directory (exit 1)" [ "$rc" -eq 1 ]
 check "  ... saying so" grep -q "plots' is a symbolic link" "$TMP/dirlink.err"
 check "  ... and writes nothing there" bash -c "! find '$TMP/victimdir' -type f | grep -q ."

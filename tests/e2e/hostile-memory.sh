@@ -106,7 +106,8 @@ if [ -s "$TMP/quiet/results.json" ]; then
   # (exit 1, naming its log); the report is written regardless.
   start=$(date +%s%N)
   status=0
-  timeout "$slow" "$LOOPBENCH" report "$absurd" >"$TMP/report.out" 2>"$TMP/report.err" || status=$?
+  timeout "$slow" "$LOOPBENCH" report "$absurd" -o "$absurd/report.md" --plots "$absurd/plots" \
+    >"$TMP/report.out" 2>"$TMP/report.err" || status=$?
   took=$((($(date +%s%N) - start) / 1000000))
   bytes=$(($(size "$TMP/report.out") + $(du -sb "$absurd/report.md" "$absurd/plots" 2>/dev/null | awk '{ n += $1 } END { print n + 0 }')))
   echo "report: status $status in $took ms, $bytes bytes written; $(head -c 300 "$TMP/report.err")"

@@ -127,7 +127,11 @@ if [ "$containment" = cgroup2 ]; then
     jq -e '.runs[0].status == \"interrupted\"' '$TMP/int/results.json' >/dev/null"
   check "  ... none left, and its cgroup ${cgroup:-(none seen)} gone" \
     bash -c "[ $left -eq 0 ] && [ -n '$cgroup' ] && [ ! -e '$cgroup' ]"
-  sed "s|\"$FORKER\"|\"$TMP/no-such-program\"|" "$TMP/int.json" >"$TMP/nocmd.json"
+  # a program there, executable, whose interpreter is not (run refuses one that is not
+  # there before it starts anything: exit 2)
+  printf '#!%s/no-such-interpreter\n' "$TMP" >"$TMP/no-interpreter"
+  chmod +x "$TMP/no-interpreter"
+  sed "s|\"$FORKER\"|\"$TMP/no-interpreter\"|" "$TMP/int.json" >"$TMP/nocmd.json"
   rc=0
   "$LOOPBENCH" run "$TMP/nocmd.json" -n 1 -w 0 -t 1 -o "$TMP/nocmd" >/dev/null 2>"$TMP/nocmd.err" &
   lb=$!

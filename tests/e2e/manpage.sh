@@ -36,7 +36,7 @@ man_envs=$(awk '/^\.SH ENVIRONMENT/ { on = 1; next } /^\.SH/ { on = 0 }
 for env in $envs; do
   check "environment variable $env (named by a --help) is in ENVIRONMENT" grep -qx "$env" <<<"$man_envs"
 done
-for status in 0 1 2 129 130 143; do
+for status in 0 1 2 3 129 130 143; do
   check "exit status $status is in EXIT STATUS" \
     bash -c "awk '/^\.SH EXIT STATUS/ { on = 1; next } /^\.SH/ { on = 0 } on' '$MAN' | grep -q '$status'"
 done
@@ -45,6 +45,10 @@ if command -v man >/dev/null; then
   MANWIDTH=80 man --warnings -l "$MAN" >"$TMP/man.txt" 2>"$TMP/man.err"
   check "man -l renders it, without a warning" \
     bash -c "grep -q '^ *loopbench run \[PROFILE\]' '$TMP/man.txt' && [ ! -s '$TMP/man.err' ]"
+  # a word and an option run together ("compare--fail-on"): .BR alternating fonts with no
+  # space between its arguments
+  check "no word runs into an option in the rendered page" \
+    bash -c "! grep -nE '[[:alnum:]]--[a-z]' '$TMP/man.txt'"
 else
   echo "skip: man is not installed (apt-get install man-db)"
 fi

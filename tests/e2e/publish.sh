@@ -259,7 +259,7 @@ expect_usage "--webhook not a URL" "--webhook 'nowhere': expected an http" "$REP
 expect_usage "a bad marker name" "marker 'a b': expected" "$REPORT" --github o/r#7 --marker 'a b'
 expect_usage "no report" "expected one report file, got 0" --github o/r#7
 expect_usage "two reports" "expected one report file, got 2" "$REPORT" "$REPORT" --github o/r#7
-expect_usage "an unknown option" "option '--frob' is unknown" "$REPORT" --frob
+expect_usage "an unknown option" "unknown option '--frob'" "$REPORT" --frob
 expect_usage "an unreadable report" "cannot open '$TMP/none.md'" "$TMP/none.md" --github o/r#7 --api-url "$API"
 : >"$TMP/empty.md"
 expect_usage "an empty report" "is empty" "$TMP/empty.md" --github o/r#7 --api-url "$API"
@@ -329,7 +329,7 @@ jq --argjson settings '["0","1","2","3","4","5","6","8","12","16"]' '
 touch "$big/.handmade" # made by jq, not loopbench: lib.sh does not expect it to read back as written
 seed_run=$TMP/seed/$(jq -r '.runs[0].dir' "$TMP/seed/results.json")
 for dir in $(jq -r '.runs[].dir' "$big/results.json"); do cp -r "$seed_run" "$big/$dir"; done
-"$LOOPBENCH" report "$big" >/dev/null 2>"$TMP/big-report.err"
+"$LOOPBENCH" report "$big" -o "$big/report.md" >/dev/null 2>"$TMP/big-report.err"
 "$LOOPBENCH" compare "$big" "$big" >"$TMP/verdicts.md" 2>/dev/null || true
 COMMENT=$TMP/comment.md
 {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # loopbench report end to end: a real refshard campaign (idle wait 0, 2, 8; 3 runs each)
-# written as Markdown with plots, CSV and JSON.
+# written as Markdown (plots drawn where asked), CSV and JSON.
 source "$(dirname "$0")/lib.sh"
 
 mkdir -p "$TMP/ref"
@@ -10,18 +10,24 @@ sed -i 's|{loopbench_dir}/refshard|./refshard|' "$TMP/ref/refshard.json"
 out=$TMP/c
 "$LOOPBENCH" run "$TMP/ref/refshard.json" -s 0,2,8 -n 3 -w 0.5 -t 2.5 -o "$out" -q >"$TMP/run.out"
 
-# --- 1. Markdown: printed and written, with plots ---------------------------------------
+# --- 1. Markdown: printed; written, and plots drawn, only where asked ----------------------
 rc=0
-"$LOOPBENCH" report "$out" >"$TMP/stdout.md" 2>"$TMP/report.err" || rc=$?
+"$LOOPBENCH" report "$out" -f md >"$TMP/stdout.md" 2>"$TMP/report.err" || rc=$?
 cat "$TMP/stdout.md"
 check "report exits 0" [ "$rc" -eq 0 ]
-check "DIR/report.md written, the same as printed" cmp -s "$out/report.md" "$TMP/stdout.md"
-# Headline: the factor and its words come from the data (idle wait 2 uses far less CPU).
-check "headline for 2: Nx less CPU than 0 with a CI and p" grep -Eq \
-  '^- idle wait \(ms\) 2 uses [0-9.]+x less CPU than 0 \(95% CI [0-9.]+-[0-9.]+x, p [<=] [0-9.]+\)' \
+check "report DIR writes nothing: no DIR/report.md, no plots" \
+  bash -c "[ ! -e '$out/report.md' ] && [ ! -e '$out/plots' ]"
+"$LOOPBENCH" report "$out" -o "$out/report.md" --plots "$out/plots" >"$TMP/o.out" 2>&1
+check "-o FILE writes what it prints, and nothing on stdout" bash -c "
+  cmp -s '$out/report.md' '$TMP/stdout.md' && ! grep -q '^## ' '$TMP/o.out'"
+# Headline: the factor and its words come from the data (idle wait 2 uses far less CPU),
+# in the gate's words, the interval beside them.
+check "headline for 2: improved, Nx less CPU than 0 with its CI" grep -Eq \
+  '^  - CPU: improved, [0-9.]+x less \(95% CI [0-9.]+-[0-9.]+x\)\.$' "$out/report.md"
+check "  ... under the setting against the baseline" grep -q '^- idle wait (ms) 2 against 0:$' \
   "$out/report.md"
-check "a health key is reported with a p-value or as untested" grep -Eq \
-  'peak lag (unchanged \(p = [0-9.]+\)|(up|down) from|not tested)' "$out/report.md"
+check "a health key is given the gate's word" grep -Eq \
+  'peak lag (no change|inconclusive|cannot test|regressed|improved)' "$out/report.md"
 check "table rows: the baseline marked, 3 runs each" bash -c "
   grep -q '^| 0 (baseline) |.*| 3 |\$' '$out/report.md' &&
   grep -q '^| 2 |.*| 3 |\$' '$out/report.md' && grep -q '^| 8 |.*| 3 |\$' '$out/report.md'"
@@ -36,9 +42,10 @@ check "the method footnote names host, window and version" grep -Eq \
 check "the method footnote names the CPU clock and its resolution" grep -Eq \
   'CPU clock: (perf-task-clock, resolution 1 us|process-tree-clocks, resolution [0-9.]+ ms)\.' \
   "$out/report.md"
+check "the Markdown links no local file (a pull request could not show it)" \
+  bash -c "! grep -q '](' '$out/report.md'"
 for img in cpu cpu-time tradeoff; do
-  check "$img.svg is an SVG, linked" bash -c "grep -q '<svg' '$out/plots/$img.svg' &&
-    grep -qF '](plots/$img.svg)' '$out/report.md'"
+  check "$img.svg is an SVG" grep -q '<svg' "$out/plots/$img.svg"
   check "$img.png is a PNG" bash -c "head -c 8 '$out/plots/$img.png' | od -An -tx1 |
     grep -q '89 50 4e 47 0d 0a 1a 0a'"
 done
@@ -53,19 +60,19 @@ jq -n '{name: "idle", command: ["sh", "-c", "echo ready; exec sleep 30"],
   stop: {grace: 1}}' >"$TMP/idle.json"
 "$LOOPBENCH" run "$TMP/idle.json" -n 1 -w 0 -t 0.5 -o "$TMP/idle" -q >/dev/null 2>&1
 rc=0
-"$LOOPBENCH" report "$TMP/idle" >/dev/null 2>"$TMP/idle.err" || rc=$?
+"$LOOPBENCH" report "$TMP/idle" --plots "$TMP/idle/plots" >/dev/null 2>"$TMP/idle.err" || rc=$?
 check "a campaign of 0% CPU: report exits 0, gnuplot draws its plots" bash -c "
   [ $rc -eq 0 ] && ! grep -q gnuplot '$TMP/idle.err' && grep -q '<svg' '$TMP/idle/plots/cpu.svg'"
 
 # --- 1b. what `run` printed is what `report` says -----------------------------------------
 # The headline sentences and the table's rows, with the terminal's padding taken out.
-sentences_and_rows() { grep -E '^(- |\| )' "$1" | sed -E 's/ *\| */|/g'; }
+sentences_and_rows() { grep -E '^( *- |\| )' "$1" | sed -E 's/ *\| */|/g'; }
 check "run's table and headline are report's, setting for setting" \
   cmp -s <(sentences_and_rows "$TMP/run.out") <(sentences_and_rows "$out/report.md")
 # A setting that uses more CPU than the baseline says so: idle wait 0 against a baseline of 2.
 jq '.knob.baseline = "2"' "$TMP/ref/refshard.json" >"$TMP/ref/base2.json"
 "$LOOPBENCH" run "$TMP/ref/base2.json" -s 2,0 -n 2 -w 0.5 -t 1.5 -o "$TMP/more" -q >"$TMP/more.out"
-"$LOOPBENCH" report "$TMP/more" --no-plots >/dev/null 2>&1
+"$LOOPBENCH" report "$TMP/more" -o "$TMP/more/report.md" >/dev/null 2>&1
 check "a setting that uses more CPU than the baseline reads 'Nx more', in run and in report" bash -c "
   grep -Eq '^\| 0 +\| +[0-9.]+ \([0-9.]+-[0-9.]+\) +\| +[0-9.]+x more \(' '$TMP/more.out' &&
   grep -Eq '^\| 0 \| [0-9.]+ \([0-9.]+-[0-9.]+\) \| [0-9.]+x more \(' '$TMP/more/report.md' &&
@@ -88,9 +95,10 @@ rc=0
 "$LOOPBENCH" report "$TMP/nohealth.json" --plots "$TMP/nohealth-plots" -o "$TMP/nohealth.md" \
   >/dev/null 2>&1 || rc=$?
 check "no health values: still exits 0" [ "$rc" -eq 0 ]
-check "  ... CPU plots linked, no trade-off" bash -c "grep -q 'cpu.svg' '$TMP/nohealth.md' &&
-  ! grep -q 'tradeoff.svg' '$TMP/nohealth.md'"
-check "  ... health keys said untested" grep -q 'peak lag not tested (too few runs)' "$TMP/nohealth.md"
+check "  ... CPU plots drawn, no trade-off" bash -c "[ -s '$TMP/nohealth-plots/cpu.svg' ] &&
+  [ ! -e '$TMP/nohealth-plots/tradeoff.svg' ]"
+check "  ... health keys cannot be tested, and it says why" \
+  grep -q 'peak lag cannot test (no completed run recorded it)' "$TMP/nohealth.md"
 
 # --- 3. CSV and JSON ---------------------------------------------------------------------
 "$LOOPBENCH" report "$out" -f csv -o "$TMP/r.csv" >/dev/null 2>&1
@@ -104,6 +112,10 @@ check "JSON: 3 settings, the ratio to the baseline with a CI and a p" jq -e '
   .hosts[0].settings | length == 3 and .[0].baseline and .[0].cpu_vs_baseline == null
   and (.[1].cpu_vs_baseline | .ratio < 0.2 and (.ratio_ci | length) == 2 and .p < 0.05
        and .paired.pairs == 3)' "$TMP/r.json"
+check "  ... and each cell's verdicts, as compare gives them" jq -e '
+  .hosts[0].settings[0].verdicts == [] and
+  ([.hosts[0].settings[1].verdicts[] | select(.metric == "cpu")][0]
+   | .verdict == "improved" and .gated and .change < -0.8 and (.ci | length) == 2)' "$TMP/r.json"
 
 # --- 4. several hosts: a column group each ---------------------------------------------
 jq '.host.hostname = "laptop"' "$out/results.json" >"$TMP/laptop.json"
@@ -111,6 +123,8 @@ jq '.host.hostname = "laptop"' "$out/results.json" >"$TMP/laptop.json"
 check "two hosts: a column group per host" bash -c "
   grep -q '^| idle wait (ms) | [^|]*: CPU % of one core |.*| laptop: CPU % of one core |' '$TMP/hosts.md'"
 check "  ... and a headline per host" grep -q '^- \*\*laptop\*\*: idle wait' "$TMP/hosts.md"
+check "  ... the instruments neither host had said once" bash -c "
+  [ \$(grep -c 'No idle-state figures' '$TMP/hosts.md') -le 1 ]"
 
 # --- 5. bad input -------------------------------------------------------------------------
 rc=0

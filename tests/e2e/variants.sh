@@ -43,12 +43,16 @@ check "a summary entry per setting and variant" jq -e \
   '[.summary[] | "\(.variant) \(.setting)"] == ["base 0", "head 0", "base 2", "head 2"]' "$res"
 check "both variants' config files byte-identical afterwards" configs_intact
 check "the table has a row per setting and variant, head against base" bash -c "
-  grep -Eq '^\| 0 head +\|.*x (more|less) \(' '$TMP/ab.out' &&
+  grep -Eq '^\| 0 head +\|.*(x more|x less|no clear difference) \(' '$TMP/ab.out' &&
   grep -Eq '^\| 2 base +\| +[0-9.]+ \([0-9.-]+\) +\| +- +\|' '$TMP/ab.out'"
-check "a headline per setting: head against base" grep -Eq \
-  '^- head at idle wait \(ms\) 2 uses [0-9.]+x (the|more|less) CPU' "$TMP/ab.out"
-"$LOOPBENCH" report "$out" >/dev/null 2>&1
-sentences_and_rows() { grep -E '^(- |\| )' "$1" | sed -E 's/ *\| */|/g'; }
+check "a headline per setting: head against base, in the gate's words" bash -c "
+  grep -q '^- head at idle wait (ms) 2 against base:\$' '$TMP/ab.out' &&
+  grep -Eq '^  - CPU: (no change|inconclusive|regressed|improved|cannot test)' '$TMP/ab.out'"
+check "  ... under the gate's verdict and its reason, as compare gives them" grep -Eq \
+  '^(no change|inconclusive|regressed|improved): .* \(the gate, as `loopbench compare` gives it\)\.$' \
+  "$TMP/ab.out"
+"$LOOPBENCH" report "$out" -o "$out/report.md" >/dev/null 2>&1
+sentences_and_rows() { grep -E '^( *- |\| )' "$1" | sed -E 's/ *\| */|/g'; }
 check "report says what run printed" \
   cmp -s <(sentences_and_rows "$TMP/ab.out") <(sentences_and_rows "$out/report.md")
 check "  ... with a chart series per variant" bash -c "

@@ -12,7 +12,7 @@ sed -i 's|{loopbench_dir}/refshard|./refshard|' "$TMP/ref/refshard.json"
 out=$TMP/c
 "$LOOPBENCH" run "$TMP/ref/refshard.json" -s 0,2,8 -n 2 -w 1 -t 3 -o "$out" -q >/dev/null
 rc=0
-"$LOOPBENCH" report "$out" >/dev/null 2>"$TMP/report.err" || rc=$?
+"$LOOPBENCH" report "$out" -o "$out/report.md" >/dev/null 2>"$TMP/report.err" || rc=$?
 check "report exits 0" [ "$rc" -eq 0 ]
 check "report.md holds at least 2 Mermaid charts, each parsed by Mermaid" \
   check_mermaid --min 2 "$out/report.md"

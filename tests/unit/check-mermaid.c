@@ -159,6 +159,28 @@ START_TEST(bars_within_10x_get_one_chart)
 }
 END_TEST
 
+/* Ratios near 1 (the pool's chart of each host's change): the axis' top is a round
+ * number above them, written with its decimals (1.2, not 1). */
+START_TEST(bars_near_one_get_a_top_above_them)
+{
+    const double ratio[] = {1.07, 0.992, 1.09};
+    struct mermaid_series series = {.values = ratio};
+    struct mermaid_bars c = {
+        .axis = {.knob_label = "host",
+                 .settings = idle_waits,
+                 .n = 3,
+                 .baseline = MERMAID_NO_BASELINE},
+        .title = "CPU head / base, by host",
+        .unit = "ratio (1 = no change)",
+        .series = &series,
+        .n_series = 1,
+    };
+    char *text = bars_text(&c, "ratios near 1");
+    ck_assert_ptr_nonnull(strstr(text, "    y-axis \"ratio (1 = no change)\" 0 --> 1.2\n"));
+    free(text);
+}
+END_TEST
+
 /* A setting without a value has no bar and says "-"; several series are lines, named
  * below. */
 START_TEST(bars_of_several_series_and_a_missing_value)
@@ -432,6 +454,7 @@ int main(void)
     tcase_add_test(tc, bars_spanning_100x_get_a_log_chart);
     tcase_add_test(tc, log_chart_keeps_small_bars_tall);
     tcase_add_test(tc, bars_within_10x_get_one_chart);
+    tcase_add_test(tc, bars_near_one_get_a_top_above_them);
     tcase_add_test(tc, bars_of_several_series_and_a_missing_value);
     tcase_add_test(tc, labels_are_escaped);
     tcase_add_test(tc, lines_are_medians_in_at_most_60_slots);

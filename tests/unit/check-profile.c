@@ -257,9 +257,31 @@ static const struct bad_case {
     {"{" BASE ", 'stop': {'grace': -5}}",
      "profile 'x.json': stop.grace: expected a number >= 0, got -5"},
     {"{" BASE ", 'defaults': {'repeat': 0}}",
-     "profile 'x.json': defaults.repeat: expected an integer >= 1"},
+     "profile 'x.json': defaults.repeat: expected a whole number from 1 to 100000, got 0"},
     {"{" BASE ", 'defaults': {'repeat': 2.5}}",
-     "profile 'x.json': defaults.repeat: expected an integer >= 1"},
+     "profile 'x.json': defaults.repeat: expected a whole number from 1 to 100000, got 2.5"},
+    /* a count or a duration past any campaign a host can run: a typo, said so */
+    {"{" BASE ", 'defaults': {'repeat': 1e20}}",
+     "profile 'x.json': defaults.repeat: expected a whole number from 1 to 100000, got 1e+20 "
+     "(more runs per setting would take years even at the shortest window)"},
+    {"{" BASE ", 'defaults': {'warmup': 1e308}}",
+     "profile 'x.json': defaults.warmup: expected a number >= 0 and at most 86400, got 1e+308 "
+     "(a day: a longer one is a typo, and a campaign of them would outlast the host)"},
+    {"{" BASE ", 'defaults': {'sample': 1e308}}",
+     "profile 'x.json': defaults.sample: expected a number > 0 and at most 86400, got 1e+308 "
+     "(a day: a longer one is a typo, and a campaign of them would outlast the host)"},
+    {"{" BASE ", 'defaults': {'sample': 1e-06}}",
+     "profile 'x.json': defaults.sample: expected at least 0.1 seconds, got 1e-06 (a shorter "
+     "window measures the CPU clock's resolution and the sampler's own reads more than the "
+     "target)"},
+    {"{" BASE ", 'stop': {'grace': 1e9}}",
+     "profile 'x.json': stop.grace: expected a number >= 0 and at most 86400, got 1e+09 (a day: "
+     "a longer one is a typo, and a campaign of them would outlast the host)"},
+    /* a health key no KEY=VALUE token can hold: it would never be scraped */
+    {"{" BASE ", 'metrics': {'health': [{'key': 'lag peak=ms'}]}}",
+     "profile 'x.json': metrics.health[0]: key 'lag peak=ms': no KEY=VALUE token of a marker "
+     "line can have it: expected letters, digits, '_', '.' or '-' (no space, no '='), at most "
+     "63 characters"},
     {"{" BASE ", 'defaults': {'log_limit': '12X'}}",
      "profile 'x.json': defaults.log_limit: expected bytes from 4096, a whole number or a "
      "string with a k, M or G suffix (\"64M\")"},

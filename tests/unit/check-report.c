@@ -13,6 +13,7 @@
 #include "results.h"
 #include "testlib.h"
 #include "util.h"
+#include "verdict.h"
 
 /* A campaign of settings "0" and "2", interleaved, three runs each, with the CPU
  * figures given and a peak lag of 2 ms (missed16ms: `miss` in the last run of "2"); the
@@ -52,7 +53,9 @@ static char *write_campaign(const char *name, const char *host, const double cpu
     return path;
 }
 
-static const double busy[3] = {100, 98, 99}, idle[3] = {10, 9.8, 9.9};
+/* idle's rounds are not exactly a tenth of busy's: with no spread at all the gate has only
+ * the sign test, which 3 rounds cannot make significant */
+static const double busy[3] = {100, 98, 99}, idle[3] = {10, 9.8, 9.95};
 static const double idle_hot[3] = {30, 29, 31};
 
 START_TEST(load_fixed_keys)
@@ -71,7 +74,7 @@ START_TEST(load_fixed_keys)
     ck_assert_double_eq(a[1], 9.8);
     ck_assert_uint_eq(campaign_pairs(&r, 0, 1, campaign_metric(&r, "cpu"), a, b), 3); /* a round each */
     ck_assert_double_eq(a[2], 99);
-    ck_assert_double_eq(b[2], 9.9);
+    ck_assert_double_eq(b[2], 9.95);
     campaign_release(&r);
     free(path);
 }
@@ -174,10 +177,15 @@ START_TEST(markdown_from_the_figures)
     ck_assert_int_eq(results_load(p2, &r[1], &err), 0);
     char *md, *csv;
     render(r, 1, 0, &md);
-    /* 99 / 9.9 = 10x, from the data; peak lag identical: unchanged */
-    ck_assert_ptr_nonnull(strstr(md, "idle wait (ms) 2 uses 10.0x less CPU than 0 (95% CI"));
-    ck_assert_ptr_nonnull(strstr(md, "peak lag unchanged (p = 1.00)"));
-    ck_assert_ptr_nonnull(strstr(md, "| 0 (baseline) | 99.0 (98.0-100) | - |"));
+    /* 99 / 9.95, about 10x, from the data, in the gate's words (compare's); peak lag identical:
+     * no change */
+    ck_assert_ptr_nonnull(strstr(md, "- idle wait (ms) 2 against 0:\n"
+                                     "  - CPU: improved, 9.98x less (95% CI "));
+    ck_assert_ptr_nonnull(strstr(md, "  - peak lag: no change.\n"));
+    ck_assert_ptr_nonnull(strstr(md, "| 0 (baseline) | 99.0 (98.0-100) | - | - |"));
+    ck_assert_ptr_nonnull(strstr(md, "| 2 | 9.95 (9.80-10.0) | 9.98x less ("));
+    /* the PR's Markdown links no local file: its charts are Mermaid */
+    ck_assert_ptr_null(strstr(md, "]("));
     ck_assert_ptr_nonnull(strstr(md, "| 2.00 ms |"));
     /* CPU per setting drawn for GitHub: 99 and 9.9 span 10x, not more: one linear chart */
     ck_assert_ptr_nonnull(strstr(md, "### Charts\n\n```mermaid\n"));
@@ -186,7 +194,8 @@ START_TEST(markdown_from_the_figures)
     render(r, 2, 0, &md);
     ck_assert_ptr_nonnull(strstr(md, "| desk: CPU % of one core |"));
     ck_assert_ptr_nonnull(strstr(md, "| vps: CPU % of one core |"));
-    ck_assert_ptr_nonnull(strstr(md, "- **vps**: idle wait (ms) 2 uses 3.30x less CPU"));
+    ck_assert_ptr_nonnull(strstr(md, "- **vps**: idle wait (ms) 2 against 0:\n"
+                                     "  - CPU: improved, 3.30x less"));
     /* well-formed: every table line has as many cells as the header */
     int cols = -1, c = 0;
     size_t at = (size_t)(strstr(md, "\n| idle wait") - md) + 1;
@@ -197,17 +206,96 @@ START_TEST(markdown_from_the_figures)
             cols = c;
         ck_assert_int_eq(c, cols);
     }
-    ck_assert_int_eq(cols, 2 + 2 * 5); /* a pipe around each of 1 + 2 x 5 cells */
+    ck_assert_int_eq(cols, 2 + 2 * 6); /* a pipe around each of 1 + 2 x 6 cells */
     free(md);
     render(r, 1, 1, &csv);
     ck_assert_ptr_nonnull(strstr(csv, "host,kind,setting,baseline,repeat,runs,cpu_percent,"
                                       "cpu_min,cpu_max,tickLagPeak,missed16ms,voluntary_per_s\n"));
-    ck_assert_ptr_nonnull(strstr(csv, "desk,setting,2,false,,3,9.9,9.8,10,2,0,"));
+    ck_assert_ptr_nonnull(strstr(csv, "desk,setting,2,false,,3,9.95,9.8,10,2,0,"));
     free(csv);
     campaign_release(&r[0]);
     campaign_release(&r[1]);
     free(p1);
     free(p2);
+}
+END_TEST
+
+/* One set of words and one direction rule (verdict.c), whoever says them. */
+START_TEST(verdict_words)
+{
+    /* more or less only when the interval excludes 1 */
+    ck_assert_str_eq(verdict_direction(1.01, 1.3), "more");
+    ck_assert_str_eq(verdict_direction(0.7, 0.99), "less");
+    ck_assert_str_eq(verdict_direction(0.975, 1.05), "no clear difference");
+    ck_assert_str_eq(verdict_direction(0.467, 16.2), "no clear difference");
+    ck_assert_str_eq(verdict_direction(NAN, NAN), "no clear difference");
+    struct gate_opts o = gate_opts_default();
+    struct compare_row rows[2] = {
+        {.setting = "2",
+         .metric = "cpu",
+         .label = "CPU %",
+         .name = "CPU",
+         .variant = "head",
+         .gated = true},
+        {.setting = "2",
+         .metric = "tickLagPeak",
+         .label = "peak lag",
+         .name = "peak lag",
+         .variant = "head",
+         .gated = true},
+    };
+    /* one round: nothing to test, and it says why */
+    rows[0].a.n = rows[0].b.n = 1;
+    rows[0].g = (struct gate_result){.verdict = VERDICT_INCONCLUSIVE, .n = 1};
+    struct compare_result r = {.rows = rows, .n_rows = 1, .worst = VERDICT_INCONCLUSIVE};
+    struct verdict_frame f = verdict_frame_of(&r, &o);
+    char why[512];
+    ck_assert_str_eq(verdict_word(&rows[0]), "cannot test");
+    verdict_why(&rows[0], &f, why, sizeof(why));
+    ck_assert_str_eq(why, "1 round paired: a paired test needs 2");
+    verdict_headline(&r, &f, "idle wait (ms)", why, sizeof(why));
+    ck_assert_str_eq(why, "CPU at idle wait (ms) 2 head cannot be tested: 1 round paired: a "
+                          "paired test needs 2");
+    /* a must_be_zero guardrail is decided without a test: not "cannot test" */
+    rows[1].g = (struct gate_result){.verdict = VERDICT_NO_CHANGE, .test = "must stay 0"};
+    ck_assert_str_eq(verdict_word(&rows[1]), "no change");
+    /* every gated change within the threshold: the headline says so, not inconclusive */
+    for (int i = 0; i < 2; i++)
+        rows[i].g = (struct gate_result){
+            .verdict = VERDICT_NO_CHANGE, .tested = true, .change = 0.01, .lo = -0.02, .hi = 0.04};
+    r = (struct compare_result){.rows = rows, .n_rows = 2, .worst = VERDICT_NO_CHANGE};
+    verdict_headline(&r, &f, "idle wait (ms)", why, sizeof(why));
+    ck_assert_str_eq(verdict_result_word(&r), "no change");
+    ck_assert_str_eq(why, "all 2 gated changes lie within +-10.0% (90% intervals)");
+    /* a regression names its row and change */
+    rows[1].g.verdict = VERDICT_REGRESSED;
+    rows[1].g.change = 0.5;
+    rows[1].g.lo = 0.2;
+    rows[1].g.hi = 0.9;
+    r.worst = VERDICT_REGRESSED;
+    verdict_headline(&r, &f, "idle wait (ms)", why, sizeof(why));
+    ck_assert_str_eq(why, "peak lag at idle wait (ms) 2 head +50.0% (95% CI +20.0% to +90.0%)");
+}
+END_TEST
+
+/* A run within 1% of its setting's median is no outlier, however small the spread; one
+ * far from it is. */
+START_TEST(outliers_that_matter)
+{
+    const double flat[3] = {100, 99.99, 99.9}, off[3] = {100, 98, 60};
+    const char *paths[2] = {write_campaign("flat.json", "desk", flat, idle, 0),
+                            write_campaign("off.json", "desk", off, idle, 0)};
+    for (int i = 0; i < 2; i++) {
+        struct campaign c;
+        struct lb_error err;
+        ck_assert_int_eq(results_load(paths[i], &c, &err), 0);
+        char *md;
+        render(&c, 1, 0, &md);
+        ck_assert_int_eq(strstr(md, "(an outlier)") != NULL, i == 1);
+        free(md);
+        campaign_release(&c);
+        free((char *)paths[i]);
+    }
 }
 END_TEST
 
@@ -220,6 +308,8 @@ int main(void)
     tcase_add_test(tc, load_refuses_other_schema);
     tcase_add_test(tc, compare_verdicts);
     tcase_add_test(tc, markdown_from_the_figures);
+    tcase_add_test(tc, verdict_words);
+    tcase_add_test(tc, outliers_that_matter);
     suite_add_tcase(s, tc);
     return testlib_run(s);
 }

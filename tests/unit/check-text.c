@@ -182,6 +182,21 @@ START_TEST(text_printable_escapes_what_a_terminal_acts_on)
 }
 END_TEST
 
+/* The typo hint of profile keys and options alike: a swap or a letter off, never a word
+ * that is merely as long. */
+START_TEST(closest_words_are_likely_typos)
+{
+    static const char *const keys[] = {"values", "label", "baseline", NULL};
+    static const char *const options[] = {"json", "format", "output", "repeat", NULL};
+    ck_assert_str_eq(text_closest("valuse", keys), "values");
+    ck_assert_str_eq(text_closest("lable", keys), "label");
+    ck_assert_str_eq(text_closest("jsno", options), "json");
+    ck_assert_str_eq(text_closest("repet", options), "repeat");
+    ck_assert_ptr_null(text_closest("verbose", options));
+    ck_assert_ptr_null(text_closest("x", options));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("text");
@@ -193,6 +208,7 @@ int main(void)
     tcase_add_test(tc, gnuplot_strings_cannot_end_early);
     tcase_add_test(tc, csv_cells_are_no_formulas);
     tcase_add_test(tc, text_printable_escapes_what_a_terminal_acts_on);
+    tcase_add_test(tc, closest_words_are_likely_typos);
     suite_add_tcase(s, tc);
     return testlib_run(s);
 }
