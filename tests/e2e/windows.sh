@@ -151,6 +151,8 @@ mkdir -p "$tmp/shard/Distribution/Configuration"
 cp "$SOURCE_ROOT/profiles/modernuo.json" "$tmp/shard/"
 cp "$SOURCE_ROOT/tests/data/profiles/modernuo.config.json" \
     "$tmp/shard/Distribution/Configuration/modernuo.json"
+# validate finds the profile's command ("./ModernUO" in Distribution: ModernUO.exe here)
+cp "$WINTARGET" "$tmp/shard/Distribution/ModernUO.exe"
 cd "$tmp/shard"
 lb validate modernuo.json
 check "the shipped ModernUO profile validates (exit 0)" test "$status" -eq 0
