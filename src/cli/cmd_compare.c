@@ -5,11 +5,12 @@
 #include <string.h>
 
 #include "commands.h"
+#include "compare.h"
+#include "compare_view.h"
 #include "emit.h"
 #include "options.h"
-#include "comparison.h"
-#include "compare.h"
 #include "pool.h"
+#include "pool_view.h"
 #include "results.h"
 #include "util.h"
 

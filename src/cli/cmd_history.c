@@ -10,8 +10,9 @@
 
 #include "commands.h"
 #include "emit.h"
-#include "options.h"
 #include "history.h"
+#include "history_view.h"
+#include "options.h"
 #include "platform/files.h"
 #include "results.h"
 #include "util.h"

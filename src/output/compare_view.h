@@ -1,7 +1,7 @@
-/* compare's verdicts presented (src/output/comparison.c): what src/analysis/compare.c
+/* compare's verdicts presented (src/output/compare_view.c): what src/analysis/compare.c
  * computed, as Markdown and JSON. */
-#ifndef LOOPBENCH_COMPARISON_H
-#define LOOPBENCH_COMPARISON_H
+#ifndef LOOPBENCH_COMPARE_VIEW_H
+#define LOOPBENCH_COMPARE_VIEW_H
 
 #include <jansson.h>
 #include <stdbool.h>
