@@ -17,9 +17,6 @@ while IFS= read -r h; do
   folder_of[$(basename "$h")]=${rel%%/*}
 done < <(find "$src" -name '*.h' -o -name '*.h.in')
 folder_of[version.h]=base
-# compat.h (src/platform/posix/ or windows/) fills the C library's gaps: it is the C library
-# for every layer, not a platform back-end.
-folder_of[compat.h]=base
 declare -A edges
 up=()
 while IFS= read -r f; do
