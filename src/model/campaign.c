@@ -109,6 +109,22 @@ const char *campaign_where(const struct campaign *c)
     return c->path ? c->path : c->out_dir;
 }
 
+const char *campaign_fingerprint(const struct campaign *c)
+{
+    return c->fingerprint.id;
+}
+
+const char *campaign_fingerprint_short(const struct campaign *c)
+{
+    return c->fingerprint.short_name;
+}
+
+const char *campaign_fingerprint_differs(const struct campaign *a, const struct campaign *b)
+{
+    int f = fingerprint_first_difference(&a->host, &b->host);
+    return f < 0 ? NULL : fingerprint_fields[f];
+}
+
 size_t campaign_cells(const struct campaign *c)
 {
     return c->values.n * (c->n_variants ? c->n_variants : 1);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "commit.h"
 #include "fingerprint.h"
 #include "health.h"
 #include "metric.h"
@@ -70,15 +71,6 @@ void metric_registry_build(struct campaign_profile *p);
 struct campaign_endpoint {
     char *url, *format;
     struct strv keys, sources; /* per selected value, in the profile's order */
-};
-
-/* The commit of a build the campaign ran (commit.h): sha NULL when not known. source
- * is static: "git" (its directory's work tree), "option" (run --commit) or "env"
- * ($LOOPBENCH_COMMIT, else $GITHUB_SHA). */
-struct campaign_commit {
-    char *sha;                  /* 40 lowercase hex digits */
-    bool dirty;                 /* its tracked files differed from the commit */
-    const char *source;
 };
 
 /* A build of the target compared with the others in one campaign: its runs take the
@@ -281,6 +273,12 @@ const char *campaign_state_name(const struct campaign *c);
 const char *campaign_host(const struct campaign *c);
 /* Where the campaign's results are, for messages: its results.json or directory. */
 const char *campaign_where(const struct campaign *c);
+/* The campaign's host fingerprint (its id) and short name, as computed when it was read. */
+const char *campaign_fingerprint(const struct campaign *c);
+const char *campaign_fingerprint_short(const struct campaign *c);
+/* The name of the first fingerprint field that differs between a's host and b's, NULL
+ * when they are the same host to the figures. */
+const char *campaign_fingerprint_differs(const struct campaign *a, const struct campaign *b);
 
 /* Index of setting `value`, or -1. */
 long campaign_setting(const struct campaign *c, const char *value);

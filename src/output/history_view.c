@@ -231,8 +231,8 @@ int history_markdown(const struct history *h, const struct history_opts *o, FILE
     return fflush(out) != 0 || ferror(out) ? lb_fail(err, "cannot write the history") : 0;
 }
 
-/* {"sha", "dirty"}, or null when no commit was recorded. */
-static json_t *commit_json(const struct campaign_commit *k)
+/* {"sha", "dirty"} (commit_json without its source), or null when no commit was recorded. */
+static json_t *commit_sha_json(const struct campaign_commit *k)
 {
     return k->sha ? json_pack("{s:s, s:b}", "sha", k->sha, "dirty", k->dirty) : json_null();
 }
@@ -276,9 +276,9 @@ json_t *history_json(const struct history *h, const struct history_opts *o)
             /* the commits a user bisects: of the last campaign before, the first after */
             json_object_set_new(
                 o_ch, "last_before",
-                commit_json(commit_of(h->campaigns[s->points[ch->cp.start - 1].campaign], s)));
+                commit_sha_json(commit_of(h->campaigns[s->points[ch->cp.start - 1].campaign], s)));
             json_object_set_new(o_ch, "first_after",
-                                commit_json(commit_of(h->campaigns[ch->campaign], s)));
+                                commit_sha_json(commit_of(h->campaigns[ch->campaign], s)));
             json_array_append_new(changes, o_ch);
         }
         json_t *o_s = json_pack(

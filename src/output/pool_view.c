@@ -5,7 +5,6 @@
 #include <math.h>
 #include <string.h>
 
-#include "fingerprint.h"
 #include "mermaid.h"
 #include "text.h"
 #include "util.h"
