@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "metric.h"
 #include "noise.h"
 #include "util.h"
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "metric.h"
 #include "stats.h"
 #include "util.h"
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gate.h"
+#include "metric.h"
 #include "text.h"
 #include "util.h"
 

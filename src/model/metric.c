@@ -24,6 +24,82 @@ double metric_read(const struct campaign *c, const struct run_record *r, const s
     return m->read(c, r, m);
 }
 
+const struct metric *campaign_metric(const struct campaign *c, const char *key)
+{
+    return metric_find(c->profile.metrics, c->profile.n_metrics, key);
+}
+
+size_t campaign_cell_values(const struct campaign *c, struct cell x, const struct metric *m,
+                            double *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_runs; i++)
+        if (run_in_cell(&c->runs[i], x) && c->runs[i].status == RUN_OK)
+            out[n++] = metric_read(c, &c->runs[i], m);
+    return n;
+}
+
+size_t campaign_values(const struct campaign *c, size_t si, const struct metric *m, double *out)
+{
+    return campaign_cell_values(c, (struct cell){si, 0}, m, out);
+}
+
+/* The CPUs a run's figure belongs to, for the gate's CPU-set factor: a run that rotated
+ * spent its window on every set of the rotation in equal shares, so the set it started on
+ * says nothing and all rotated runs are alike. */
+static const char *run_cpu_assignment(const struct run_record *x)
+{
+    return x->rotation.swaps > 0 ? "rotated" : x->cpus;
+}
+
+/* campaign_cell_pairs, with the CPUs each run of a pair was pinned to into cpus_a[] and
+ * cpus_b[] when they are not NULL. */
+static size_t cell_pairs(const struct campaign *c, struct cell xa, struct cell xb,
+                         const struct metric *m, double *a, double *b, const char **cpus_a,
+                         const char **cpus_b)
+{
+    size_t n = 0;
+    if (c->order == ORDER_GROUPED)
+        return 0;
+    for (size_t i = 0; i < c->n_runs; i++) {
+        const struct run_record *x = &c->runs[i];
+        if (!run_in_cell(x, xa) || x->status != RUN_OK)
+            continue;
+        for (size_t j = 0; j < c->n_runs; j++) {
+            const struct run_record *y = &c->runs[j];
+            if (run_in_cell(y, xb) && y->status == RUN_OK && y->repeat == x->repeat) {
+                if (cpus_a && cpus_b) {
+                    cpus_a[n] = run_cpu_assignment(x);
+                    cpus_b[n] = run_cpu_assignment(y);
+                }
+                a[n] = metric_read(c, x, m);
+                b[n++] = metric_read(c, y, m);
+                break;
+            }
+        }
+    }
+    return n;
+}
+
+size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell xb,
+                           const struct metric *m, double *a, double *b)
+{
+    return cell_pairs(c, xa, xb, m, a, b, NULL, NULL);
+}
+
+size_t campaign_cell_pairs_cpus(const struct campaign *c, struct cell xa, struct cell xb,
+                                const struct metric *m, double *a, double *b,
+                                const char **cpus_a, const char **cpus_b)
+{
+    return cell_pairs(c, xa, xb, m, a, b, cpus_a, cpus_b);
+}
+
+size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, const struct metric *m,
+                      double *a, double *b)
+{
+    return campaign_cell_pairs(c, (struct cell){sa, 0}, (struct cell){sb, 0}, m, a, b);
+}
+
 /* CPU: % of one core over the window, for the target's whole process tree. */
 static double read_cpu(const struct campaign *c, const struct run_record *r, const struct metric *m)
 {

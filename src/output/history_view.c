@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "mermaid.h"
+#include "metric.h"
 #include "numfmt.h"
 #include "platform/files.h"
 #include "text.h"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "metric.h"
 #include "platform/files.h"
 #include "report.h"
 #include "results.h"
