@@ -13,7 +13,7 @@
 #include "history.h"
 #include "history_view.h"
 #include "options.h"
-#include "platform/files.h"
+#include "platform/platform.h"
 #include "results.h"
 #include "util.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "commit.h"
-#include "platform/files.h"
+#include "platform/platform.h"
 
 static const char *const order_names[] = {"interleave", "random", "grouped", "duet"};
 static const char *const status_names[] = {"pending", "ok", "failed", "interrupted"};

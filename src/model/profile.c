@@ -20,7 +20,6 @@
 #include "setter.h"
 #include "health.h"
 #include "http.h"
-#include "platform/files.h"
 #include "platform/platform.h"
 #include "text.h"
 #include "targetenv.h"

@@ -9,7 +9,7 @@
 #include "fingerprint.h"
 #include "histogram.h"
 #include "metric.h"
-#include "platform/files.h"
+#include "platform/platform.h"
 #include "text.h"
 #include "targetenv.h"
 #include "util.h"

@@ -8,7 +8,7 @@
 #include "mermaid.h"
 #include "metric.h"
 #include "numfmt.h"
-#include "platform/files.h"
+#include "platform/platform.h"
 #include "text.h"
 #include "util.h"
 

@@ -39,7 +39,6 @@
 #include <wchar.h>
 
 #include "compat.h"
-#include "platform/files.h"
 #include "util.h"
 
 #define TREE_MAX 4096                 /* processes listed per read of a job */

@@ -9,7 +9,7 @@
 
 #include "compare.h"
 #include "metric.h"
-#include "platform/files.h"
+#include "platform/platform.h"
 #include "report.h"
 #include "results.h"
 #include "testlib.h"
