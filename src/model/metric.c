@@ -128,16 +128,38 @@ void metric_registry_build(struct campaign_profile *p)
 {
     p->n_metrics = 1 + p->n_health + 1;
     p->metrics = xcalloc(p->n_metrics, sizeof(*p->metrics));
-    p->metrics[0] = (struct metric){"cpu", "CPU %", "CPU", " % of one core", LOWER_IS_BETTER, METRIC_LOG_RATIO, true,
-                                    true, false, -1, NULL, read_cpu};
+    p->metrics[0] = (struct metric){.key = "cpu",
+                                    .label = "CPU %",
+                                    .name = "CPU",
+                                    .unit = " % of one core",
+                                    .better = LOWER_IS_BETTER,
+                                    .scale = METRIC_LOG_RATIO,
+                                    .gateable = true,
+                                    .primary_by_default = true,
+                                    .health = -1,
+                                    .read = read_cpu};
     for (size_t k = 0; k < p->n_health; k++) {
         const struct campaign_health *h = &p->health[k];
-        p->metrics[1 + k] = (struct metric){h->key, h->label, h->label, NULL, h->better, METRIC_DIFFERENCE, true,
-                                            true, h->must_be_zero, (long)k, NULL, read_health};
+        p->metrics[1 + k] = (struct metric){.key = h->key,
+                                            .label = h->label,
+                                            .name = h->label,
+                                            .better = h->better,
+                                            .scale = METRIC_DIFFERENCE,
+                                            .gateable = true,
+                                            .primary_by_default = true,
+                                            .must_be_zero = h->must_be_zero,
+                                            .health = (long)k,
+                                            .read = read_health};
     }
-    p->metrics[p->n_metrics - 1] = (struct metric){
-        "voluntary_per_s", "wake-ups /s", "wake-ups", " per second", LOWER_IS_BETTER,
-        METRIC_LOG_RATIO, true, false, false, -1, NULL, read_wakes};
+    p->metrics[p->n_metrics - 1] = (struct metric){.key = "voluntary_per_s",
+                                                   .label = "wake-ups /s",
+                                                   .name = "wake-ups",
+                                                   .unit = " per second",
+                                                   .better = LOWER_IS_BETTER,
+                                                   .scale = METRIC_LOG_RATIO,
+                                                   .gateable = true,
+                                                   .health = -1,
+                                                   .read = read_wakes};
 }
 
 /* Whether run r's idle-state counters are of CPUs its target owned: pinned, its host
@@ -205,9 +227,15 @@ void campaign_metrics_add_idle(struct campaign *c)
         return;
     }
     p->metrics = xrealloc(p->metrics, (p->n_metrics + 1 + states.n) * sizeof(*p->metrics));
-    p->metrics[p->n_metrics++] = (struct metric){
-        "idle_entries_per_s", "idle entries /s", "idle entries", " per second", LOWER_IS_BETTER,
-        METRIC_DIFFERENCE, true, false, false, -1, NULL, read_idle_entries};
+    p->metrics[p->n_metrics++] = (struct metric){.key = "idle_entries_per_s",
+                                                 .label = "idle entries /s",
+                                                 .name = "idle entries",
+                                                 .unit = " per second",
+                                                 .better = LOWER_IS_BETTER,
+                                                 .scale = METRIC_DIFFERENCE,
+                                                 .gateable = true,
+                                                 .health = -1,
+                                                 .read = read_idle_entries};
     for (size_t k = 0; k < states.n; k++) {
         const char *name = states.v[k];
         /* a key one can type in --primary or --metric: the kernel's state names have
@@ -224,9 +252,16 @@ void campaign_metrics_add_idle(struct campaign *c)
         const char *state = p->metric_text.v[p->metric_text.n - 1];
         /* polling keeps the CPU awake; any other state lets it rest */
         enum direction better = strcmp(name, "POLL") == 0 ? LOWER_IS_BETTER : HIGHER_IS_BETTER;
-        p->metrics[p->n_metrics++] = (struct metric){
-            key, label, label, " of the window", better, METRIC_DIFFERENCE, true, false, false, -1,
-            state, read_idle_share};
+        p->metrics[p->n_metrics++] = (struct metric){.key = key,
+                                                     .label = label,
+                                                     .name = label,
+                                                     .unit = " of the window",
+                                                     .better = better,
+                                                     .scale = METRIC_DIFFERENCE,
+                                                     .gateable = true,
+                                                     .health = -1,
+                                                     .state = state,
+                                                     .read = read_idle_share};
     }
     strv_release(&states);
 }
@@ -248,9 +283,15 @@ void campaign_metrics_add_energy(struct campaign *c)
         return;
     struct campaign_profile *p = &c->profile;
     p->metrics = xrealloc(p->metrics, (p->n_metrics + 1) * sizeof(*p->metrics));
-    p->metrics[p->n_metrics++] = (struct metric){
-        "package_watts", "package W", "package power", " W", LOWER_IS_BETTER, METRIC_LOG_RATIO,
-        true, false, false, -1, NULL, read_watts};
+    p->metrics[p->n_metrics++] = (struct metric){.key = "package_watts",
+                                                 .label = "package W",
+                                                 .name = "package power",
+                                                 .unit = " W",
+                                                 .better = LOWER_IS_BETTER,
+                                                 .scale = METRIC_LOG_RATIO,
+                                                 .gateable = true,
+                                                 .health = -1,
+                                                 .read = read_watts};
 }
 
 const char *campaign_idle_missing(const struct campaign *c)
