@@ -6,13 +6,12 @@
 
 #include "commands.h"
 #include "compare.h"
-#include "compare_view.h"
 #include "emit.h"
 #include "options.h"
 #include "pool.h"
-#include "pool_view.h"
 #include "results.h"
 #include "util.h"
+#include "views.h"
 
 const char cmd_compare_usage[] =
     "usage: loopbench compare DIR [options]\n"

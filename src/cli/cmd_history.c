@@ -11,11 +11,11 @@
 #include "commands.h"
 #include "emit.h"
 #include "history.h"
-#include "history_view.h"
 #include "options.h"
 #include "platform/platform.h"
 #include "results.h"
 #include "util.h"
+#include "views.h"
 
 const char cmd_history_usage[] =
     "usage: loopbench history DIR... [options]\n"

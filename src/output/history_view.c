@@ -1,6 +1,6 @@
 /* history presented: the change points as a Markdown table with a chart of each series,
  * and the JSON (src/analysis/history.c finds them). */
-#include "history_view.h"
+#include "views.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* compare --pool presented: the pooled table, each CPU comparison by host with its chart,
  * as Markdown, and the JSON (src/analysis/pool.c computes them). */
-#include "pool_view.h"
+#include "views.h"
 
 #include <math.h>
 #include <string.h>
