@@ -180,6 +180,25 @@ static int get_object(struct loader *ld, json_t *obj, const char *kp, const char
     return check_object(ld, *out, at, known);
 }
 
+/* obj.key, an optional array of objects, into *out (NULL when absent): -1 when it is
+ * there and no array. */
+static int get_array(struct loader *ld, json_t *obj, const char *key, json_t **out)
+{
+    *out = json_object_get(obj, key);
+    return *out && !json_is_array(*out) ? fail(ld, key, "expected an array of objects") : 0;
+}
+
+/* root.key, an optional section the network serves (an object of the keys in known), into
+ * *out (NULL when absent): -1 when it is malformed, or there and this build has no
+ * network. */
+static int get_network_section(struct loader *ld, json_t *root, const char *key,
+                               const char *const *known, json_t **out)
+{
+    if (get_object(ld, root, "", key, false, known, out) < 0)
+        return -1;
+    return *out && !network_available() ? fail(ld, key, NETWORK_UNAVAILABLE) : 0;
+}
+
 /* A name with STR_NAME in flags holds no control character; -1 when it does. */
 static int check_name(struct loader *ld, const char *at, int flags, const char *s)
 {
@@ -500,11 +519,11 @@ static int parse_fixed_one(struct loader *ld, json_t *arr, size_t idx, const cha
 static int parse_fixed(struct loader *ld, json_t *root, struct profile *p)
 {
     char at[KP_MAX];
-    json_t *v = json_object_get(root, "fixed");
+    json_t *v;
+    if (get_array(ld, root, "fixed", &v) < 0)
+        return -1;
     if (!v)
         return 0;
-    if (!json_is_array(v))
-        return fail(ld, "fixed", "expected an array of objects");
     p->n_fixed = json_array_size(v);
     p->fixed = xcalloc(p->n_fixed, sizeof(*p->fixed));
     for (size_t i = 0; i < p->n_fixed; i++) {
@@ -722,12 +741,10 @@ static int parse_http_metrics(struct loader *ld, json_t *root, struct profile *p
 {
     json_t *o;
     p->endpoint_interval_s = -1;
-    if (get_object(ld, root, "", "http_metrics", false, endpoint_keys, &o) < 0)
+    if (get_network_section(ld, root, "http_metrics", endpoint_keys, &o) < 0)
         return -1;
     if (!o)
         return 0;
-    if (!network_available())
-        return fail(ld, "http_metrics", NETWORK_UNAVAILABLE);
     struct metrics_endpoint *ep = &p->endpoint;
     const char *url = NULL, *format = "prometheus";
     json_t *values = json_object_get(o, "values");
@@ -788,12 +805,10 @@ static int get_bytes(struct loader *ld, json_t *o, const char *kp, const char *k
 static int parse_rtt(struct loader *ld, json_t *root, struct profile *p)
 {
     json_t *o;
-    if (get_object(ld, root, "", "rtt", false, rtt_keys, &o) < 0)
+    if (get_network_section(ld, root, "rtt", rtt_keys, &o) < 0)
         return -1;
     if (!o)
         return 0;
-    if (!network_available())
-        return fail(ld, "rtt", NETWORK_UNAVAILABLE);
     struct rtt_opts *r = &p->rtt;
     const char *tcp = NULL;
     char *host = NULL, *send = NULL, *expect = NULL;
@@ -910,11 +925,11 @@ static int check_primary(struct loader *ld, const struct profile *p)
 static int parse_budgets(struct loader *ld, json_t *root, struct profile *p)
 {
     char at[KP_MAX], sub[KP_MAX];
-    json_t *arr = json_object_get(root, "budgets");
+    json_t *arr;
+    if (get_array(ld, root, "budgets", &arr) < 0)
+        return -1;
     if (!arr)
         return 0;
-    if (!json_is_array(arr))
-        return fail(ld, "budgets", "expected an array of objects");
     p->budgets = xcalloc(json_array_size(arr) + 1, sizeof(*p->budgets));
     size_t i;
     json_t *o;
