@@ -970,14 +970,21 @@ static bool plan_side(const struct tune *t, const struct tune_result *r, int sid
     size_t g;
     long o, w;
     if (contradiction(r, (size_t)ref, side, &g, &o, &w)) {
-        /* not monotonic: every value of this side instead of bisecting, in the order a
-         * fixed sequence takes them, from the reference outward */
+        /* not monotonic: every value of this side instead of bisecting. Each joins the
+         * sequence behind those run before it, so where a better answer could lie goes
+         * first: beyond the last within when its objective beats the reference's (the
+         * objective improves outward), else nearer the reference; then the others. */
+        double sign = t->spec.objective_higher_is_better ? -1.0 : 1.0;
+        bool outward = sign * r->setting[last].change < 0;
         size_t added = 0;
-        for (long s = ref + side; !blocked && s >= 0 && s < n && added < TUNE_FILL; s += side)
-            if (r->setting[s].rounds == 0) {
-                want(pl, (size_t)s, 1);
-                added++;
-            }
+        for (int pass = 0; pass < 2 && !blocked; pass++) {
+            int dir = (pass == 0) == outward ? side : -side;
+            for (long s = last + dir; s != ref && s >= 0 && s < n && added < TUNE_FILL; s += dir)
+                if (r->setting[s].rounds == 0) {
+                    want(pl, (size_t)s, 1);
+                    added++;
+                }
+        }
         return !unrun && pl->n == before;
     }
     long next = -1;
@@ -997,6 +1004,30 @@ static bool plan_side(const struct tune *t, const struct tune_result *r, int sid
     return gap == 1 && st->verdict == TUNE_OUTSIDE;
 }
 
+/* The answer's rivals: settings within every guard whose objective's interval still
+ * overlaps the recommended one's (the reference's is its own 0: a saving not yet shown),
+ * each run up to its cap with the answer, so that it is not picked on a point estimate
+ * that a few rounds cannot order (adjacent values of a knob often differ by 10%). */
+static void plan_answer(const struct tune *t, const struct tune_result *r, struct plan *pl)
+{
+    if (r->recommended < 0)
+        return;
+    const struct tune_setting *best = &r->setting[r->recommended];
+    long cap = t->spec.max_rounds;
+    bool rivals = false;
+    for (size_t s = 0; s < r->settings; s++) {
+        const struct tune_setting *st = &r->setting[s];
+        if ((long)s == r->recommended || st->verdict != TUNE_WITHIN ||
+            st->change_hi < best->change_lo || st->change_lo > best->change_hi)
+            continue;
+        rivals = true;
+        if ((long)st->rounds < cap && s != t->spec.reference)
+            want(pl, s, 2);
+    }
+    if (rivals && (long)best->rounds < cap && (size_t)r->recommended != t->spec.reference)
+        want(pl, (size_t)r->recommended, 2);
+}
+
 enum tune_stop tune_next(const struct tune *t, const struct tune_result *r, bool *next)
 {
     size_t n = r->settings, ref = t->spec.reference;
@@ -1012,10 +1043,12 @@ enum tune_stop tune_next(const struct tune *t, const struct tune_result *r, bool
             want(&pl, s, 0);
     }
     bool located = true;
-    if (pl.n == 0)
+    if (pl.n == 0) {
         for (int side = -1; side <= 1; side += 2)
             if ((side < 0 && ref > 0) || (side > 0 && ref + 1 < n))
                 located = plan_side(t, r, side, &pl) && located;
+        plan_answer(t, r, &pl);
+    }
     enum tune_stop stop = TUNE_RUN;
     if (pl.n == 0)
         stop = located ? TUNE_LOCATED : TUNE_STUCK;

@@ -9,13 +9,13 @@
  * rounds, each the reference and some settings interleaved, and looks after every round:
  * tune_analyse replays those looks over the observations and judges every setting x guard
  *  - within: its one-sided upper bound under the limit. Settings are tested in a fixed
- *    sequence from the reference outward (each side of it apart), only the first not yet
- *    decided at a time, each a group-sequential test in its own rounds (the boundaries of
- *    src/analysis/sequential.c); a setting proven outside is passed over, so the sequence
- *    needs no monotonic knob to hold its error, and a setting inserted later (bisection)
- *    gets only what the settings it displaced left unspent. The chance that any setting
- *    truly outside a guard is called within, over every setting and look, is at most
- *    alpha;
+ *    sequence (each side of the reference apart), in the order they first ran, those of a
+ *    round from the reference outward, only the first not yet decided at a time, each a
+ *    group-sequential test in its own rounds (the boundaries of
+ *    src/analysis/sequential.c): a setting run later (bisection) joins the end, never
+ *    ahead of one undecided; one proven outside is passed over, so the sequence needs no
+ *    monotonic knob to hold its error. The chance that any setting truly outside a guard
+ *    is called within, over every setting and look, is at most alpha;
  *  - outside: its lower bound over the limit, by Holm over the settings run, at alpha;
  *  - undecided otherwise.
  * The answer is the setting within every guard with the lowest objective, its saving
@@ -220,14 +220,18 @@ enum tune_stop {
 const char *tune_stop_name(enum tune_stop s);
 
 /* Which settings the next round runs, next[0..grid n) (the reference in every round: the
- * relative guards and the objective pair with it): the coarse grid until each value has
- * SEQ_MIN_ROUNDS rounds; then on each side of the reference, the first setting of the
- * sequence not decided (its guard interval straddles the limit), the grid value midway
- * between the last setting within every guard and the next one run when that one is
- * outside or looks it (bisection, down to adjacent values), and further settings whose
- * estimates are within every guard (a boundary further out, or a dip); where the knob
- * proved not monotonic, every value of that side. Highest priority first within
- * max_runs. r is tune_analyse's of the runs so far. */
+ * relative guards and the objective pair with it), the most wanted first within max_runs:
+ *  1. the coarse grid, until each value has SEQ_MIN_ROUNDS rounds;
+ *  2. on each side, every setting run and undecided, below its cap (each holds the
+ *     settings behind it in the sequence; its guard interval straddles the limit);
+ *  3. the grid value midway between the last setting within every guard and the next one
+ *     run, once that one is outside or looks it (bisection, down to adjacent values);
+ *     where the knob proved not monotonic, every value of that side instead, TUNE_FILL a
+ *     round, beyond the last within first when the objective improves outward;
+ *  4. the answer and its rivals: settings within whose objective's interval overlaps the
+ *     recommended one's, up to their cap.
+ * Nothing is added behind a setting undecided at its cap (it would never be tested). r is
+ * tune_analyse's of the runs so far. */
 enum tune_stop tune_next(const struct tune *t, const struct tune_result *r, bool *next);
 
 #endif
