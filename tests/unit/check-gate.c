@@ -29,14 +29,20 @@ static struct gate_paired_input paired(const char *setting, const char *metric,
 
 static const double rising[3] = {0.1, 0.2, 0.3}, flat[3] = {0, 0.1, -0.1};
 
-START_TEST(paired_alone)
+/* The rising rounds of setting 2's CPU, gated alone. */
+static void gate_rising(struct gate_result *r)
 {
     struct pair_data b;
     struct gate_paired_input in = paired("2", "cpu", rising, 3, &b);
     struct gate_opts o = gate_opts_default();
-    struct gate_result r;
     struct lb_error err;
-    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    ck_assert_int_eq(gate_paired(&in, 1, &o, r, &err), 0);
+}
+
+START_TEST(paired_alone)
+{
+    struct gate_result r;
+    gate_rising(&r);
     ck_assert(r.tested && r.log_scale);
     ck_assert_str_eq(r.test, "paired t on log ratios");
     /* mean 0.2, sd 0.1, t = 3.4641 on 2 df */
@@ -466,12 +472,8 @@ END_TEST
  * closed form of P(d > max(edge, t s)) (tests/unit/check-stats.c): 0.2304272. */
 START_TEST(stated_power)
 {
-    struct pair_data b;
-    struct gate_paired_input in = paired("2", "cpu", rising, 3, &b);
-    struct gate_opts o = gate_opts_default();
     struct gate_result r;
-    struct lb_error err;
-    ck_assert_int_eq(gate_paired(&in, 1, &o, &r, &err), 0);
+    gate_rising(&r);
     ck_assert_double_eq_tol(gate_detectable(&r, true, 0.05, 0.8), expm1(0.23042723783687313),
                             1e-5);
     /* higher is better: the same fall */

@@ -60,7 +60,33 @@ static void start(struct tune *t, const struct tune_grid *g, size_t ref, const s
     ck_assert_msg(tune_init(t, &s, &err) == 0, "%s", err.msg);
 }
 
+/* A grid 0..hi by 1 and a tune of it (reference ref, guards q[0..n)); end() releases both. */
+static void begin(struct tune *t, struct tune_grid *g, double hi, size_t ref,
+                  const struct tune_guard *q, size_t n)
+{
+    struct lb_error err;
+    ck_assert_int_eq(tune_grid_range(g, 0, hi, 1, &err), 0);
+    start(t, g, ref, q, n);
+}
+
+static void end(struct tune *t, struct tune_grid *g)
+{
+    tune_release(t);
+    tune_grid_release(g);
+}
+
 static const double excess[3] = {-0.3, -0.2, -0.1}, strong[3] = {-2.0, -1.9, -1.8};
+
+/* The first case: 3 rounds of the reference (its logs strong) and setting 1 (its logs
+ * `logs`, its objective half the reference's, the log ratios log 0.5 + (0.1, 0, -0.1)). */
+static void first_case(struct runs *x, const double *logs)
+{
+    x->n = 0;
+    for (long r = 0; r < 3; r++) {
+        add(x, 0, r, 10, exp(strong[r]), NAN);
+        add(x, 1, r, 5 * exp(0.1 * (double)(1 - r)), exp(logs[r]), NAN);
+    }
+}
 
 START_TEST(grid_range_and_list)
 {
@@ -175,15 +201,11 @@ START_TEST(absolute_guard_by_hand)
 {
     struct tune_grid g;
     struct lb_error err;
-    ck_assert_int_eq(tune_grid_range(&g, 0, 1, 1, &err), 0);
     struct tune_guard q = {"lag", TUNE_ABSOLUTE, 1.0, false};
     struct tune t;
-    start(&t, &g, 0, &q, 1);
-    struct runs x = {0};
-    for (long r = 0; r < 3; r++) {
-        add(&x, 0, r, 10, exp(strong[r]), NAN);
-        add(&x, 1, r, 5 * exp(0.1 * (double)(1 - r)), exp(excess[r]), NAN);
-    }
+    begin(&t, &g, 1, 0, &q, 1);
+    struct runs x;
+    first_case(&x, excess);
     struct tune_result res;
     ck_assert_int_eq(analyse(&t, &x, &res, &err), 0);
     ck_assert_uint_eq(res.rounds, 3);
@@ -232,11 +254,7 @@ START_TEST(absolute_guard_by_hand)
     tune_result_release(&res);
 
     /* the setting's logs strong too: within at round 2, and the answer, saving half */
-    x.n = 0;
-    for (long r = 0; r < 3; r++) {
-        add(&x, 0, r, 10, exp(strong[r]), NAN);
-        add(&x, 1, r, 5 * exp(0.1 * (double)(1 - r)), exp(strong[r]), NAN);
-    }
+    first_case(&x, strong);
     ck_assert_int_eq(analyse(&t, &x, &res, &err), 0);
     ck_assert_int_eq(res.check[1].verdict, TUNE_WITHIN);
     ck_assert_int_eq(res.setting[1].decided, 2);
@@ -245,8 +263,7 @@ START_TEST(absolute_guard_by_hand)
     ck_assert_double_eq_tol(res.saving_lo, 0.3590048634498898, TOL);
     ck_assert_double_eq_tol(res.saving_hi, 0.6099814401938819, TOL);
     tune_result_release(&res);
-    tune_release(&t);
-    tune_grid_release(&g);
+    end(&t, &g);
 }
 END_TEST
 
@@ -256,15 +273,11 @@ START_TEST(stated_power_and_advice)
 {
     struct tune_grid g;
     struct lb_error err;
-    ck_assert_int_eq(tune_grid_range(&g, 0, 1, 1, &err), 0);
     struct tune_guard q = {"lag", TUNE_ABSOLUTE, 1.0, false};
     struct tune t;
-    start(&t, &g, 0, &q, 1);
-    struct runs x = {0};
-    for (long r = 0; r < 3; r++) {
-        add(&x, 0, r, 10, exp(strong[r]), NAN);
-        add(&x, 1, r, 5, exp(excess[r]), NAN);
-    }
+    begin(&t, &g, 1, 0, &q, 1);
+    struct runs x;
+    first_case(&x, excess);
     struct tune_result res;
     ck_assert_int_eq(analyse(&t, &x, &res, &err), 0);
     const struct tune_check *c = &res.check[1];
@@ -288,8 +301,7 @@ START_TEST(stated_power_and_advice)
     /* decided ones need nothing more; the reference's is not tested */
     ck_assert_int_eq(res.check[0].rounds_needed, 0);
     tune_result_release(&res);
-    tune_release(&t);
-    tune_grid_release(&g);
+    end(&t, &g);
 }
 END_TEST
 
@@ -358,11 +370,10 @@ START_TEST(limit_zero_and_no_spread)
 {
     struct tune_grid g;
     struct lb_error err;
-    ck_assert_int_eq(tune_grid_range(&g, 0, 1, 1, &err), 0);
     const struct tune_guard guards[2] = {{"missed", TUNE_ABSOLUTE, 0, false},
                                          {"lag", TUNE_PERCENT, 0, false}};
     struct tune t;
-    start(&t, &g, 0, guards, 2);
+    begin(&t, &g, 1, 0, guards, 2);
     struct runs x = {0};
     for (long r = 0; r < 10; r++) {
         add(&x, 0, r, 10, 0, 3.0);
@@ -392,8 +403,7 @@ START_TEST(limit_zero_and_no_spread)
     ck_assert_int_eq(res.setting[1].decided, first);
     ck_assert_int_eq(res.recommended, 1);
     tune_result_release(&res);
-    tune_release(&t);
-    tune_grid_release(&g);
+    end(&t, &g);
 }
 END_TEST
 
@@ -402,11 +412,10 @@ START_TEST(edge_cases)
 {
     struct tune_grid g;
     struct lb_error err;
-    ck_assert_int_eq(tune_grid_range(&g, 0, 4, 1, &err), 0);
     const struct tune_guard guards[2] = {{"lag", TUNE_PERCENT, 30, false},
                                          {"p99", TUNE_ABSOLUTE, 5, false}};
     struct tune t;
-    start(&t, &g, 0, guards, 1);
+    begin(&t, &g, 4, 0, guards, 1);
     struct runs x = {0};
     struct tune_result res;
     /* nothing run: the reference stands (its relative guard holds by definition) */
@@ -461,8 +470,7 @@ START_TEST(edge_cases)
     ck_assert_int_eq(res.recommended, -1);
     ck_assert(isnan(res.saving));
     tune_result_release(&res);
-    tune_release(&t);
-    tune_grid_release(&g);
+    end(&t, &g);
     /* a grid of the most values: what runs is what costs */
     ck_assert_int_eq(tune_grid_range(&g, 1, TUNE_GRID_MAX, 1, &err), 0);
     start(&t, &g, 9, guards, 1);
@@ -485,8 +493,7 @@ START_TEST(edge_cases)
     ck_assert_int_eq(res.setting[0].side, -1);
     tune_result_release(&res);
     free(next);
-    tune_release(&t);
-    tune_grid_release(&g);
+    end(&t, &g);
     ck_assert_int_eq(tune_grid_range(&g, 0, 4, 1, &err), 0);
     start(&t, &g, 0, guards, 2);
     /* observations that make no sense */
@@ -503,8 +510,7 @@ START_TEST(edge_cases)
     add(&x, 1, 3, 1, 1, 1);
     ck_assert_int_eq(analyse(&t, &x, &res, &err), -1);
     ck_assert_str_eq(err.msg, "tune: setting 1 ran twice in round 3: expected once a round");
-    tune_release(&t);
-    tune_grid_release(&g);
+    end(&t, &g);
 }
 END_TEST
 
@@ -553,8 +559,7 @@ START_TEST(categorical_two_sides)
     /* both sides found: short beside none (outside), long at the end */
     ck_assert_int_eq(tune_next(&t, &res, next), TUNE_LOCATED);
     tune_result_release(&res);
-    tune_release(&t);
-    tune_grid_release(&g);
+    end(&t, &g);
 }
 END_TEST
 
@@ -577,10 +582,9 @@ START_TEST(not_monotonic)
 {
     struct tune_grid g;
     struct lb_error err;
-    ck_assert_int_eq(tune_grid_range(&g, 0, 8, 1, &err), 0);
     struct tune_guard q = {"lag", TUNE_PERCENT, 30, false};
     struct tune t;
-    start(&t, &g, 0, &q, 1);
+    begin(&t, &g, 8, 0, &q, 1);
     static const double dip[] = {1, 3, 1, 1, 3}, rising[] = {1, 1, 1, 1, 3};
     struct runs x;
     coarse_runs(&x, dip);
@@ -610,8 +614,7 @@ START_TEST(not_monotonic)
     for (size_t s = 0; s < 9; s++)
         ck_assert_msg(next[s] == (s == 0 || s == 7), "setting %zu", s);
     tune_result_release(&res);
-    tune_release(&t);
-    tune_grid_release(&g);
+    end(&t, &g);
 }
 END_TEST
 
@@ -691,8 +694,7 @@ START_TEST(next_round)
     ck_assert_int_eq(tune_next(&t, &res, next), TUNE_STUCK);
     ck_assert_str_eq(tune_stop_name(TUNE_STUCK), "undecided at the cap");
     tune_result_release(&res);
-    tune_release(&t);
-    tune_grid_release(&g);
+    end(&t, &g);
 }
 END_TEST
 
@@ -702,10 +704,9 @@ START_TEST(tie_to_the_nearest)
 {
     struct tune_grid g;
     struct lb_error err;
-    ck_assert_int_eq(tune_grid_range(&g, 0, 2, 1, &err), 0);
     struct tune_guard q = {"lag", TUNE_PERCENT, 30, false};
     struct tune t;
-    start(&t, &g, 0, &q, 1);
+    begin(&t, &g, 2, 0, &q, 1);
     struct runs x = {0};
     for (long r = 0; r < 10; r++) {
         add(&x, 0, r, around(10, r), 2.0, NAN);
@@ -737,8 +738,7 @@ START_TEST(tie_to_the_nearest)
     ck_assert_str_eq(tune_verdict_name(TUNE_OUTSIDE), "outside");
     ck_assert_str_eq(tune_verdict_name(TUNE_UNDECIDED), "undecided");
     tune_result_release(&res);
-    tune_release(&t);
-    tune_grid_release(&g);
+    end(&t, &g);
 }
 END_TEST
 
