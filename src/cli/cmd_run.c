@@ -208,14 +208,9 @@ int cmd_run(int argc, char **argv)
             o.repeat = l;
             break;
         case OPT_WARMUP:
-            o.warmup_auto = strncmp(optarg, "auto", 4) == 0;
-            d = o.warmup_auto && optarg[4] == '\0' ? RUN_WARMUP_AUTO_MAX : -1;
-            bool bad = d < 0 && (o.warmup_auto ? optarg[4] != '=' ||
-                                                     parse_double(optarg + 5, &d) < 0 || d <= 0
-                                               : parse_double(optarg, &d) < 0 || d < 0);
-            if (bad || d > WINDOW_MAX_S)
-                expected = "seconds from 0 to 86400, or auto[=MAX] with MAX seconds above 0";
-            o.warmup_s = d;
+            if (cli_warmup("run", c, optarg, RUN_WARMUP_AUTO_MAX, &o.warmup_s, &o.warmup_auto) !=
+                LB_EXIT_OK)
+                goto out;
             break;
         case OPT_SAMPLE:
             if (cli_seconds("run", c, optarg, WINDOW_MIN_S, WINDOW_MAX_S, &o.sample_s) !=

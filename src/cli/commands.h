@@ -37,6 +37,7 @@ COMMAND(report);
 COMMAND(probe);
 COMMAND(restore);
 COMMAND(publish);
+COMMAND(tune);
 #undef COMMAND
 
 #endif

@@ -11,6 +11,7 @@
 #include "platform/platform.h"
 #include "text.h"
 #include "util.h"
+#include "window.h"
 
 /* Every option of every command. An option spelled two ways has two entries, the one
  * messages name first: --seconds is the window's length as sample and probe always took
@@ -28,6 +29,7 @@ static const struct option catalogue[] = {
     {"force", no_argument, NULL, OPT_FORCE},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"github", required_argument, NULL, OPT_GITHUB},
+    {"guard", required_argument, NULL, OPT_GUARD},
     {"hold-idle", no_argument, NULL, OPT_HOLD_IDLE},
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"json", no_argument, NULL, OPT_JSON},
@@ -37,9 +39,12 @@ static const struct option catalogue[] = {
     {"marker", required_argument, NULL, OPT_MARKER},
     {"max-increase", required_argument, NULL, OPT_MAX_INCREASE},
     {"max-p", required_argument, NULL, OPT_MAX_P},
+    {"max-runs", required_argument, NULL, OPT_MAX_RUNS},
+    {"max-time", required_argument, NULL, OPT_MAX_TIME},
     {"metric", required_argument, NULL, OPT_METRIC},
     {"min-magnitude", required_argument, NULL, OPT_MIN_MAGNITUDE},
     {"min-segment", required_argument, NULL, OPT_MIN_SEGMENT},
+    {"minimize", required_argument, NULL, OPT_MINIMIZE},
     {"no-charts", no_argument, NULL, OPT_NO_CHARTS},
     {"no-plots", no_argument, NULL, OPT_NO_PLOTS},
     {"order", required_argument, NULL, OPT_ORDER},
@@ -50,7 +55,9 @@ static const struct option catalogue[] = {
     {"pool", no_argument, NULL, OPT_POOL},
     {"primary", required_argument, NULL, OPT_PRIMARY},
     {"quiet", no_argument, NULL, OPT_QUIET},
+    {"range", required_argument, NULL, OPT_RANGE},
     {"recent", required_argument, NULL, OPT_RECENT},
+    {"reference", required_argument, NULL, OPT_REFERENCE},
     {"repeat", required_argument, NULL, OPT_REPEAT},
     {"resume", required_argument, NULL, OPT_RESUME},
     {"rotate", required_argument, NULL, OPT_ROTATE},
@@ -261,6 +268,20 @@ int cli_seconds(const char *cmd, int opt, const char *arg, double lo, double hi,
         snprintf(expected, sizeof(expected), "seconds from %g to %g", lo, hi);
         return cli_bad_value(cmd, opt, arg, expected);
     }
+    *out = d;
+    return LB_EXIT_OK;
+}
+
+int cli_warmup(const char *cmd, int opt, const char *arg, double auto_max, double *out,
+               bool *automatic)
+{
+    *automatic = strncmp(arg, "auto", 4) == 0;
+    double d = *automatic && arg[4] == '\0' ? auto_max : -1;
+    bool bad = d < 0 && (*automatic ? arg[4] != '=' || parse_double(arg + 5, &d) < 0 || d <= 0
+                                    : parse_double(arg, &d) < 0 || d < 0);
+    if (bad || d > WINDOW_MAX_S)
+        return cli_bad_value(cmd, opt, arg,
+                             "seconds from 0 to 86400, or auto[=MAX] with MAX seconds above 0");
     *out = d;
     return LB_EXIT_OK;
 }

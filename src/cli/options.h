@@ -15,11 +15,12 @@ enum cli_option {
     OPT_SAMPLE = 't', OPT_WARMUP = 'w',
     /* long only */
     OPT_ALPHA = 256, OPT_API_URL, OPT_BUDGET, OPT_COMMIT, OPT_CPU_SOURCE, OPT_CPUS, OPT_DRIFT,
-    OPT_DRY_RUN, OPT_FAIL_ON, OPT_FORCE, OPT_GITHUB, OPT_HOLD_IDLE, OPT_INTERVAL, OPT_JSON,
-    OPT_KEEP_GOING, OPT_LOG, OPT_LOG_LIMIT, OPT_MARKER, OPT_MAX_INCREASE, OPT_MAX_P,
-    OPT_METRIC, OPT_MIN_MAGNITUDE, OPT_MIN_SEGMENT, OPT_NO_CHARTS, OPT_NO_PLOTS, OPT_ORDER,
-    OPT_PASS_ENV, OPT_PID, OPT_PLOTS, OPT_POOL, OPT_PRIMARY, OPT_RECENT, OPT_RESUME,
-    OPT_ROTATE, OPT_SAME_HOST, OPT_SEED, OPT_TITLE, OPT_TRIM, OPT_VARIANT, OPT_WEBHOOK,
+    OPT_DRY_RUN, OPT_FAIL_ON, OPT_FORCE, OPT_GITHUB, OPT_GUARD, OPT_HOLD_IDLE, OPT_INTERVAL,
+    OPT_JSON, OPT_KEEP_GOING, OPT_LOG, OPT_LOG_LIMIT, OPT_MARKER, OPT_MAX_INCREASE, OPT_MAX_P,
+    OPT_MAX_RUNS, OPT_MAX_TIME, OPT_METRIC, OPT_MIN_MAGNITUDE, OPT_MIN_SEGMENT, OPT_MINIMIZE,
+    OPT_NO_CHARTS, OPT_NO_PLOTS, OPT_ORDER, OPT_PASS_ENV, OPT_PID, OPT_PLOTS, OPT_POOL,
+    OPT_PRIMARY, OPT_RANGE, OPT_RECENT, OPT_REFERENCE, OPT_RESUME, OPT_ROTATE, OPT_SAME_HOST,
+    OPT_SEED, OPT_TITLE, OPT_TRIM, OPT_VARIANT, OPT_WEBHOOK,
 };
 
 /* getopt_long over the options listed in accepts (ended by OPT_END), a short option for
@@ -51,6 +52,11 @@ int cli_count(const char *cmd, int opt, const char *arg, long lo, long hi, const
               size_t *out);
 /* Seconds from lo to hi (lo itself only when lo is 0). */
 int cli_seconds(const char *cmd, int opt, const char *arg, double lo, double hi, double *out);
+
+/* A warm-up: seconds from 0 to WINDOW_MAX_S, or auto[=MAX] (*automatic set, *out the
+ * most it waits: auto_max without MAX). */
+int cli_warmup(const char *cmd, int opt, const char *arg, double auto_max, double *out,
+               bool *automatic);
 
 /* Where option opt would have a command write: path's directory exists (it is never made:
  * a typo would otherwise leave a tree of directories behind), and path is "-" only when

@@ -30,6 +30,22 @@ static int check_plan(const struct campaign *now, const struct campaign *rec, co
     return 0;
 }
 
+/* The recorded plan and the tune's section as the campaign's own (the runs that did not
+ * complete run again: take_recorded keeps only the others' figures). */
+static void adopt_plan(struct campaign *c, const struct campaign *rec)
+{
+    c->runs = xcalloc(rec->n_runs + 1, sizeof(*c->runs));
+    c->n_runs = rec->n_runs;
+    for (size_t i = 0; i < rec->n_runs; i++) {
+        const struct run_record *r = &rec->runs[i];
+        c->runs[i].setting_index = r->setting_index;
+        c->runs[i].repeat = r->repeat;
+        c->runs[i].dir = xstrdup(r->dir);
+    }
+    c->repeat = rec->repeat;
+    c->tune = json_deep_copy(rec->tune);
+}
+
 /* The campaign's own shape, as its first command line gave it. */
 static void recorded_opts(const struct campaign *rec, const struct run_opts *o,
                           struct run_opts *again)
@@ -120,7 +136,16 @@ int runner_setup_resume(const struct run_opts *o, struct runner *rn, struct lb_e
                 rec.profile.path, o->resume_dir, rec.profile.hash, rn->c.profile.hash);
         goto out;
     }
-    if (check_plan(&rn->c, &rec, where, err) < 0)
+    if (!rec.tune != !o->rounds) {
+        lb_fail(err, "%s: %s: continue it with loopbench %s --resume", where,
+                rec.tune ? "a campaign of loopbench tune" : "not a campaign of loopbench tune",
+                rec.tune ? "tune" : "run");
+        goto out;
+    }
+    /* a tune's rounds were chosen by what its runs measured: its plan is taken as it is */
+    if (rec.tune)
+        adopt_plan(&rn->c, &rec);
+    else if (check_plan(&rn->c, &rec, where, err) < 0)
         goto out;
     take_recorded(&rn->c, &rec);
     rc = 0;

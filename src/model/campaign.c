@@ -305,6 +305,7 @@ void campaign_release(struct campaign *c)
     commit_release(&c->commit);
     free(c->variants);
     strv_release(&c->resumed_at);
+    json_decref(c->tune);
     strv_release(&c->pass_env);
     strv_release(&c->env_passed);
     for (size_t i = 0; i < c->n_runs; i++)

@@ -207,6 +207,10 @@ struct campaign {
     bool env_recorded;
     struct strv pass_env, env_passed;
     size_t env_withheld;
+    /* loopbench tune: what it was asked and what it found, results.json's campaign.tune
+     * as written (src/analysis/tune_ask.c reads and checks it); NULL: not a tune. Its
+     * rounds are planned as it runs, so its plan is not recomputed on --resume. */
+    json_t *tune;
     long *look_undecided;
     size_t n_looks;
     const char *sequential_stop;

@@ -711,6 +711,8 @@ static json_t *campaign_json(const struct campaign *c)
                                       (json_int_t)c->env_withheld));
     if (c->log_limit) /* absent from campaigns run before the limit */
         json_object_set_new(o, "log_limit", json_integer((json_int_t)c->log_limit));
+    if (c->tune)
+        json_object_set(o, "tune", c->tune);
     if (c->sequential_max) {
         json_t *looks = json_array();
         for (size_t i = 0; i < c->n_looks; i++)
@@ -885,6 +887,10 @@ static int campaign_from_json(json_t *camp, struct campaign *c, const char *wher
         if (get_str(cpus, "loopbench"))
             c->loopbench_cpus = xstrdup(get_str(cpus, "loopbench"));
     }
+    json_t *tune = json_object_get(camp, "tune");
+    if (tune && !json_is_object(tune))
+        return lb_fail(err, "%s: campaign.tune: expected an object", where);
+    c->tune = json_incref(tune);
     if (sequential_from_json(json_object_get(camp, "sequential"), c, where, err) < 0 ||
         primary_from_json(json_object_get(camp, "primary"), c, where, err) < 0 ||
         environment_from_json(json_object_get(camp, "environment"), c, where, err) < 0)

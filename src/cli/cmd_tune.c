@@ -1,0 +1,295 @@
+/* loopbench tune: which value of the knob to run (docs/cli.md). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "emit.h"
+#include "options.h"
+#include "run.h"
+#include "text.h"
+#include "tune_run.h"
+#include "tune_view.h"
+
+const char cmd_tune_usage[] =
+    "usage: loopbench tune [PROFILE] (--range LO:HI[:STEP] | --settings A,B,...)\n"
+    "                      --guard 'KEY<=LIMIT' [options]\n"
+    "\n"
+    "Find the value of PROFILE's knob (default: the built-in refshard profile) that\n"
+    "minimises CPU (or --minimize KEY) while every guard holds, each judged with an\n"
+    "interval: a campaign like run's whose rounds are chosen as it goes (a coarse grid,\n"
+    "then bisection toward the boundary, more rounds where a guard is undecided). Prints\n"
+    "the recommendation and a frontier table; DIR/results.json keeps it for report.\n"
+    "\n"
+    "      --range LO:HI[:STEP]   the knob's values LO to HI by STEP (the resolution,\n"
+    "                             default 1), at least 2 and at most 10000\n"
+    "  -s, --settings A,B,...     or an ordered list of values (a categorical knob)\n"
+    "      --guard 'KEY<=LIMIT'   a bound on KEY (cpu, a health key, voluntary_per_s):\n"
+    "                             LIMIT in the key's unit, +DELTA or +PCT% a rise over\n"
+    "                             the reference's, paired by round (a higher-is-better\n"
+    "                             key's is a floor); given once or more (at most 8)\n"
+    "      --reference V          the setting relative guards and the saving are measured\n"
+    "                             against (default: the profile's baseline)\n"
+    "      --minimize KEY         the objective (default cpu)\n"
+    "      --max-runs N           the campaign's runs at most, the reference's too\n"
+    "      --max-time DURATION    its time at most, e.g. 90s, 20m or 2h, over a run's\n"
+    "                             expected length (warm-up + window + 1 s)\n"
+    "  -w, --warmup SECONDS|auto[=MAX]\n"
+    "                             warm-up before each window (default: the profile's)\n"
+    "  -t, --sample SECONDS       length of each window (default: the profile's)\n"
+    "      --order ORDER          interleave (the default), random or duet (as run's)\n"
+    "      --cpus LIST            run the targets' whole trees on these CPUs\n"
+    "      --seed N               seed for --order random (default: from the clock)\n"
+    "  -o, --output DIR           results directory, new or empty, in a directory that\n"
+    "                             exists (default results/<profile>-<UTC time>)\n"
+    "      --resume DIR           continue the interrupted tune of DIR\n"
+    "      --keep-going           go on after a failed run (it counts as no value)\n"
+    "  -q, --quiet                print nothing but errors and the answer\n" EMIT_USAGE "\n"
+    "exit status: 0 a setting is recommended, the boundary located; 1 a run or the\n"
+    "campaign failed; 2 bad usage or profile; 3 the budget ran out, or a setting left\n"
+    "undecided at its cap, before the answer was settled; 129/130/143 interrupted.\n";
+
+/* "90", "90s", "20m", "2h" into seconds; -1 when it is none. */
+static int parse_duration(const char *arg, double *out)
+{
+    size_t len = strlen(arg);
+    static const char units[] = "smh";
+    static const double scale[] = {1, 60, 3600};
+    const char *u = len ? strchr(units, arg[len - 1]) : NULL;
+    char num[64];
+    if (len == 0 || len >= sizeof(num) || (u && *u == '\0'))
+        return -1;
+    memcpy(num, arg, len - (u != NULL));
+    num[len - (u != NULL)] = '\0';
+    double d;
+    if (parse_double(num, &d) < 0 || !(d > 0))
+        return -1;
+    *out = d * (u ? scale[u - units] : 1);
+    return *out <= 366.0 * 86400 ? 0 : -1;
+}
+
+/* The settings of --settings A,B,C into out; -1 when one is empty. */
+static int split_list(const char *arg, struct strv *out)
+{
+    for (const char *p = arg;;) {
+        size_t len = strcspn(p, ",");
+        if (len == 0)
+            return -1;
+        strv_push_owned(out, xstrndup(p, len));
+        if (p[len] == '\0')
+            return 0;
+        p += len + 1;
+    }
+}
+
+/* The answer printed, and the exit status it says. */
+static int answer(const struct campaign *c, struct tune_ask *a, struct tune_run *tr,
+                  enum cli_format format)
+{
+    struct lb_error err;
+    struct tune_result r = {0};
+    if (tune_ask_analyse(a, &tr->t, c, &r, &err) < 0) {
+        msg_error("%s", err.msg);
+        return LB_EXIT_FAILURE;
+    }
+    tune_advise(&tr->t, &r);
+    struct tune_view v = {c, a, &r};
+    emit_result(format == CLI_JSON ? tune_json(&v) : NULL, format, tune_markdown, &v, NULL);
+    int status = r.recommended >= 0 && tr->stop == TUNE_LOCATED ? LB_EXIT_OK : 3;
+    tune_result_release(&r);
+    return status;
+}
+
+int cmd_tune(int argc, char **argv)
+{
+    static const enum cli_option accepts[] = {
+        OPT_RANGE,    OPT_SETTINGS, OPT_GUARD,  OPT_REFERENCE, OPT_MINIMIZE,
+        OPT_MAX_RUNS, OPT_MAX_TIME, OPT_WARMUP, OPT_SAMPLE,    OPT_ORDER,
+        OPT_CPUS,     OPT_SEED,     OPT_OUTPUT, OPT_RESUME,    OPT_KEEP_GOING,
+        OPT_FORMAT,   OPT_JSON,     OPT_QUIET,  OPT_END};
+    struct run_opts o = {.warmup_s = -1, .interval_ms = 1000, .rotate_s = -1};
+    struct tune_ask ask;
+    tune_ask_init(&ask);
+    struct tune_run tr;
+    memset(&tr, 0, sizeof(tr));
+    struct strv list = {0};
+    enum cli_format format = CLI_DEFAULT;
+    int status = LB_EXIT_USAGE;
+    const char *shaping = NULL; /* the first option --resume cannot take */
+    struct lb_error err;
+    int64_t seed;
+    long l;
+    int c;
+    while ((c = cli_getopt(argc, argv, accepts)) != -1) {
+        const char *expected = NULL;
+        if (!shaping && c != OPT_RESUME && c != OPT_KEEP_GOING && c != OPT_JSON &&
+            c != OPT_FORMAT && c != OPT_QUIET)
+            shaping = cli_option_name(c);
+        switch (c) {
+        case OPT_RANGE:
+        case OPT_SETTINGS:
+            strv_release(&list);
+            if (c == OPT_SETTINGS && (text_control(optarg) || split_list(optarg, &list) < 0)) {
+                expected = "printable values separated by commas, none empty";
+            } else if (c == OPT_RANGE ? tune_ask_range(&ask, optarg, &err) < 0
+                                      : tune_ask_list(&ask, &list, &err) < 0) {
+                char *shown = text_shown(optarg);
+                msg_usage_error("tune", "tune: %s '%s': %s", cli_option_name(c), shown, err.msg);
+                free(shown);
+                goto out;
+            }
+            break;
+        case OPT_GUARD:
+            if (tune_ask_guard(&ask, optarg, &err) < 0) {
+                msg_usage_error("tune", "tune: --%s", err.msg);
+                goto out;
+            }
+            break;
+        case OPT_REFERENCE:
+            free(ask.reference);
+            ask.reference = xstrdup(optarg);
+            break;
+        case OPT_MINIMIZE:
+            free(ask.minimize);
+            ask.minimize = xstrdup(optarg);
+            break;
+        case OPT_MAX_RUNS:
+            if (parse_long(optarg, 2, 1000000, &l) < 0)
+                expected = "a whole number from 2 to 1000000";
+            ask.max_runs = l;
+            break;
+        case OPT_MAX_TIME:
+            if (parse_duration(optarg, &ask.max_time_s) < 0)
+                expected = "a duration above 0: seconds, or a number ending in s, m or h";
+            break;
+        case OPT_WARMUP:
+            if (cli_warmup("tune", c, optarg, RUN_WARMUP_AUTO_MAX, &o.warmup_s, &o.warmup_auto) !=
+                LB_EXIT_OK)
+                goto out;
+            break;
+        case OPT_SAMPLE:
+            if (cli_seconds("tune", c, optarg, WINDOW_MIN_S, WINDOW_MAX_S, &o.sample_s) !=
+                LB_EXIT_OK)
+                goto out;
+            break;
+        case OPT_ORDER:
+            if (run_order_parse(optarg, &o.order) < 0 || o.order == ORDER_GROUPED)
+                expected = "interleave, random or duet (a tune looks after every round)";
+            break;
+        case OPT_CPUS:
+            o.cpus = optarg;
+            break;
+        case OPT_SEED:
+            if (parse_int64(optarg, 0, (INT64_C(1) << 53) - 1, &seed) < 0)
+                expected = "a whole number from 0 to 2^53-1";
+            o.seed = (uint64_t)seed;
+            o.seed_set = true;
+            break;
+        case OPT_OUTPUT:
+            if (cli_output_parent("tune", c, optarg, false) != LB_EXIT_OK)
+                goto out;
+            o.out_dir = optarg;
+            break;
+        case OPT_RESUME:
+            o.resume_dir = optarg;
+            break;
+        case OPT_KEEP_GOING:
+            o.keep_going = true;
+            break;
+        case OPT_FORMAT:
+        case OPT_JSON:
+            if (cli_format("tune", c, optarg,
+                           CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_MD) | CLI_FORMATS(CLI_JSON),
+                           &format) != LB_EXIT_OK)
+                goto out;
+            break;
+        case OPT_QUIET:
+            msg_set_quiet(1);
+            break;
+        default:
+            cli_bad_option("tune", argc, argv);
+            goto out;
+        }
+        if (expected) {
+            cli_bad_value("tune", c, optarg, expected);
+            goto out;
+        }
+    }
+    if (argc - optind > 1) {
+        msg_usage_error("tune", "tune: expected at most one PROFILE, got '%s' and '%s'",
+                        argv[optind], argv[optind + 1]);
+        goto out;
+    }
+    o.profile_path = optind < argc ? argv[optind] : NULL;
+    if (o.resume_dir && (shaping || o.profile_path)) {
+        msg_usage_error("tune",
+                        "tune: --resume takes the campaign's own profile, values, guards "
+                        "and output directory: '%s' cannot be combined with it",
+                        shaping ? shaping : o.profile_path);
+        goto out;
+    }
+    if (!o.resume_dir && ask.grid.n == 0) {
+        msg_usage_error("tune", "tune: expected the knob's values: --range LO:HI[:STEP] or "
+                                "--settings A,B,...");
+        goto out;
+    }
+    if (!o.resume_dir && ask.guards == 0) {
+        msg_usage_error("tune", "tune: expected at least one --guard 'KEY<=LIMIT' (e.g. "
+                                "'lag<=+20%%')");
+        goto out;
+    }
+    tune_ask_values(&ask, &o.settings);
+    char *command_line = xstrdup("loopbench");
+    for (int i = 0; i < argc; i++) {
+        char *longer = xasprintf("%s %s", command_line, argv[i]);
+        free(command_line);
+        command_line = longer;
+    }
+    o.command_line = command_line;
+    o.rounds = &tr.rounds;
+
+    struct runner rn;
+    int set = o.resume_dir ? runner_setup_resume(&o, &rn, &err) : runner_setup(&o, &rn, &err);
+    if (set == 0 && o.resume_dir)
+        set = tune_ask_from_campaign(&ask, &rn.c, &err);
+    else if (set == 0 && tune_ask_bind(&ask, &rn.c, &err) < 0)
+        set = (msg_usage_error("tune", "tune: %s", err.msg), 1);
+    if (set == 0) {
+        rn.c.baseline = ask.ref;
+        if (!rn.c.tune)
+            rn.c.tune = tune_ask_json(&ask);
+        set = tune_run_init(&tr, &ask, &rn, &err);
+        /* the first round is in the plan results.json starts with */
+        if (set == 0 && rn.c.n_runs == 0)
+            set = tune_run_next(&tr, &rn, &err) < 0 ? -1 : 0;
+    }
+    if (set < 0)
+        msg_error("%s", err.msg);
+    struct strv notes = {0};
+    int begun = set == 0 ? runner_begin(&o, &rn, &notes, &err) : -1;
+    for (size_t i = 0; i < notes.n; i++)
+        msg_warn("%s", notes.v[i]);
+    strv_release(&notes);
+    if (set == 0 && begun < 0) {
+        msg_error("%s", err.msg);
+        status = LB_EXIT_FAILURE;
+    } else if (set == 0) {
+        int rc = runner_run(&o, &rn, &err);
+        if (rc < 0)
+            msg_error("%s", err.msg);
+        if (rn.c.out_dir)
+            status = answer(&rn.c, &ask, &tr, format);
+        if (rc < 0)
+            status =
+                rn.c.interrupted_by ? lb_exit_for_signal(rn.c.interrupted_by) : LB_EXIT_FAILURE;
+    }
+    tune_run_release(&tr);
+    runner_release(&rn);
+    free(command_line);
+out:
+    tune_ask_release(&ask);
+    strv_release(&list);
+    strv_release(&o.settings);
+    return status;
+}

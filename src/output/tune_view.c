@@ -1,0 +1,146 @@
+#include "tune_view.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "metric.h"
+#include "numfmt.h"
+#include "text.h"
+
+/* A guard's figure in its limit's terms: "1.23", "+0.5", "+12.3%". */
+static const char *guard_figure(const struct tune_guard *g, double v, char *buf, size_t len)
+{
+    if (g->kind == TUNE_PERCENT)
+        return fmt_change(v, buf, len);
+    char num[24];
+    fmt_number(v, num, sizeof(num));
+    snprintf(buf, len, "%s%s", g->kind == TUNE_DELTA && v >= 0 ? "+" : "", num);
+    return buf;
+}
+
+/* Why the search stopped, from campaign.tune.stopped; NULL while it ran. */
+static const char *stopped(const struct campaign *c)
+{
+    const char *s = json_string_value(json_object_get(c->tune, "stopped"));
+    static const enum tune_stop all[] = {TUNE_LOCATED, TUNE_BUDGET, TUNE_STUCK};
+    for (size_t i = 0; s && i < sizeof(all) / sizeof(all[0]); i++)
+        if (strcmp(s, tune_stop_name(all[i])) == 0)
+            return tune_stop_name(all[i]);
+    return NULL;
+}
+
+static void headline(const struct tune_view *v, FILE *out)
+{
+    const struct campaign *c = v->c;
+    const struct tune_result *r = v->r;
+    char *knob = text_markdown(c->profile.knob_label), *ref = text_markdown(c->values.v[v->a->ref]);
+    fprintf(out, "## Which value of %s to run\n\n", knob);
+    if (r->recommended >= 0) {
+        char *rec = text_markdown(c->values.v[r->recommended]);
+        char s[32], lo[32], hi[32];
+        fprintf(out,
+                "**Recommended: %s = %s**, within every guard: %s %s %s against the "
+                "reference %s (95%% interval %s to %s).\n\n",
+                knob, rec, v->a->minimize, r->saving >= 0 ? "saves" : "costs",
+                fmt_change(fabs(r->saving), s, sizeof(s)), ref,
+                fmt_change(r->saving_lo, lo, sizeof(lo)), fmt_change(r->saving_hi, hi, sizeof(hi)));
+        free(rec);
+    } else {
+        fprintf(out, "**No setting is proven within every guard yet.**\n\n");
+    }
+    const char *why = stopped(c);
+    fprintf(out, "%zu runs in %zu rounds; the search %s%s.%s\n\n", r->runs, r->rounds,
+            why ? "stopped: " : "did not finish", why ? why : "",
+            r->monotonic ? "" : " The knob is not monotonic here: every value of that side ran.");
+    free(knob);
+    free(ref);
+}
+
+int tune_markdown(const void *view, const void *opts, FILE *out, struct lb_error *err)
+{
+    (void)opts;
+    const struct tune_view *v = view;
+    const struct campaign *c = v->c;
+    const struct tune_ask *a = v->a;
+    const struct tune_result *r = v->r;
+    headline(v, out);
+    const struct metric *om = campaign_metric(c, a->minimize);
+    char *ol = text_markdown(om ? om->label : a->minimize);
+    fprintf(out, "| | %s | rounds | %s | change (95%% interval) | wake-ups /s |", "setting", ol);
+    free(ol);
+    for (size_t g = 0; g < a->guards; g++) {
+        char *gt = text_markdown(a->guard_text[g]);
+        fprintf(out, " %s (95%% bound) |", gt);
+        free(gt);
+    }
+    fprintf(out, "\n|---|---|--:|--:|--:|--:|");
+    for (size_t g = 0; g < a->guards; g++)
+        fprintf(out, "---|");
+    fputc('\n', out);
+    json_t *answer = tune_ask_answer(a, c, r);
+    json_t *rows = json_object_get(answer, "frontier");
+    size_t k = 0;
+    for (size_t s = 0; s < r->settings; s++) {
+        const struct tune_setting *st = &r->setting[s];
+        if (!st->rounds)
+            continue;
+        double wake =
+            json_number_value(json_object_get(json_array_get(rows, k++), "wakeups_per_s"));
+        char *name = text_markdown(c->values.v[s]);
+        char o[32], ch[32], lo[32], hi[32], w[32];
+        char change[112] = "";
+        if (s != a->ref)
+            snprintf(change, sizeof(change), "%s (%s to %s)",
+                     fmt_change(st->change, ch, sizeof(ch)),
+                     fmt_change(st->change_lo, lo, sizeof(lo)),
+                     fmt_change(st->change_hi, hi, sizeof(hi)));
+        fprintf(out, "| %s | %s%s | %zu | %s | %s | %s |", (long)s == r->recommended ? "**→**" : "",
+                name, s == a->ref ? " (reference)" : "", st->rounds,
+                fmt_number(st->objective, o, sizeof(o)), change, fmt_number(wake, w, sizeof(w)));
+        free(name);
+        for (size_t g = 0; g < a->guards; g++) {
+            const struct tune_check *x = &r->check[s * r->guards + g];
+            char val[32], b[32];
+            bool ceiling = !a->guard[g].higher_is_better;
+            fprintf(out, " %s (%s %s) %s |", guard_figure(&a->guard[g], x->value, val, sizeof(val)),
+                    ceiling ? "≤" : "≥",
+                    guard_figure(&a->guard[g], ceiling ? x->hi : x->lo, b, sizeof(b)),
+                    tune_verdict_name(x->verdict));
+        }
+        fputc('\n', out);
+    }
+    json_decref(answer);
+    fputc('\n', out);
+    /* what more runs would settle */
+    bool any = false;
+    for (size_t s = 0; s < r->settings; s++)
+        for (size_t g = 0; r->setting[s].rounds && g < a->guards; g++) {
+            const struct tune_check *x = &r->check[s * r->guards + g];
+            if (x->verdict != TUNE_UNDECIDED || !x->tested)
+                continue;
+            char *name = text_markdown(c->values.v[s]), *gt = text_markdown(a->guard_text[g]);
+            char need[64] = "more rounds than are advised";
+            if (x->rounds_needed > 0)
+                snprintf(need, sizeof(need), "about %ld rounds in all", x->rounds_needed);
+            fprintf(out, "%s- %s, %s: undecided; %s would settle it (80%% power).\n",
+                    any ? "" : "Undecided:\n\n", name, gt, need);
+            any = true;
+            free(name);
+            free(gt);
+        }
+    if (any)
+        fputc('\n', out);
+    if (ferror(out))
+        return lb_fail(err, "writing the tune's table failed");
+    return 0;
+}
+
+json_t *tune_json(const struct tune_view *v)
+{
+    json_t *o = tune_ask_json(v->a);
+    json_object_update_new(o, tune_ask_answer(v->a, v->c, v->r));
+    const char *why = stopped(v->c);
+    json_object_set_new(o, "stopped", why ? json_string(why) : json_null());
+    return o;
+}
