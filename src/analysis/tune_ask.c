@@ -168,6 +168,7 @@ int tune_ask_from_campaign(struct tune_ask *a, const struct campaign *c, struct 
 {
     tune_ask_init(a);
     const char *where = campaign_where(c);
+    struct lb_error e;
     json_t *t = c->tune, *range = json_object_get(t, "range"),
            *guards = json_object_get(t, "guards");
     const char *ref = json_string_value(json_object_get(t, "reference"));
@@ -183,14 +184,14 @@ int tune_ask_from_campaign(struct tune_ask *a, const struct campaign *c, struct 
             ok &= json_is_number(x);
             v[i] = ok ? json_number_value(x) : 0;
         }
-        if (ok && tune_grid_range(&a->grid, v[0], v[1], v[2], err) < 0)
-            return lb_fail(err, "%s: campaign.tune.range: %s", where, err->msg);
+        if (ok && tune_grid_range(&a->grid, v[0], v[1], v[2], &e) < 0)
+            return lb_fail(err, "%s: campaign.tune.range: %s", where, e.msg);
         a->range = true;
         a->lo = v[0];
         a->hi = v[1];
         a->step = v[2];
-    } else if (ok && tune_ask_list(a, &c->values, err) < 0) {
-        return lb_fail(err, "%s: campaign.tune: %s", where, err->msg);
+    } else if (ok && tune_ask_list(a, &c->values, &e) < 0) {
+        return lb_fail(err, "%s: campaign.tune: %s", where, e.msg);
     }
     if (!ok)
         return lb_fail(err,
@@ -222,14 +223,15 @@ int tune_ask_from_campaign(struct tune_ask *a, const struct campaign *c, struct 
     json_t *g;
     json_array_foreach(guards, i, g) {
         const char *text = json_string_value(g);
-        if (!text || strlen(text) >= TUNE_TEXT_MAX || tune_ask_guard(a, text, err) < 0)
+        if (!text || strlen(text) >= TUNE_TEXT_MAX || tune_ask_guard(a, text, &e) < 0)
             return lb_fail(err, "%s: campaign.tune.guards[%zu]: %s", where, i,
-                           text ? err->msg : "expected a string");
+                           text && strlen(text) < TUNE_TEXT_MAX ? e.msg
+                                                                : "expected a guard's text");
     }
     a->reference = xstrndup(ref, TUNE_TEXT_MAX);
     a->minimize = xstrdup(min);
-    if (tune_ask_bind(a, c, err) < 0)
-        return lb_fail(err, "%s: campaign.tune: %s", where, err->msg);
+    if (tune_ask_bind(a, c, &e) < 0)
+        return lb_fail(err, "%s: campaign.tune: %s", where, e.msg);
     return 0;
 }
 

@@ -83,6 +83,16 @@ static int split_list(const char *arg, struct strv *out)
     }
 }
 
+/* The profile's tune.guards when the command line gave none. */
+static int profile_guards(struct tune_ask *a, const struct profile *p, struct lb_error *err)
+{
+    struct lb_error e;
+    for (size_t i = 0; a->guards == 0 && i < p->tune_guards.n; i++)
+        if (tune_ask_guard(a, p->tune_guards.v[i], &e) < 0)
+            return lb_fail(err, "profile '%s': tune.guards[%zu]: %s", p->name, i, e.msg);
+    return 0;
+}
+
 /* The answer printed, and the exit status it says. */
 static int answer(const struct campaign *c, struct tune_ask *a, struct tune_run *tr,
                   enum cli_format format)
@@ -234,11 +244,6 @@ int cmd_tune(int argc, char **argv)
                                 "--settings A,B,...");
         goto out;
     }
-    if (!o.resume_dir && ask.guards == 0) {
-        msg_usage_error("tune", "tune: expected at least one --guard 'KEY<=LIMIT' (e.g. "
-                                "'lag<=+20%%')");
-        goto out;
-    }
     tune_ask_values(&ask, &o.settings);
     char *command_line = xstrdup("loopbench");
     for (int i = 0; i < argc; i++) {
@@ -253,7 +258,8 @@ int cmd_tune(int argc, char **argv)
     int set = o.resume_dir ? runner_setup_resume(&o, &rn, &err) : runner_setup(&o, &rn, &err);
     if (set == 0 && o.resume_dir)
         set = tune_ask_from_campaign(&ask, &rn.c, &err);
-    else if (set == 0 && tune_ask_bind(&ask, &rn.c, &err) < 0)
+    else if (set == 0 && (profile_guards(&ask, &rn.profiles[0], &err) < 0 ||
+                          tune_ask_bind(&ask, &rn.c, &err) < 0))
         set = (msg_usage_error("tune", "tune: %s", err.msg), 1);
     if (set == 0) {
         rn.c.baseline = ask.ref;

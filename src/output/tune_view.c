@@ -40,11 +40,12 @@ static void headline(const struct tune_view *v, FILE *out)
         char *rec = text_markdown(c->values.v[r->recommended]);
         char s[32], lo[32], hi[32];
         fprintf(out,
-                "**Recommended: %s = %s**, within every guard: %s %s %s against the "
-                "reference %s (95%% interval %s to %s).\n\n",
+                "**Recommended: %s = %s**, within every guard: %s %s %s%% against the "
+                "reference %s (95%% interval of the saving %s%% to %s%%).\n\n",
                 knob, rec, v->a->minimize, r->saving >= 0 ? "saves" : "costs",
-                fmt_change(fabs(r->saving), s, sizeof(s)), ref,
-                fmt_change(r->saving_lo, lo, sizeof(lo)), fmt_change(r->saving_hi, hi, sizeof(hi)));
+                fmt_number(100 * fabs(r->saving), s, sizeof(s)), ref,
+                fmt_number(100 * r->saving_lo, lo, sizeof(lo)),
+                fmt_number(100 * r->saving_hi, hi, sizeof(hi)));
         free(rec);
     } else {
         fprintf(out, "**No setting is proven within every guard yet.**\n\n");
@@ -102,10 +103,11 @@ int tune_markdown(const void *view, const void *opts, FILE *out, struct lb_error
         for (size_t g = 0; g < a->guards; g++) {
             const struct tune_check *x = &r->check[s * r->guards + g];
             char val[32], b[32];
-            bool ceiling = !a->guard[g].higher_is_better;
+            /* the bound that decided it, or would: toward harm unless proven outside */
+            bool upper = a->guard[g].higher_is_better == (x->verdict == TUNE_OUTSIDE);
             fprintf(out, " %s (%s %s) %s |", guard_figure(&a->guard[g], x->value, val, sizeof(val)),
-                    ceiling ? "≤" : "≥",
-                    guard_figure(&a->guard[g], ceiling ? x->hi : x->lo, b, sizeof(b)),
+                    upper ? "≤" : "≥",
+                    guard_figure(&a->guard[g], upper ? x->hi : x->lo, b, sizeof(b)),
                     tune_verdict_name(x->verdict));
         }
         fputc('\n', out);

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# loopbench tune on real processes: a target whose knob trades CPU for a health key known
+# exactly (lag = 2 x the knob, the CPU falling as the knob rises), so the true answer is
+# known: under 'lag<=+5' over 0:6 it is 2 (3 gives lag 6). The search finds it, says
+# why it stopped, keeps what was asked and found in results.json, and --resume after an
+# interrupt reaches the same answer from the runs kept; a tampered campaign.tune is
+# refused with a message naming it.
+source "$(dirname "$0")/lib.sh"
+
+mkdir -p "$TMP/knob"
+# A loop that wakes every (v + 1) x 10 ms: fewer wakes, less CPU, as the knob rises.
+cat >"$TMP/knob/knob.json" <<'JSON'
+{ "name": "knob", "command": ["sh", "-c", "v={value}; while :; do echo \"loop: lag=$((v * 2))\"; sleep 0.0$((v + 1)); done"],
+  "cwd": ".",
+  "knob": { "name": "period", "values": ["0", "6"], "baseline": "0", "argv": {} },
+  "ready": { "delay": 0 }, "stop": { "grace": 2 },
+  "metrics": { "marker": "loop: ", "health": [ { "key": "lag", "better": "lower" } ] } }
+JSON
+P=$TMP/knob/knob.json
+args=(--range 0:6 --guard 'lag<=+5' -w 0.2 -t 0.6)
+
+rc=0
+"$LOOPBENCH" tune "$P" "${args[@]}" -o "$TMP/t" -f json >"$TMP/t.json" 2>"$TMP/t.err" || rc=$?
+tail -3 "$TMP/t.err"
+res=$TMP/t/results.json
+check "tune exits 0 with a recommendation" [ "$rc" -eq 0 ]
+check "  ... the true one, 2, saving CPU against 0" jq -e '.recommended.setting == "2"
+  and .recommended.saving > 0 and .recommended.saving_lo > 0 and .stopped == "located"' "$TMP/t.json"
+check "  ... 3 proven outside the guard, 2 within, nothing under 3 outside" jq -e '
+  [.frontier[] | select(.verdict == "outside") | .setting | tonumber] as $out
+  | ($out | min) == 3 and ([.frontier[] | select(.setting == "2")][0].verdict == "within")' \
+  "$TMP/t.json"
+check "  ... each guard with its figure, interval and power" jq -e '
+  .frontier[] | select(.setting == "3") | .guards[0]
+  | .guard == "lag<=+5" and .value == 6 and .verdict == "outside" and (.lo | type) == "number"' "$TMP/t.json"
+check "results.json keeps what was asked and the answer" jq -e '.campaign.tune
+  | .range == {"lo": 0, "hi": 6, "step": 1} and .guards == ["lag<=+5"] and .reference == "0"
+  and .minimize == "cpu" and .recommended.setting == "2" and .stopped == "located"' "$res"
+check "  ... every value of the grid is a setting, the runs only of those chosen" jq -e '
+  .campaign.settings == ["0","1","2","3","4","5","6"] and (.runs | length) == (.campaign.plan | length)
+  and ([.runs[].status] | unique) == ["ok"]' "$res"
+check "  ... the reference runs in every round" jq -e '
+  ([.runs[] | select(.setting == "0")] | length) == .campaign.repeat' "$res"
+check "it says why it stopped" grep -q "rounds: located" "$TMP/t.err"
+# a finished tune resumed runs nothing more: it prints its answer again
+cp -r "$TMP/t" "$TMP/t2"
+"$LOOPBENCH" tune --resume "$TMP/t2" -f md >"$TMP/t.md" 2>/dev/null || true
+check "a finished tune resumed runs nothing more" jq -e --slurpfile a "$res" '
+  (.runs | length) == ($a[0].runs | length)' "$TMP/t2/results.json"
+check "the Markdown names the recommendation and marks its row" bash -c "
+  grep -q '^\*\*Recommended: period = 2\*\*' '$TMP/t.md' && grep -q '^| \*\*→\*\* | 2 |' '$TMP/t.md'"
+check "no target left" no_process_from "$TMP/knob"
+
+# --- interrupted, then --resume: the runs kept, the same answer -------------------------
+"$LOOPBENCH" tune "$P" "${args[@]}" -o "$TMP/r" 2>"$TMP/r.err" >/dev/null &
+lb=$!
+PIDS+=("$lb")
+for _ in $(seq 1 600); do grep -q "#4: sample" "$TMP/r.err" 2>/dev/null && break; sleep 0.05; done
+kill -INT "$lb"
+rc=0
+wait "$lb" || rc=$?
+check "an interrupted tune exits 130" [ "$rc" -eq 130 ]
+kept=$(jq '[.runs[] | select(.status == "ok")] | length' "$TMP/r/results.json")
+first=$(jq -c '[.runs[] | select(.status == "ok") | .started_at]' "$TMP/r/results.json")
+rc=0
+"$LOOPBENCH" tune --resume "$TMP/r" -f json >"$TMP/r.json" 2>"$TMP/r2.err" || rc=$?
+check "--resume continues it to the same answer ($kept runs kept)" bash -c "[ $rc -eq 0 ] &&
+  jq -e '.recommended.setting == \"2\"' '$TMP/r.json'"
+check "  ... the runs that completed kept as they were" jq -e --argjson first "$first" '
+  [.runs[] | .started_at][0:($first | length)] == $first and (.campaign.resumed_at | length) == 1' \
+  "$TMP/r/results.json"
+rc=0
+"$LOOPBENCH" run --resume "$TMP/r" >/dev/null 2>"$TMP/run.err" || rc=$?
+check "run --resume of a tune is refused, naming tune" bash -c "[ $rc -eq 2 ] &&
+  grep -q 'a campaign of loopbench tune: continue it with loopbench tune --resume' '$TMP/run.err'"
+
+# --- a campaign.tune from elsewhere is checked, never trusted ---------------------------
+for bad in '.campaign.tune.guards = ["nokey<=1"]' '.campaign.tune.range.step = 2' \
+  '.campaign.tune.guards = [1]' '.campaign.tune = "x"' '.campaign.tune.max_rounds = 1e9'; do
+  rm -rf "$TMP/h" && cp -r "$TMP/t" "$TMP/h" && touch "$TMP/h/.handmade"
+  jq "$bad" "$TMP/t/results.json" >"$TMP/h/results.json"
+  rc=0
+  "$LOOPBENCH" tune --resume "$TMP/h" >/dev/null 2>"$TMP/h.err" || rc=$?
+  check "a tampered campaign.tune ($bad) is refused with 2, naming it" bash -c "[ $rc -eq 2 ] &&
+    grep -q 'campaign.tune' '$TMP/h.err' && [ \$(wc -l <'$TMP/h.err') -le 2 ]"
+done
+check "no target left" no_process_from "$TMP/knob"
+
+[ "$fails" -eq 0 ]
