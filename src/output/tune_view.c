@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mermaid.h"
 #include "metric.h"
 #include "numfmt.h"
 #include "text.h"
@@ -86,8 +87,8 @@ int tune_markdown(const void *view, const void *opts, FILE *out, struct lb_error
         const struct tune_setting *st = &r->setting[s];
         if (!st->rounds)
             continue;
-        double wake =
-            json_number_value(json_object_get(json_array_get(rows, k++), "wakeups_per_s"));
+        json_t *row = json_array_get(rows, k++);
+        double wake = json_number_value(json_object_get(row, "wakeups_per_s"));
         char *name = text_markdown(c->values.v[s]);
         char o[32], ch[32], lo[32], hi[32], w[32];
         char change[112] = "";
@@ -145,4 +146,82 @@ json_t *tune_json(const struct tune_view *v)
     const char *why = stopped(v->c);
     json_object_set_new(o, "stopped", why ? json_string(why) : json_null());
     return o;
+}
+
+int tune_chart(const struct tune_view *v, FILE *out, struct lb_error *err)
+{
+    const struct tune_result *r = v->r;
+    json_t *answer = tune_ask_answer(v->a, v->c, r);
+    json_t *rows = json_object_get(answer, "frontier");
+    struct mermaid_dot *dots = xcalloc(r->settings + 1, sizeof(*dots));
+    size_t n = 0;
+    for (size_t s = 0; s < r->settings; s++) {
+        if (!r->setting[s].rounds)
+            continue;
+        bool pareto = json_is_true(json_object_get(json_array_get(rows, n), "pareto"));
+        enum mermaid_dot_style style = (long)s == r->recommended               ? MERMAID_DOT_MARKED
+                                       : r->setting[s].verdict == TUNE_OUTSIDE ? MERMAID_DOT_FADED
+                                       : pareto                                ? MERMAID_DOT_FRONT
+                                                                               : MERMAID_DOT_PLAIN;
+        dots[n++] = (struct mermaid_dot){v->c->values.v[s], r->check[s * r->guards].value,
+                                         r->setting[s].objective, style};
+    }
+    json_decref(answer);
+    const struct metric *om = campaign_metric(v->c, v->a->minimize);
+    char *title = xasprintf("%s against %s per setting", v->a->minimize, v->a->guard_key[0]);
+    static const char *const terms[] = {[TUNE_ABSOLUTE] = "",
+                                        [TUNE_DELTA] = " over the reference",
+                                        [TUNE_PERCENT] = " change against the reference"};
+    char *x = xasprintf("%s%s", v->a->guard_key[0], terms[v->a->guard[0].kind]);
+    struct mermaid_scatter chart = {title, x, om ? om->label : v->a->minimize, dots, n};
+    int rc = mermaid_scatter_write(out, &chart, err);
+    if (rc == 0)
+        fprintf(out,
+                "Each dot a setting: its typical %s against its figure of the first "
+                "guard; red the recommended setting, blue the Pareto frontier (no "
+                "setting lower on both), grey proven outside a guard. The intervals "
+                "are in the table above.\n\n",
+                v->a->minimize);
+    free(title);
+    free(x);
+    free(dots);
+    return rc;
+}
+
+int tune_judge(struct tune_judged *j, const struct campaign *c, struct lb_error *err)
+{
+    memset(j, 0, sizeof(*j));
+    if (tune_ask_from_campaign(&j->a, c, err) < 0)
+        return -1;
+    struct tune_spec spec = tune_ask_spec(&j->a);
+    if (tune_init(&j->t, &spec, err) < 0 || tune_ask_analyse(&j->a, &j->t, c, &j->r, err) < 0)
+        return -1;
+    tune_advise(&j->t, &j->r);
+    return 0;
+}
+
+void tune_judged_release(struct tune_judged *j)
+{
+    tune_result_release(&j->r);
+    tune_release(&j->t);
+    tune_ask_release(&j->a);
+}
+
+int tune_report(const struct campaign *c, bool charts, FILE *out, struct lb_error *err)
+{
+    struct tune_judged j;
+    struct lb_error e;
+    int rc = 0;
+    if (tune_judge(&j, c, &e) < 0) {
+        char *shown = text_markdown(e.msg);
+        fprintf(out, "The tune of this campaign cannot be judged again: %s.\n\n", shown);
+        free(shown);
+    } else {
+        struct tune_view v = {c, &j.a, &j.r};
+        rc = tune_markdown(&v, NULL, out, err);
+        if (rc == 0 && charts)
+            rc = tune_chart(&v, out, err);
+    }
+    tune_judged_release(&j);
+    return rc;
 }

@@ -49,6 +49,12 @@ check "a finished tune resumed runs nothing more" jq -e --slurpfile a "$res" '
   (.runs | length) == ($a[0].runs | length)' "$TMP/t2/results.json"
 check "the Markdown names the recommendation and marks its row" bash -c "
   grep -q '^\*\*Recommended: period = 2\*\*' '$TMP/t.md' && grep -q '^| \*\*→\*\* | 2 |' '$TMP/t.md'"
+rc=0
+"$LOOPBENCH" report "$TMP/t" --no-plots -o "$TMP/t/report.md" >/dev/null 2>&1 || rc=$?
+check "report DIR states the recommendation, the frontier table and its chart" bash -c "
+  [ $rc -eq 0 ] && grep -q '^\*\*Recommended: period = 2\*\*' '$TMP/t/report.md' &&
+  grep -q '^| \*\*→\*\* | 2 |' '$TMP/t/report.md' && grep -q '^quadrantChart' '$TMP/t/report.md' &&
+  grep -Eq '^    point 2: \[[0-9.]+, [0-9.]+\] radius: 10, color: #E53935' '$TMP/t/report.md'"
 check "no target left" no_process_from "$TMP/knob"
 
 # --- interrupted, then --resume: the runs kept, the same answer -------------------------
@@ -84,6 +90,13 @@ for bad in '.campaign.tune.guards = ["nokey<=1"]' '.campaign.tune.range.step = 2
   check "a tampered campaign.tune ($bad) is refused with 2, naming it" bash -c "[ $rc -eq 2 ] &&
     grep -q 'campaign.tune' '$TMP/h.err' && [ \$(wc -l <'$TMP/h.err') -le 2 ]"
 done
+# report of a tampered one says so in a line and still writes the rest
+jq '.campaign.tune.guards = ["lag<=+x"]' "$TMP/t/results.json" >"$TMP/h/results.json"
+rc=0
+"$LOOPBENCH" report "$TMP/h" --no-plots -o "$TMP/h/report.md" >/dev/null 2>&1 || rc=$?
+check "report of a tampered campaign.tune says it cannot be judged, the rest written" bash -c "
+  [ $rc -eq 0 ] && grep -q 'cannot be judged again: .*campaign.tune.guards' '$TMP/h/report.md' &&
+  grep -q '^| period ' '$TMP/h/report.md'"
 check "no target left" no_process_from "$TMP/knob"
 
 [ "$fails" -eq 0 ]
