@@ -22,7 +22,7 @@ static void diff_cell(const struct campaign *c, struct cell x, struct cell ref,
                                                 cpus_a, cpus_b);
     int *cpu_set = np ? compare_cpu_assignments(cpus_a, cpus_b, np) : NULL;
     compare_metric(scratch[0], na, scratch[1], nb, scratch[2], scratch[3], np, cpu_set,
-                   SUMMARY_LEVEL, out);
+                   gate_opts_default().level, out);
     free(cpu_set);
     free(cpus_a);
     free(cpus_b);

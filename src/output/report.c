@@ -39,7 +39,7 @@ static char *cell_range(const struct stats_summary *s, const char *unit)
 
 /* A change of the gate's row as the direction rule says it (verdict_direction), with its
  * interval: "114x less (86.9-128x)", "2.45x more (1.77-3.40x)", "no clear difference
- * (1.02x, 0.840-1.24x)"; with `level`, the interval says "95% CI". "-" without a figure
+ * (1.02x, 0.840-1.24x)"; with `level`, the interval says "90% CI". "-" without a figure
  * (new string). */
 static char *direction_text(const struct gate_result *g, double level)
 {
@@ -293,8 +293,8 @@ static void rtt_tables(const struct campaign *c, size_t n, const struct view *v,
 
 /* One metric of a cell: its name and the gate's word, for CPU the direction its interval
  * allows, for a regression or an improvement the change, and why when the word alone does
- * not say it. In full (a line of its own: "CPU: regressed, 2.45x more (95% CI
- * 1.77-3.40x)", "CPU: inconclusive, no clear difference (1.02x, 95% CI 0.840-1.24x): only
+ * not say it. In full (a line of its own: "CPU: regressed, 2.45x more (90% CI
+ * 1.77-3.40x)", "CPU: inconclusive, no clear difference (1.02x, 90% CI 0.840-1.24x): only
  * a change of +21.4% would be called") or short, in a list ("peak lag inconclusive (only
  * a change of +58.6% would be called)"). */
 static void row_phrase(const struct compare_row *row, const struct verdict_frame *f, bool full,
@@ -976,5 +976,5 @@ json_t *report_json(const struct campaign *c, size_t n)
         json_array_append_new(json_object_get(g, "hosts"), json_integer((json_int_t)i));
     }
     return json_pack("{s:s, s:f, s:o, s:o}", "schema", "loopbench/report/1", "confidence_level",
-                     SUMMARY_LEVEL, "hosts", hosts, "fingerprints", groups);
+                     gate_opts_default().level, "hosts", hosts, "fingerprints", groups);
 }

@@ -23,7 +23,7 @@ check "-o FILE writes what it prints, and nothing on stdout" bash -c "
 # Headline: the factor and its words come from the data (idle wait 2 uses far less CPU),
 # in the gate's words, the interval beside them.
 check "headline for 2: improved, Nx less CPU than 0 with its CI" grep -Eq \
-  '^  - CPU: improved, [0-9.]+x less \(95% CI [0-9.]+-[0-9.]+x\)\.$' "$out/report.md"
+  '^  - CPU: improved, [0-9.]+x less \(90% CI [0-9.]+-[0-9.]+x\)\.$' "$out/report.md"
 check "  ... under the setting against the baseline" grep -q '^- idle wait (ms) 2 against 0:$' \
   "$out/report.md"
 check "a health key is given the gate's word" grep -Eq \
