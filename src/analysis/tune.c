@@ -45,8 +45,8 @@ int tune_guard_parse(const char *text, struct tune_guard *g, char **key, struct 
     size_t klen = op ? (size_t)(op - text) : 0;
     bool named = klen > 0 && klen <= 64;
     for (size_t i = 0; named && i < klen; i++)
-        named = isalnum((unsigned char)text[i]) || text[i] == '_' || text[i] == '.' ||
-                text[i] == '-';
+        named =
+            isalnum((unsigned char)text[i]) || text[i] == '_' || text[i] == '.' || text[i] == '-';
     const char *v = op ? op + 2 : "";
     g->kind = *v == '+' ? TUNE_DELTA : TUNE_ABSOLUTE;
     char num[64];
@@ -65,11 +65,15 @@ int tune_guard_parse(const char *text, struct tune_guard *g, char **key, struct 
     }
     char *shown = text_shown(text);
     if (!named)
-        lb_fail(err, "guard '%s': expected KEY<=LIMIT, KEY<=+DELTA or KEY<=+PCT%%, KEY a "
-                     "metric's key", shown);
+        lb_fail(err,
+                "guard '%s': expected KEY<=LIMIT, KEY<=+DELTA or KEY<=+PCT%%, KEY a "
+                "metric's key",
+                shown);
     else
-        lb_fail(err, "guard '%s': expected a number after '<=': LIMIT in the key's unit, "
-                     "+DELTA or +PCT%% over the reference (0 or more)", shown);
+        lb_fail(err,
+                "guard '%s': expected a number after '<=': LIMIT in the key's unit, "
+                "+DELTA or +PCT%% over the reference (0 or more)",
+                shown);
     free(shown);
     return -1;
 }

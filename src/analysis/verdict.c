@@ -272,7 +272,6 @@ void verdict_power(const struct compare_row *row, char *buf, size_t len)
 {
     char a[32];
     if (row->gated && row->g.tested && !row->budget && isfinite(row->detectable))
-        append(buf, len, "%scould have missed changes under %s (%.0f%% power)",
-               *buf ? "; " : "", fmt_change(row->detectable, a, sizeof(a)),
-               100 * COMPARE_POWER);
+        append(buf, len, "%scould have missed changes under %s (%.0f%% power)", *buf ? "; " : "",
+               fmt_change(row->detectable, a, sizeof(a)), 100 * COMPARE_POWER);
 }

@@ -101,7 +101,12 @@ struct mermaid_lines {
 int mermaid_lines_write(FILE *out, const struct mermaid_lines *chart, struct lb_error *err);
 
 /* A point of a scatter: its label, its place in the chart's units, how it is drawn. */
-enum mermaid_dot_style { MERMAID_DOT_PLAIN, MERMAID_DOT_FRONT, MERMAID_DOT_MARKED, MERMAID_DOT_FADED };
+enum mermaid_dot_style {
+    MERMAID_DOT_PLAIN,
+    MERMAID_DOT_FRONT,
+    MERMAID_DOT_MARKED,
+    MERMAID_DOT_FADED
+};
 struct mermaid_dot {
     const char *label; /* "4"; written with letters, digits, ' ', '.', '+', '-' and '_' only */
     double x, y;       /* not finite: the dot is left out */

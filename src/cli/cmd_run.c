@@ -10,6 +10,7 @@
 #include "confedit.h"
 #include "report.h"
 #include "run.h"
+#include "run_options.h"
 #include "sequential.h"
 #include "summary.h"
 #include "text.h"
@@ -85,20 +86,6 @@ const char cmd_run_usage[] =
     "exit status: 0 all runs completed, 1 a run or the campaign failed, 2 bad usage or\n"
     "profile, 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (files restored).\n";
 
-static int split_settings(const char *arg, struct strv *out)
-{
-    const char *p = arg;
-    for (;;) {
-        size_t len = strcspn(p, ",");
-        if (len == 0)
-            return -1;
-        strv_push_owned(out, xstrndup(p, len));
-        if (p[len] == '\0')
-            return 0;
-        p += len + 1;
-    }
-}
-
 /* NAME=DIR into o's variants (the name a new string, the dir borrowed from arg); -1
  * when it is not that. */
 static int parse_variant(const char *arg, struct run_opts *o)
@@ -121,7 +108,7 @@ static int pass_env_add(const char *arg, struct strv *names)
 {
     struct strv given = {0};
     struct lb_error e;
-    int rc = split_settings(arg, &given) < 0 ? lb_fail(&e, "--pass-env '%s': expected names "
+    int rc = cli_split_list(arg, &given) < 0 ? lb_fail(&e, "--pass-env '%s': expected names "
                                                             "separated by commas, none empty", arg)
                                              : 0;
     for (size_t i = 0; rc == 0 && i < given.n; i++)
@@ -131,18 +118,6 @@ static int pass_env_add(const char *arg, struct strv *names)
         msg_usage_error("run", "run: %s", e.msg);
     strv_release(&given);
     return rc;
-}
-
-/* The command line as typed, for results.json. */
-static char *join_argv(int argc, char **argv)
-{
-    char *s = xstrdup("loopbench");
-    for (int i = 0; i < argc; i++) {
-        char *longer = xasprintf("%s %s", s, argv[i]);
-        free(s);
-        s = longer;
-    }
-    return s;
 }
 
 static void print_tail(const char *tail)
@@ -169,14 +144,15 @@ int cmd_run(int argc, char **argv)
     /* The first option that shapes a campaign: --resume takes the campaign's own. */
     const char *shaping = NULL;
     long l = 0;
-    int64_t seed;
     double d = 0;
     int c;
     while ((c = cli_getopt(argc, argv, accepts)) != -1) {
+        int taken = cli_run_option("run", c, optarg, &o, &shaping);
+        if (taken == LB_EXIT_USAGE)
+            goto out;
+        if (taken == LB_EXIT_OK)
+            continue;
         const char *expected = NULL; /* what a rejected value should have been */
-        if (!shaping && c != OPT_RESUME && c != OPT_KEEP_GOING && c != OPT_JSON &&
-            c != OPT_FORMAT && c != OPT_QUIET)
-            shaping = cli_option_name(c);
         switch (c) {
         case OPT_SETTINGS:
             if (text_control(optarg)) {
@@ -187,7 +163,7 @@ int cmd_run(int argc, char **argv)
                 free(shown);
                 goto out;
             }
-            if (split_settings(optarg, &o.settings) < 0)
+            if (cli_split_list(optarg, &o.settings) < 0)
                 expected = "values separated by commas, none empty";
             break;
         case OPT_REPEAT:
@@ -207,16 +183,6 @@ int cmd_run(int argc, char **argv)
             }
             o.repeat = l;
             break;
-        case OPT_WARMUP:
-            if (cli_warmup("run", c, optarg, RUN_WARMUP_AUTO_MAX, &o.warmup_s, &o.warmup_auto) !=
-                LB_EXIT_OK)
-                goto out;
-            break;
-        case OPT_SAMPLE:
-            if (cli_seconds("run", c, optarg, WINDOW_MIN_S, WINDOW_MAX_S, &o.sample_s) !=
-                LB_EXIT_OK)
-                goto out;
-            break;
         case OPT_VARIANT:
             if (parse_variant(optarg, &o) < 0)
                 expected = "NAME=DIR, the name of letters, digits, '.', '_' or '-'";
@@ -226,9 +192,6 @@ int cmd_run(int argc, char **argv)
             break;
         case OPT_COMMIT:
             o.commit = optarg;
-            break;
-        case OPT_CPUS:
-            o.cpus = optarg;
             break;
         case OPT_PASS_ENV:
             if (pass_env_add(optarg, &o.pass_env) < 0)
@@ -244,47 +207,11 @@ int cmd_run(int argc, char **argv)
                 expected = "seconds from 0.01 to 3600, or 0 for no swaps";
             o.rotate_s = d;
             break;
-        case OPT_HOLD_IDLE:
-            o.hold_idle = true;
-            break;
-        case OPT_SEED:
-            if (parse_int64(optarg, 0, (INT64_C(1) << 53) - 1, &seed) < 0)
-                expected = "a whole number from 0 to 2^53-1";
-            o.seed = (uint64_t)seed;
-            o.seed_set = true;
-            break;
-        case OPT_INTERVAL:
-            if (parse_long(optarg, 10, 3600000, &l) < 0)
-                expected = "milliseconds from 10";
-            o.interval_ms = (unsigned)l;
-            break;
-        case OPT_LOG_LIMIT:
-            if (profile_log_limit_parse(optarg, &o.log_limit) < 0)
-                expected = "bytes from 4k, a whole number with an optional k, M or G suffix";
-            break;
-        case OPT_OUTPUT:
-            if (cli_output_parent("run", c, optarg, false) != LB_EXIT_OK)
-                goto out;
-            o.out_dir = optarg;
-            break;
-        case OPT_RESUME:
-            o.resume_dir = optarg;
-            break;
-        case OPT_KEEP_GOING:
-            o.keep_going = true;
-            break;
-        case OPT_CPU_SOURCE:
-            if (cpu_source_parse(optarg, &o.cpu_source) < 0)
-                expected = "auto, perf or tree";
-            break;
         case OPT_FORMAT:
         case OPT_JSON:
             if (cli_format("run", c, optarg, CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_JSON),
                            &format) != LB_EXIT_OK)
                 goto out;
-            break;
-        case OPT_QUIET:
-            msg_set_quiet(1);
             break;
         default:
             cli_bad_option("run", argc, argv);
@@ -295,12 +222,9 @@ int cmd_run(int argc, char **argv)
             goto out;
         }
     }
-    if (argc - optind > 1) {
-        msg_usage_error("run", "run: expected at most one PROFILE, got '%s' and '%s'",
-                        argv[optind], argv[optind + 1]);
+    if (cli_run_operands("run", argc, argv, &o, shaping, "profile, settings and output "
+                                                         "directory") != LB_EXIT_OK)
         goto out;
-    }
-    o.profile_path = optind < argc ? argv[optind] : NULL;
     if (o.n_variants == 1) {
         msg_usage_error("run", "run: --variant '%s=%s': expected two or more variants to "
                                "compare", o.variants[0].name, o.variants[0].dir);
@@ -309,13 +233,7 @@ int cmd_run(int argc, char **argv)
     /* Variants are compared round by round: shuffled within each round unless asked. */
     if (o.n_variants && !order_given)
         o.order = ORDER_RANDOM;
-    if (o.resume_dir && (shaping || o.profile_path)) {
-        msg_usage_error("run", "run: --resume takes the campaign's own profile, settings and "
-                               "output directory: '%s' cannot be combined with it",
-                        shaping ? shaping : o.profile_path);
-        goto out;
-    }
-    char *command_line = join_argv(argc, argv);
+    char *command_line = cli_command_line(argc, argv);
     o.command_line = command_line;
 
     struct runner rn;
@@ -327,15 +245,7 @@ int cmd_run(int argc, char **argv)
         free(command_line);
         goto out;
     }
-    /* Locks the config files and puts back what a loopbench that died left edited,
-     * before reading any original. */
-    struct strv notes = {0};
-    int begun = runner_begin(&o, &rn, &notes, &err);
-    for (size_t i = 0; i < notes.n; i++)
-        msg_warn("%s", notes.v[i]);
-    strv_release(&notes);
-    if (begun < 0) {
-        msg_error("%s", err.msg);
+    if (cli_run_begin(&o, &rn) < 0) {
         status = LB_EXIT_FAILURE;
         runner_release(&rn);
         free(command_line);

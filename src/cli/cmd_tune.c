@@ -8,6 +8,7 @@
 #include "emit.h"
 #include "options.h"
 #include "run.h"
+#include "run_options.h"
 #include "text.h"
 #include "tune_run.h"
 #include "tune_view.h"
@@ -69,20 +70,6 @@ static int parse_duration(const char *arg, double *out)
     return *out <= 366.0 * 86400 ? 0 : -1;
 }
 
-/* The settings of --settings A,B,C into out; -1 when one is empty. */
-static int split_list(const char *arg, struct strv *out)
-{
-    for (const char *p = arg;;) {
-        size_t len = strcspn(p, ",");
-        if (len == 0)
-            return -1;
-        strv_push_owned(out, xstrndup(p, len));
-        if (p[len] == '\0')
-            return 0;
-        p += len + 1;
-    }
-}
-
 /* The profile's tune.guards when the command line gave none. */
 static int profile_guards(struct tune_ask *a, const struct profile *p, struct lb_error *err)
 {
@@ -128,19 +115,20 @@ int cmd_tune(int argc, char **argv)
     int status = LB_EXIT_USAGE;
     const char *shaping = NULL; /* the first option --resume cannot take */
     struct lb_error err;
-    int64_t seed;
     long l;
     int c;
     while ((c = cli_getopt(argc, argv, accepts)) != -1) {
+        int taken = cli_run_option("tune", c, optarg, &o, &shaping);
+        if (taken == LB_EXIT_USAGE)
+            goto out;
+        if (taken == LB_EXIT_OK)
+            continue;
         const char *expected = NULL;
-        if (!shaping && c != OPT_RESUME && c != OPT_KEEP_GOING && c != OPT_JSON &&
-            c != OPT_FORMAT && c != OPT_QUIET)
-            shaping = cli_option_name(c);
         switch (c) {
         case OPT_RANGE:
         case OPT_SETTINGS:
             strv_release(&list);
-            if (c == OPT_SETTINGS && (text_control(optarg) || split_list(optarg, &list) < 0)) {
+            if (c == OPT_SETTINGS && (text_control(optarg) || cli_split_list(optarg, &list) < 0)) {
                 expected = "printable values separated by commas, none empty";
             } else if (c == OPT_RANGE ? tune_ask_range(&ask, optarg, &err) < 0
                                       : tune_ask_list(&ask, &list, &err) < 0) {
@@ -173,39 +161,9 @@ int cmd_tune(int argc, char **argv)
             if (parse_duration(optarg, &ask.max_time_s) < 0)
                 expected = "a duration above 0: seconds, or a number ending in s, m or h";
             break;
-        case OPT_WARMUP:
-            if (cli_warmup("tune", c, optarg, RUN_WARMUP_AUTO_MAX, &o.warmup_s, &o.warmup_auto) !=
-                LB_EXIT_OK)
-                goto out;
-            break;
-        case OPT_SAMPLE:
-            if (cli_seconds("tune", c, optarg, WINDOW_MIN_S, WINDOW_MAX_S, &o.sample_s) !=
-                LB_EXIT_OK)
-                goto out;
-            break;
         case OPT_ORDER:
             if (run_order_parse(optarg, &o.order) < 0 || o.order == ORDER_GROUPED)
                 expected = "interleave, random or duet (a tune looks after every round)";
-            break;
-        case OPT_CPUS:
-            o.cpus = optarg;
-            break;
-        case OPT_SEED:
-            if (parse_int64(optarg, 0, (INT64_C(1) << 53) - 1, &seed) < 0)
-                expected = "a whole number from 0 to 2^53-1";
-            o.seed = (uint64_t)seed;
-            o.seed_set = true;
-            break;
-        case OPT_OUTPUT:
-            if (cli_output_parent("tune", c, optarg, false) != LB_EXIT_OK)
-                goto out;
-            o.out_dir = optarg;
-            break;
-        case OPT_RESUME:
-            o.resume_dir = optarg;
-            break;
-        case OPT_KEEP_GOING:
-            o.keep_going = true;
             break;
         case OPT_FORMAT:
         case OPT_JSON:
@@ -213,9 +171,6 @@ int cmd_tune(int argc, char **argv)
                            CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_MD) | CLI_FORMATS(CLI_JSON),
                            &format) != LB_EXIT_OK)
                 goto out;
-            break;
-        case OPT_QUIET:
-            msg_set_quiet(1);
             break;
         default:
             cli_bad_option("tune", argc, argv);
@@ -226,31 +181,16 @@ int cmd_tune(int argc, char **argv)
             goto out;
         }
     }
-    if (argc - optind > 1) {
-        msg_usage_error("tune", "tune: expected at most one PROFILE, got '%s' and '%s'",
-                        argv[optind], argv[optind + 1]);
+    if (cli_run_operands("tune", argc, argv, &o, shaping,
+                         "profile, values, guards and output directory") != LB_EXIT_OK)
         goto out;
-    }
-    o.profile_path = optind < argc ? argv[optind] : NULL;
-    if (o.resume_dir && (shaping || o.profile_path)) {
-        msg_usage_error("tune",
-                        "tune: --resume takes the campaign's own profile, values, guards "
-                        "and output directory: '%s' cannot be combined with it",
-                        shaping ? shaping : o.profile_path);
-        goto out;
-    }
     if (!o.resume_dir && ask.grid.n == 0) {
         msg_usage_error("tune", "tune: expected the knob's values: --range LO:HI[:STEP] or "
                                 "--settings A,B,...");
         goto out;
     }
     tune_ask_values(&ask, &o.settings);
-    char *command_line = xstrdup("loopbench");
-    for (int i = 0; i < argc; i++) {
-        char *longer = xasprintf("%s %s", command_line, argv[i]);
-        free(command_line);
-        command_line = longer;
-    }
+    char *command_line = cli_command_line(argc, argv);
     o.command_line = command_line;
     o.rounds = &tr.rounds;
 
@@ -272,13 +212,7 @@ int cmd_tune(int argc, char **argv)
     }
     if (set < 0)
         msg_error("%s", err.msg);
-    struct strv notes = {0};
-    int begun = set == 0 ? runner_begin(&o, &rn, &notes, &err) : -1;
-    for (size_t i = 0; i < notes.n; i++)
-        msg_warn("%s", notes.v[i]);
-    strv_release(&notes);
-    if (set == 0 && begun < 0) {
-        msg_error("%s", err.msg);
+    if (set == 0 && cli_run_begin(&o, &rn) < 0) {
         status = LB_EXIT_FAILURE;
     } else if (set == 0) {
         int rc = runner_run(&o, &rn, &err);

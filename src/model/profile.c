@@ -1190,7 +1190,8 @@ static int parse_profile(struct loader *ld, json_t *root, struct profile *p)
         parse_metrics(ld, root, p) < 0 || parse_rtt(ld, root, p) < 0 ||
         parse_http_metrics(ld, root, p) < 0 || parse_stop(ld, root, p) < 0 ||
         parse_defaults(ld, root, p) < 0 || check_conflicts(ld, p) < 0 ||
-        check_primary(ld, p) < 0 || parse_budgets(ld, root, p) < 0 || parse_tune(ld, root, p) < 0)
+        check_primary(ld, p) < 0 || parse_budgets(ld, root, p) < 0 ||
+        parse_tune(ld, root, p) < 0)
         return -1;
     /* Every argv placeholder must occur in the command: setter_argv checks that. */
     struct strv argv = {0};

@@ -55,6 +55,13 @@ check "report DIR states the recommendation, the frontier table and its chart" b
   [ $rc -eq 0 ] && grep -q '^\*\*Recommended: period = 2\*\*' '$TMP/t/report.md' &&
   grep -q '^| \*\*→\*\* | 2 |' '$TMP/t/report.md' && grep -q '^quadrantChart' '$TMP/t/report.md' &&
   grep -Eq '^    point 2: \[[0-9.]+, [0-9.]+\] radius: 10, color: #E53935' '$TMP/t/report.md'"
+if command -v gnuplot >/dev/null; then
+  "$LOOPBENCH" report "$TMP/t" --plots "$TMP/t/plots" -o "$TMP/t/report2.md" >/dev/null 2>&1 || true
+  check "--plots draws the frontier: the recommended point at lag +4" bash -c "
+    [ -s '$TMP/t/plots/frontier.svg' ] &&
+    awk '/^# the recommended/ { on = 1; next } on && NF { print; exit }' '$TMP/t/plots/frontier.dat' |
+      grep -Eq '^4 [0-9.]+$'"
+fi
 check "no target left" no_process_from "$TMP/knob"
 
 # --- interrupted, then --resume: the runs kept, the same answer -------------------------
