@@ -183,12 +183,12 @@ const char *campaign_idle_missing(const struct campaign *c)
         return NULL;
     if (!c->cpuidle_driver)
         return "the host has no cpuidle driver";
-    if (c->hold_idle)
+    if (c->spec.hold_idle)
         return "its CPUs were held out of idle states (--hold-idle)";
-    if (!c->cpus)
+    if (!c->spec.cpus)
         return "the targets were not pinned (--cpus, --order duet), so their CPUs' counters "
                "would count other work";
-    if (c->rotate_s > 0)
+    if (c->spec.rotate_s > 0)
         return "the duet's targets swapped CPUs inside the window, so no CPU was one target's";
     return "no run recorded them";
 }
