@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "campaign.h"
+#include "metric.h"
 #include "stats.h"
 #include "text.h"
 #include "util.h"

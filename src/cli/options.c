@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "msg.h"
-#include "platform/files.h"
+#include "platform/platform.h"
 #include "profile.h"
 #include "sequential.h"
 #include "spec.h"

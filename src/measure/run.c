@@ -22,6 +22,7 @@
 #include "lbversion.h"
 #include "platform/files.h"
 #include "progress.h"
+#include "resolve.h"
 #include "results.h"
 #include "rtt.h"
 #include "sampler.h"

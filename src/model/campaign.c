@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "commit.h"
-#include "platform/files.h"
+#include "platform/platform.h"
 
 static const char *const status_names[] = {"pending", "ok", "failed", "interrupted"};
 
@@ -42,46 +42,6 @@ char *run_dir_name(const char *variant, const char *value, long repeat)
     return dir;
 }
 
-static const char *str_or(json_t *v, const char *dflt)
-{
-    return json_is_string(v) ? json_string_value(v) : dflt;
-}
-
-int campaign_profile_from_json(json_t *section, const char *where, struct campaign_profile *p,
-                               struct lb_error *err)
-{
-    memset(p, 0, sizeof(*p));
-    if (!json_is_object(section))
-        return lb_fail(err, "%s: profile: expected an object", where);
-    p->section = json_incref(section);
-    json_t *knob = json_object_get(section, "knob");
-    p->name = str_or(json_object_get(section, "name"), "?");
-    p->path = str_or(json_object_get(section, "path"), "");
-    p->hash = str_or(json_object_get(section, "hash"), "");
-    p->knob_name = str_or(json_object_get(knob, "name"), "?");
-    p->knob_label = str_or(json_object_get(knob, "label"), p->knob_name);
-    p->marker = str_or(json_object_get(section, "marker"), "");
-    json_t *health = json_object_get(section, "health");
-    if (health && !json_is_array(health))
-        return lb_fail(err, "%s: profile.health: expected an array", where);
-    p->n_health = json_array_size(health);
-    p->health = xcalloc(p->n_health ? p->n_health : 1, sizeof(*p->health));
-    for (size_t k = 0; k < p->n_health; k++) {
-        const char *key, *label = NULL, *better = profile_direction_name(LOWER_IS_BETTER);
-        int zero = 0;
-        enum direction dir;
-        if (json_unpack(json_array_get(health, k), "{s:s, s?s, s?s, s?b}", "key", &key, "label",
-                        &label, "better", &better, "must_be_zero", &zero) < 0 ||
-            profile_direction_parse(better, &dir) < 0)
-            return lb_fail(err, "%s: profile.health[%zu]: expected a key, a label, better "
-                                "\"lower\" or \"higher\" and must_be_zero",
-                           where, k);
-        p->health[k] = (struct campaign_health){key, label ? label : key, dir, zero};
-    }
-    metric_registry_build(p);
-    return 0;
-}
-
 void campaign_profile_release(struct campaign_profile *p)
 {
     free(p->health);
@@ -104,6 +64,22 @@ const char *campaign_host(const struct campaign *c)
 const char *campaign_where(const struct campaign *c)
 {
     return c->path ? c->path : c->out_dir;
+}
+
+const char *campaign_fingerprint(const struct campaign *c)
+{
+    return c->fingerprint.id;
+}
+
+const char *campaign_fingerprint_short(const struct campaign *c)
+{
+    return c->fingerprint.short_name;
+}
+
+const char *campaign_fingerprint_differs(const struct campaign *a, const struct campaign *b)
+{
+    int f = fingerprint_first_difference(&a->host, &b->host);
+    return f < 0 ? NULL : fingerprint_fields[f];
 }
 
 size_t campaign_cells(const struct campaign *c)
@@ -170,28 +146,6 @@ static const struct scrape_agg *health_agg(const struct campaign *c, const struc
     return a && a->n > 0 ? a : NULL;
 }
 
-const struct metric *campaign_metric(const struct campaign *c, const char *key)
-{
-    return metric_find(c->profile.metrics, c->profile.n_metrics, key);
-}
-
-int campaign_check_keys(const struct campaign *c, const char *list, const char *option,
-                        struct lb_error *err)
-{
-    for (const char *p = list; p && *p;) {
-        const char *end = strchr(p, ',');
-        char *key = xstrndup(p, end ? (size_t)(end - p) : strlen(p));
-        bool known = campaign_metric(c, key) != NULL;
-        if (!known)
-            lb_fail(err, "%s '%s': not a health key of profile '%s'", option, key, c->profile.name);
-        free(key);
-        if (!known)
-            return -1;
-        p = end ? end + 1 : NULL;
-    }
-    return 0;
-}
-
 double run_health_mean(const struct campaign *c, const struct run_record *r, size_t k)
 {
     const struct scrape_agg *a = health_agg(c, r, k);
@@ -208,77 +162,6 @@ double run_health_total(const struct campaign *c, const struct run_record *r, si
 {
     const struct scrape_agg *a = health_agg(c, r, k);
     return a && a->type == SCRAPE_RATIO ? a->total_sum / (double)a->n : NAN;
-}
-
-size_t campaign_cell_values(const struct campaign *c, struct cell x, const struct metric *m,
-                            double *out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < c->n_runs; i++)
-        if (run_in_cell(&c->runs[i], x) && c->runs[i].status == RUN_OK)
-            out[n++] = metric_read(c, &c->runs[i], m);
-    return n;
-}
-
-size_t campaign_values(const struct campaign *c, size_t si, const struct metric *m, double *out)
-{
-    return campaign_cell_values(c, (struct cell){si, 0}, m, out);
-}
-
-/* campaign_cell_pairs, with the CPUs each run of a pair was pinned to into cpus_a[] and
- * cpus_b[] when they are not NULL. */
-/* The CPUs a run's figure belongs to, for the gate's CPU-set factor: a run that rotated
- * spent its window on every set of the rotation in equal shares, so the set it started on
- * says nothing and all rotated runs are alike. */
-static const char *run_cpu_assignment(const struct run_record *x)
-{
-    return x->rotation.swaps > 0 ? "rotated" : x->cpus;
-}
-
-static size_t cell_pairs(const struct campaign *c, struct cell xa, struct cell xb,
-                         const struct metric *m, double *a, double *b, const char **cpus_a,
-                         const char **cpus_b)
-{
-    size_t n = 0;
-    if (c->spec.order == ORDER_GROUPED)
-        return 0;
-    for (size_t i = 0; i < c->n_runs; i++) {
-        const struct run_record *x = &c->runs[i];
-        if (!run_in_cell(x, xa) || x->status != RUN_OK)
-            continue;
-        for (size_t j = 0; j < c->n_runs; j++) {
-            const struct run_record *y = &c->runs[j];
-            if (run_in_cell(y, xb) && y->status == RUN_OK && y->repeat == x->repeat) {
-                if (cpus_a && cpus_b) {
-                    cpus_a[n] = run_cpu_assignment(x);
-                    cpus_b[n] = run_cpu_assignment(y);
-                }
-                a[n] = metric_read(c, x, m);
-                b[n++] = metric_read(c, y, m);
-                break;
-            }
-        }
-    }
-    return n;
-}
-
-size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell xb,
-                           const struct metric *m, double *a, double *b)
-{
-    return cell_pairs(c, xa, xb, m, a, b, NULL, NULL);
-}
-
-size_t campaign_cell_pairs_cpus(const struct campaign *c, struct cell xa, struct cell xb,
-                                const struct metric *m, double *a, double *b,
-                                const char **cpus_a, const char **cpus_b)
-{
-    return cell_pairs(c, xa, xb, m, a, b, cpus_a, cpus_b);
-}
-
-size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, const struct metric *m,
-                      double *a, double *b)
-{
-    return campaign_cell_pairs(c, (struct cell){sa, 0}, (struct cell){sb, 0}, m, a, b);
 }
 
 const char *campaign_health_type(const struct campaign *c, size_t k)

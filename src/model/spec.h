@@ -1,13 +1,14 @@
 /* What a campaign was asked: the spec. The command line fills it (src/cli/options.c binds
- * an option straight to its field), campaign_spec_resolve takes the profile's defaults
- * for what was not asked and checks the whole against the profile, the host and itself,
+ * an option straight to its field), campaign_spec_resolve (resolve.h) takes the
+ * profile's defaults for what was not asked and checks the whole against the profile, the
+ * host and itself,
  * results.c writes it into results.json's campaign object and reads it back, and
  * `run --resume` resolves the spec it read again. What a campaign found or did (the
  * commit of what ran, its CPUs' facts, the looks, the runs) is the campaign's, not here.
  *
  * A field is one row of CAMPAIGN_SPEC below: the struct, its first value, its release and
  * its JSON are made from the rows, so a new field is a row (and its check, if any, in
- * campaign_spec_resolve). */
+ * resolve.c). */
 #ifndef LOOPBENCH_SPEC_H
 #define LOOPBENCH_SPEC_H
 
@@ -16,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "commit.h"
 #include "msg.h"
 #include "platform/platform.h"
 #include "util.h"
@@ -27,15 +29,6 @@
 enum run_order { ORDER_UNSET = -1, ORDER_INTERLEAVE = 0, ORDER_RANDOM, ORDER_GROUPED, ORDER_DUET };
 const char *run_order_name(enum run_order o);
 int run_order_parse(const char *s, enum run_order *out);
-
-/* The commit of a build the campaign ran (commit.h): sha NULL when not known. source
- * is static: "git" (its directory's work tree), "option" (run --commit) or "env"
- * ($LOOPBENCH_COMMIT, else $GITHUB_SHA). */
-struct campaign_commit {
-    char *sha;  /* 40 lowercase hex digits */
-    bool dirty; /* its tracked files differed from the commit */
-    const char *source;
-};
 
 /* A build of the target compared with the others in one campaign: its runs take the
  * command, cwd and config files from its directory (docs/cli.md). */
@@ -150,17 +143,8 @@ void campaign_spec_to_json(const struct campaign_spec *s, json_t *o);
 int campaign_spec_from_json(json_t *camp, json_t *knob, const char *where, struct campaign_spec *s,
                             struct lb_error *err);
 
-struct campaign;
-struct profile;
-/* Resolve c->spec as asked against the profile it names (spec.profile_path): load it, once
- * per variant from the variant's directory, into *profiles (*n_profiles of them, the
- * caller's to release and free, also on failure); take its defaults for what was not
- * asked; check what was asked against it, the host and itself; describe the profile in c
- * (its section, endpoint and probe) and find the commit of what runs. Resolving a spec
- * resolved before (read back by --resume) gives it again. -1 with err, the option at
- * fault named, when the campaign cannot run as asked. */
-int campaign_spec_resolve(struct campaign *c, struct profile **profiles, size_t *n_profiles,
-                          struct lb_error *err);
+/* The index of setting value in s's settings, -1 when it is not one. */
+long campaign_spec_setting(const struct campaign_spec *s, const char *value);
 /* How many targets a duet runs at once: the variants of a setting (each setting in turn),
  * or without variants every setting of the round. */
 size_t campaign_spec_duet_width(const struct campaign_spec *s);
