@@ -119,7 +119,8 @@ static int resolve_commit(struct campaign *c, const struct profile *prof, struct
 static int resolve_settings(struct campaign_spec *s, const struct profile *prof,
                             struct lb_error *err)
 {
-    for (size_t i = 0; !s->values.n && i < prof->knob.values.n; i++)
+    bool asked = s->values.n > 0;
+    for (size_t i = 0; !asked && i < prof->knob.values.n; i++)
         strv_push(&s->values, prof->knob.values.v[i]);
     for (size_t i = 0; i < s->values.n; i++)
         for (size_t j = 0; j < i; j++)
