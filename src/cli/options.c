@@ -395,6 +395,12 @@ static const struct spec_option spec_options[] = {
      .field = FIELD(cpu_source),
      .set = set_cpu_source,
      .expected = "auto, perf or tree"},
+    {.o = {"note", required_argument, NULL, 0},
+     .arg = "TEXT",
+     .help = "what the campaign is for, one line: recorded and shown\n"
+             "at the top of its report",
+     .field = FIELD(note),
+     .set = set_text},
 };
 
 /* The getopt value of spec option i. */

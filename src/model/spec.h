@@ -103,7 +103,9 @@ struct campaign_variant {
     /* --log-limit: bytes of each stream's log kept per run (0: the profile's) */          \
     X(BYTES,      log_limit,      "log_limit",            0)                               \
     /* --repeat auto=MAX: rounds until decided, at most MAX (0: a fixed count) */          \
-    X(CAP,        sequential_max, "sequential.max",       0)
+    X(CAP,        sequential_max, "sequential.max",       0)                               \
+    /* --note TEXT: what the campaign is for, in the report's header */                    \
+    X(TEXT,       note,           "note",                 NULL)
 /* clang-format on */
 
 #define SPEC_DECL_STR(name) char *name;

@@ -775,6 +775,25 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
             g.alpha, fmt_change(g.threshold, th, sizeof(th)) + 1, g.level * 100);
 }
 
+/* What each campaign is for (run --note), as its runner said it: Markdown of its own
+ * (results.json may be a stranger's) reads as the characters themselves. */
+static void notes(const struct campaign *c, size_t n, FILE *out)
+{
+    char host[256];
+    for (size_t i = 0; i < n; i++) {
+        if (!c[i].spec.note)
+            continue;
+        host_name(c, n, i, host, sizeof(host));
+        fputs(n > 1 ? "Note, " : "Note: ", out);
+        if (n > 1) {
+            text_put_markdown(out, host);
+            fputs(": ", out);
+        }
+        text_put_markdown(out, c[i].spec.note);
+        fputs("\n\n", out);
+    }
+}
+
 int report_markdown(const struct campaign *c, size_t n, const struct report_opts *o, FILE *out,
                     struct lb_error *err)
 {
@@ -786,6 +805,7 @@ int report_markdown(const struct campaign *c, size_t n, const struct report_opts
         text_put_markdown(out, c[0].profile.knob_label);
     }
     fputs("\n\n", out);
+    notes(c, n, out);
     headlines(c, n, v, true, out);
     fputc('\n', out);
     settings_table(c, n, v, true, out);
