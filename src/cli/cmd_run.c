@@ -19,21 +19,21 @@ const char cmd_run_usage[] =
     "summary table. The target's config files are restored afterwards.\n"
     "\n";
 
-/* After the spec's options (cli_spec_usage). */
-const char cmd_run_usage_tail[] =
+/* Between the spec's options and after them (cli_spec_usage). */
+const char *const cmd_run_usage_tail[2] = {
     "  -o, --output DIR           results directory, new or empty, in a directory that\n"
     "                             exists (default results/<profile>-<UTC time>)\n"
     "      --resume DIR           continue the interrupted campaign of DIR: the runs that\n"
     "                             completed are kept, the others run, with the same\n"
     "                             profile (refused if it changed), settings and order\n"
-    "      --keep-going           go on after a failed run\n"
+    "      --keep-going           go on after a failed run\n",
     "  -f, --format text|json     the summary as a table (default) or as JSON\n"
     "      --json                 the same as --format json\n"
     "  -q, --quiet                print nothing but errors and the summary\n"
     "  -h, --help                 show this help\n"
     "\n"
     "exit status: 0 all runs completed, 1 a run or the campaign failed, 2 bad usage or\n"
-    "profile, 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (files restored).\n";
+    "profile, 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (files restored).\n"};
 
 /* The command line as typed, for results.json. */
 static char *join_argv(int argc, char **argv)

@@ -42,8 +42,10 @@ static void print_usage(const struct command *c)
 {
     fputs(c->usage, stdout);
     if (c->usage_tail) {
-        cli_spec_usage(stdout);
-        fputs(c->usage_tail, stdout);
+        cli_spec_usage(stdout, false);
+        fputs(c->usage_tail[0], stdout);
+        cli_spec_usage(stdout, true);
+        fputs(c->usage_tail[1], stdout);
     }
 }
 

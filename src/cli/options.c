@@ -65,6 +65,7 @@ struct spec_option {
                struct campaign_spec *s);
     double lo, hi;        /* the range a number takes */
     const char *expected; /* what a value out of it should have been */
+    bool late;            /* listed after the command's own options */
 };
 
 #define OPT_SPEC_OWN 0x1000
@@ -394,13 +395,15 @@ static const struct spec_option spec_options[] = {
      .help = "auto (default), perf or tree",
      .field = FIELD(cpu_source),
      .set = set_cpu_source,
-     .expected = "auto, perf or tree"},
+     .expected = "auto, perf or tree",
+     .late = true},
     {.o = {"note", required_argument, NULL, 0},
      .arg = "TEXT",
      .help = "what the campaign is for, one line: recorded and shown\n"
              "at the top of its report",
      .field = FIELD(note),
-     .set = set_text},
+     .set = set_text,
+     .late = true},
 };
 
 /* The getopt value of spec option i. */
@@ -506,12 +509,12 @@ int cli_getopt_spec(int argc, char **argv, const enum cli_option *accepts, const
     }
 }
 
-void cli_spec_usage(FILE *out)
+void cli_spec_usage(FILE *out, bool late)
 {
     for (size_t i = 0; i < ARRAY_SIZE(spec_options); i++) {
         const struct spec_option *e = &spec_options[i];
         int letter = e->o.val > 0 && e->o.val < 256 ? e->o.val : 0;
-        if (!e->help)
+        if (!e->help || e->late != late)
             continue;
         char left[64];
         int len = snprintf(left, sizeof(left), "  %c%c%s--%s%s%s", letter ? '-' : ' ',

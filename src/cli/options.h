@@ -68,8 +68,9 @@ struct campaign_spec;
  * of the spec's options given ("--settings"). */
 int cli_getopt_spec(int argc, char **argv, const enum cli_option *accepts, const char *cmd,
                     struct campaign_spec *spec, const char **first);
-/* The spec's options as a command's help lists them, each with its text. */
-void cli_spec_usage(FILE *out);
+/* The spec's options as a command's help lists them, each with its text: the first ones,
+ * or with late those listed after the command's own. */
+void cli_spec_usage(FILE *out, bool late);
 /* "--NAME" of opt, NULL for none: a static buffer the next call overwrites. */
 const char *cli_option_name(int opt);
 
