@@ -447,7 +447,8 @@ int compare_results(const struct campaign *const *base, size_t n_base,
             if (new_->spec.n_variants && x.variant == 0 && !o->variant)
                 row->gated = false;
             what[out->n_rows] = (struct gate_comparison){
-                row->setting, key, row->lower_is_better, m->must_be_zero, guardrail_hit(new_, x, m)};
+                row->setting, key, row->lower_is_better, m->must_be_zero,
+                guardrail_hit(new_, x, m)};
             summarize_row(rv, row);
             row->saturated = saturation(base, n_base, new_, row->setting);
             out->n_rows++;

@@ -180,9 +180,10 @@ int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FIL
     fprintf(out, ". In each, every variant against %s, paired round by round (compare DIR); "
                  "their changes pooled by a random-effects model (the hosts' variances "
                  "moderated, between-host variance by Paule-Mandel, interval by "
-                 "Hartung-Knapp-Sidik-Jonkman, t with hosts - 1 df). A regression is worse than %s and significant after Holm's correction "
-                 "over the %zu gated comparisons: pooling a build with itself fails with a "
-                 "chance of at most %g.\n\n",
+                 "Hartung-Knapp-Sidik-Jonkman, t with hosts - 1 df). A regression is worse "
+                 "than %s and significant after Holm's correction over the %zu gated "
+                 "comparisons: pooling a build with itself fails with a chance of at most "
+                 "%g.\n\n",
             base, fmt_change(o->gate.threshold, th, sizeof(th)), tested, o->gate.alpha);
     free(base);
     char *knob = text_markdown(first->profile.knob_label);
@@ -209,8 +210,9 @@ int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FIL
     fputs("\nEach campaign's change is its paired mean of log ratios (or difference relative "
           "to base for keys that can be 0) with its standard error, as compare DIR gives them; "
           "the hosts' variances are moderated toward each other (by how far they differ "
-          "beyond what their rounds allow) before they weigh the hosts. tau is the spread of the true change between hosts; "
-          "the prediction interval is where the change on a new host of the same kind falls "
+          "beyond what their rounds allow) before they weigh the hosts. tau is the spread of "
+          "the true change between hosts; the prediction interval is where the change on a "
+          "new host of the same kind falls "
           "(t with hosts - 2 df, so it needs 3 hosts). Verdicts as compare DIR's: "
           "*regressed* significant toward harm after the correction and worse than the "
           "threshold, *improved* the same toward benefit, *no change* the 90% interval within "
