@@ -15,16 +15,13 @@
 #include "confedit.h"
 #include "default_profile.h"
 #include "document.h"
-#include "endpoint.h"
-#include "energy.h"
-#include "hostcpus.h"
 #include "http.h"
+#include "instrument.h"
 #include "lbversion.h"
 #include "platform/files.h"
 #include "progress.h"
 #include "resolve.h"
 #include "results.h"
-#include "rtt.h"
 #include "sampler.h"
 #include "scrape.h"
 #include "sequential.h"
@@ -412,42 +409,6 @@ static void run_paths_release(struct run_paths *rp)
     free(rp->series);
 }
 
-/* The probe's figures as health values of the run (RTT_KEY_*), so that they are
- * summarised, tabled, tested and gated like the ones scraped from the log. */
-static void record_rtt(struct run_record *r)
-{
-    const struct rtt_result *q = &r->rtt;
-    struct scrape_value v = {.type = SCRAPE_DURATION_MS};
-    if (histogram_count(&q->rtt) > 0) {
-        snprintf(v.key, sizeof(v.key), "%s", RTT_KEY_P50);
-        v.value = (double)histogram_percentile(&q->rtt, 50) / 1e6;
-        scrape_run_add(&r->scrape, &v);
-        snprintf(v.key, sizeof(v.key), "%s", RTT_KEY_P99);
-        v.value = (double)histogram_percentile(&q->rtt, 99) / 1e6;
-        scrape_run_add(&r->scrape, &v);
-    }
-    v.type = SCRAPE_NUMBER;
-    snprintf(v.key, sizeof(v.key), "%s", RTT_KEY_FAILED);
-    v.value = (double)(q->requests.errors + q->requests.timeouts);
-    scrape_run_add(&r->scrape, &v);
-}
-
-/* Each endpoint value as a health value of the run: a counter's rate per second over
- * the window, a gauge's mean. */
-static void record_endpoint(struct run_record *r, const struct metrics_endpoint *ep)
-{
-    const struct endpoint_result *e = &r->endpoint;
-    for (size_t i = 0; i < e->n; i++) {
-        const struct metrics_window_value *w = &e->values[i];
-        double v = w->kind == METRICS_COUNTER ? w->rate_per_s : w->mean;
-        if (!w->found || !isfinite(v))
-            continue;
-        struct scrape_value sv = {.type = SCRAPE_NUMBER, .value = v};
-        snprintf(sv.key, sizeof(sv.key), "%s", ep->select[i].key);
-        scrape_run_add(&r->scrape, &sv);
-    }
-}
-
 /* Whether runs i and j of the plan run at once: in a duet, of one round and (with
  * variants) of one setting. */
 static bool run_together(const struct campaign *c, size_t i, size_t j)
@@ -518,44 +479,31 @@ static bool window_changed(void *ctx, const struct sample_result *so_far, size_t
     return false;
 }
 
-/* --rotate: the swaps of the run's window and its time on each CPU set. */
-static void record_rotation(struct run_record *r, const struct sampler_opts *so)
+/* The instruments opened for target j of w (state[i] each, NULL: nothing to read)
+ * closed, their figures kept or not. */
+static void instruments_close(struct window *w, size_t j, void **state, bool keep)
 {
-    char list[256];
-    strv_release(&r->rotation.cpus);
-    free(r->rotation.seconds);
-    r->rotation.swaps = (long)r->sample.rotations;
-    r->rotation.seconds = xcalloc(so->n_slices, sizeof(double));
-    for (size_t k = 0; k < so->n_slices; k++) {
-        cpuset_format(&so->slices[k], list, sizeof(list));
-        strv_push(&r->rotation.cpus, list);
-        r->rotation.seconds[k] = (double)r->sample.slice_ns[k] / 1e9;
+    for (size_t i = 0; i < n_window_instruments; i++)
+        if (state[i])
+            window_instruments[i]->close(w, j, state[i], keep);
+}
+
+/* Every instrument's reading at the window's start (end false: in the table's order) or
+ * end (in reverse, so the one read nearest the sampler before it is read first after). */
+static void instruments_edge(struct window *w, void *(*state)[WINDOW_INSTRUMENTS_MAX], bool end)
+{
+    for (size_t n = 0; n < n_window_instruments; n++) {
+        size_t i = end ? n_window_instruments - 1 - n : n;
+        for (size_t j = 0; window_instruments[i]->edge && j < w->k; j++)
+            if (state[j][i])
+                window_instruments[i]->edge(w, j, state[j][i], end);
     }
 }
 
-/* What the CPUs of in[j]'s target did over the window: those it ran on (rotating: all
- * the duet's; unpinned: all watched), less what the targets on them and loopbench, when
- * it shared them, used. */
-static void record_host_cpus(const struct runner *rn, struct slot *const *in,
-                             const struct sample_result *res, size_t k, size_t j,
-                             const struct hostcpus *before, const struct hostcpus *after)
-{
-    const struct cpuset *on =
-        in[j]->cpus && !(rn->c.spec.rotate_s > 0 && rn->c.spec.order == ORDER_DUET)
-            ? in[j]->cpus
-            : &rn->watch_cpus;
-    uint64_t ours = rn->pin_self ? 0 : res[j].self_cpu_ns;
-    for (size_t m = 0; m < k; m++)
-        if (!in[m]->cpus || cpuset_within(in[m]->cpus, on))
-            ours += res[m].cpu_ns;
-    run_host_cpus_release(&in[j]->r->host_cpus);
-    hostcpus_record(before, after, on, ours, res[j].wall_ns, &in[j]->r->host_cpus);
-}
-
-/* One window over the targets still going, together; each target's round-trip probe
- * and metrics endpoint run through it. STEP_ERROR (err set) when the CPU source cannot
- * be read; how each run's window ended is in its slot. Before abandon_until (monotonic),
- * a window that shows a change is given up (*abandoned): nothing of it is kept. */
+/* One window over the targets still going, together, with every window instrument
+ * (instrument.h) opened for each. STEP_ERROR (err set) when the CPU source cannot be
+ * read; how each run's window ended is in its slot. Before abandon_until (monotonic), a
+ * window that shows a change is given up (*abandoned): nothing of it is kept. */
 static enum step sample_window(struct runner *rn, struct slot *s, size_t n, struct progress *p,
                                uint64_t abandon_until, bool *abandoned, struct lb_error *err)
 {
@@ -564,14 +512,14 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
     struct plat_target *t[SAMPLER_MAX_TARGETS];
     struct sampler_opts so[SAMPLER_MAX_TARGETS];
     struct sample_result res[SAMPLER_MAX_TARGETS];
-    struct rtt_probe *probe[SAMPLER_MAX_TARGETS] = {0};
-    struct endpoint_window *endpoint[SAMPLER_MAX_TARGETS] = {0};
+    void *state[SAMPLER_MAX_TARGETS][WINDOW_INSTRUMENTS_MAX] = {{0}};
+    struct window w = {.c = c, .watch = rn->watch ? &rn->watch_cpus : NULL,
+                       .pin_self = rn->pin_self, .slices = rn->slices};
     struct window_watch watch = {in, 0, abandon_until};
     size_t k = 0;
     *abandoned = false;
     for (size_t i = 0; i < n; i++) {
         struct slot *x = &s[i];
-        const struct profile *prof = x->prof;
         if (x->step != STEP_OK)
             continue;
         so[k] = (struct sampler_opts){
@@ -582,54 +530,36 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
             .abandon = abandon_until > mono_ns() ? window_changed : NULL,
             .abandon_ctx = &watch,
         };
-        if (c->spec.rotate_s > 0 && x->cpus) {
-            /* the interval rounded so that each CPU set gets an equal share of the window */
-            double turns =
-                fmax(1, round(c->spec.sample_s /
-                              ((double)campaign_spec_duet_width(&c->spec) * c->spec.rotate_s)));
-            so[k].rotate_ns = (uint64_t)(c->spec.sample_s * 1e9 /
-                                         ((double)campaign_spec_duet_width(&c->spec) * turns));
-            so[k].slices = rn->slices;
-            so[k].n_slices = campaign_spec_duet_width(&c->spec);
-            so[k].slice = (size_t)(x->cpus - rn->slices);
+        w.t[k] = (struct window_target){x->r, x->prof, x->cpus, &so[k], &res[k]};
+        struct lb_error open_err;
+        size_t opened = 0;
+        while (opened < n_window_instruments &&
+               window_instruments[opened]->open(&w, k, &state[k][opened], &open_err) == 0)
+            opened++;
+        if (opened < n_window_instruments) {
+            instruments_close(&w, k, state[k], false);
+            memset(state[k], 0, sizeof(state[k]));
+            x->r->failure = xstrdup(open_err.msg);
+            x->step = STEP_FAILED;
+            continue;
         }
         so[k].points_cap = sampler_points_needed(so[k].window_ns, so[k].interval_ns);
         free(x->points);
         x->points = xcalloc(so[k].points_cap, sizeof(*x->points));
         so[k].points = x->points;
-        /* The round-trip probe runs through the window, in its own thread. */
-        struct lb_error probe_err;
-        if (prof->has_rtt && rtt_start(&prof->rtt, &probe[k], &probe_err) < 0) {
-            x->r->failure = xasprintf("the round-trip probe could not start: %s", probe_err.msg);
-            x->step = STEP_FAILED;
-            continue;
-        }
-        /* So is the metrics endpoint, scraped at the edges and every interval between. */
-        if (prof->endpoint.n_select) {
-            double every = prof->endpoint_interval_s >= 0 ? prof->endpoint_interval_s
-                                                          : c->spec.interval_ms / 1000.0;
-            endpoint[k] = endpoint_window_open(&prof->endpoint, (uint64_t)(every * 1e9));
-        }
         t[k] = x->t;
         in[k++] = x;
     }
     if (k == 0)
         return STEP_OK;
-    watch.n = k;
+    w.k = watch.n = k;
     progress_phase(p, in[0]->index, in[0]->label, "sample", c->spec.sample_s);
     for (size_t j = 0; j < k; j++)
         capture_window_open(in[j]->cap);
-    struct hostcpus before = {0}, after = {0};
-    struct lb_error watch_err;
-    bool watched = rn->watch && hostcpus_take(&rn->watch_cpus, &before, &watch_err) == 0;
-    /* the packages' energy of a run in turn (a duet's is unavailable): one target */
-    struct energy_reading energy_from;
-    struct run_energy energy = {0};
-    struct lb_error energy_err;
-    bool metered = !c->energy_unavailable && energy_take(&energy_from, &energy_err) == 0;
+    instruments_edge(&w, state, false);
     int sampled = sampler_run_many(t, k, so, res, err);
-    metered = metered && sampled == 0 && energy_since(&energy_from, &energy, &energy_err) == 0;
-    watched = watched && sampled == 0 && hostcpus_take(&rn->watch_cpus, &after, &watch_err) == 0;
+    if (sampled == 0)
+        instruments_edge(&w, state, true);
     for (size_t j = 0; j < k; j++)
         *abandoned |= sampled == 0 && res[j].end == SAMPLE_ABANDONED;
     /* in a duet the other targets are not "other processes" of the host */
@@ -640,40 +570,13 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
     for (size_t j = 0; j < k; j++) {
         struct slot *x = in[j];
         struct run_record *r = x->r;
-        if (sampled == 0 && res[j].end == SAMPLE_ABANDONED) { /* the probes' figures too */
-            struct rtt_result gone_rtt;
-            struct endpoint_result gone_endpoint;
-            if (probe[j]) {
-                rtt_stop(probe[j], &gone_rtt);
-                rtt_result_release(&gone_rtt);
-            }
-            if (endpoint[j]) {
-                endpoint_window_close(endpoint[j], &gone_endpoint);
-                endpoint_result_release(&gone_endpoint);
-            }
+        if (sampled == 0 && res[j].end == SAMPLE_ABANDONED) { /* the instruments' figures too */
+            instruments_close(&w, j, state[j], false);
             continue;
         }
         r->sample = res[j];
         capture_window_close(x->cap, r->sample.start_wall_ns, r->sample.end_wall_ns);
-        if (so[j].rotate_ns)
-            record_rotation(r, &so[j]);
-        if (watched)
-            record_host_cpus(rn, in, res, k, j, &before, &after);
-        if (metered && k == 1) {
-            run_energy_release(&r->energy);
-            r->energy = energy;
-            energy = (struct run_energy){0};
-        }
-        if (probe[j]) {
-            rtt_stop(probe[j], &r->rtt);
-            r->has_rtt = true;
-            record_rtt(r);
-        }
-        if (endpoint[j]) {
-            endpoint_window_close(endpoint[j], &r->endpoint);
-            r->has_endpoint = true;
-            record_endpoint(r, &x->prof->endpoint);
-        }
+        instruments_close(&w, j, state[j], true);
         if (sampled < 0) {
             x->step = STEP_ERROR;
             continue;
@@ -689,9 +592,6 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
             x->step = STEP_INTERRUPTED;
         }
     }
-    hostcpus_release(&before);
-    hostcpus_release(&after);
-    run_energy_release(&energy);
     return sampled < 0 ? STEP_ERROR : STEP_OK;
 }
 
@@ -1057,8 +957,9 @@ int runner_begin(const struct run_opts *o, struct runner *rn, struct strv *notes
         return -1;
     }
     rn->dir_lock = lock;
-    if (energy_campaign_begin(c, err) < 0)
-        return -1;
+    for (size_t i = 0; i < n_window_instruments; i++)
+        if (window_instruments[i]->begin && window_instruments[i]->begin(c, err) < 0)
+            return -1;
     /* The plan is on disk before the first run, so even a campaign that dies in its
      * first run can be resumed; and an unwritable directory is found now. */
     return write_results(rn, err);
