@@ -513,8 +513,10 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
     struct sampler_opts so[SAMPLER_MAX_TARGETS];
     struct sample_result res[SAMPLER_MAX_TARGETS];
     void *state[SAMPLER_MAX_TARGETS][WINDOW_INSTRUMENTS_MAX] = {{0}};
-    struct window w = {.c = c, .watch = rn->watch ? &rn->watch_cpus : NULL,
-                       .pin_self = rn->pin_self, .slices = rn->slices};
+    struct window w = {.c = c,
+                       .watch = rn->watch ? &rn->watch_cpus : NULL,
+                       .pin_self = rn->pin_self,
+                       .slices = rn->slices};
     struct window_watch watch = {in, 0, abandon_until};
     size_t k = 0;
     *abandoned = false;
