@@ -21,8 +21,6 @@ const char cmd_run_usage[] =
 
 /* Between the spec's options and after them (cli_spec_usage). */
 const char *const cmd_run_usage_tail[2] = {
-    "  -o, --output DIR           results directory, new or empty, in a directory that\n"
-    "                             exists (default results/<profile>-<UTC time>)\n"
     "      --resume DIR           continue the interrupted campaign of DIR: the runs that\n"
     "                             completed are kept, the others run, with the same\n"
     "                             profile (refused if it changed), settings and order\n"
@@ -58,8 +56,8 @@ static void print_tail(const char *tail)
 
 int cmd_run(int argc, char **argv)
 {
-    static const enum cli_option accepts[] = {OPT_OUTPUT, OPT_RESUME, OPT_KEEP_GOING, OPT_FORMAT,
-                                              OPT_JSON,   OPT_QUIET,  OPT_END};
+    static const enum cli_option accepts[] = {OPT_RESUME, OPT_KEEP_GOING, OPT_FORMAT,
+                                              OPT_JSON,   OPT_QUIET,      OPT_END};
     struct run_opts o = {0};
     struct campaign_spec spec;
     campaign_spec_init(&spec);
@@ -70,12 +68,6 @@ int cmd_run(int argc, char **argv)
     int c;
     while ((c = cli_getopt_spec(argc, argv, accepts, "run", &spec, &shaping)) != -1) {
         switch (c) {
-        case OPT_OUTPUT:
-            if (cli_output_parent("run", c, optarg, false) != LB_EXIT_OK)
-                goto out;
-            shaping = shaping ? shaping : "--output";
-            o.out_dir = optarg;
-            break;
         case OPT_RESUME:
             o.resume_dir = optarg;
             break;

@@ -104,6 +104,14 @@ static int set_text(const struct spec_option *e, const char *cmd, int opt, const
     return set_string(e, cmd, opt, arg, s);
 }
 
+/* A directory to write in: its parent exists (cli_output_parent). */
+static int set_output(const struct spec_option *e, const char *cmd, int opt, const char *arg,
+                      struct campaign_spec *s)
+{
+    int rc = cli_output_parent(cmd, opt, arg, false);
+    return rc == LB_EXIT_OK ? set_string(e, cmd, opt, arg, s) : rc;
+}
+
 static int set_flag(const struct spec_option *e, const char *cmd, int opt, const char *arg,
                     struct campaign_spec *s)
 {
@@ -390,6 +398,12 @@ static const struct spec_option spec_options[] = {
      .field = FIELD(log_limit),
      .set = set_bytes,
      .expected = "bytes from 4k, a whole number with an optional k, M or G suffix"},
+    {.o = {"output", required_argument, NULL, OPT_OUTPUT},
+     .arg = "DIR",
+     .help = "results directory, new or empty, in a directory that\n"
+             "exists (default results/<profile>-<UTC time>)",
+     .field = FIELD(out_dir),
+     .set = set_output},
     {.o = {"cpu-source", required_argument, NULL, 0},
      .arg = "SOURCE",
      .help = "auto (default), perf or tree",

@@ -121,8 +121,8 @@ static int prepare_out_dir(struct campaign *c, const struct run_opts *o, struct 
         c->out_dir = xstrdup(o->resume_dir);
         return 0;
     }
-    if (o->out_dir) {
-        c->out_dir = xstrdup(o->out_dir);
+    if (c->spec.out_dir) {
+        c->out_dir = xstrdup(c->spec.out_dir);
     } else {
         char stamp[32];
         format_utc(c->started_wall_ns, true, stamp, sizeof(stamp));

@@ -20,12 +20,12 @@
 #define RUN_SETTLE_EVERY_NS (100ULL * 1000 * 1000)
 #define RUN_SETTLE_SPAN_NS (2000ULL * 1000 * 1000)
 
-/* What `run` is told that is not the campaign's (the spec holds that: spec.h). */
+/* What `run` is told that is not the campaign's (the spec holds that: spec.h): how this
+ * loopbench goes about it, which a resumed campaign is told afresh. */
 struct run_opts {
-    const char *out_dir;       /* NULL: results/<profile>-<UTC time>/ */
-    const char *resume_dir;    /* --resume: continue the campaign of this directory */
-    bool keep_going;
-    const char *command_line; /* recorded in results */
+    const char *resume_dir;   /* --resume: continue the campaign of this directory */
+    bool keep_going;          /* --keep-going: on after a failed run */
+    const char *command_line; /* as typed, recorded in results.json */
 };
 
 /* A campaign being run: its model, and what only the runner holds. */

@@ -104,6 +104,9 @@ struct campaign_variant {
     X(BYTES,      log_limit,      "log_limit",            0)                               \
     /* --repeat auto=MAX: rounds until decided, at most MAX (0: a fixed count) */          \
     X(CAP,        sequential_max, "sequential.max",       0)                               \
+    /* -o DIR: the campaign's directory as asked (NULL: results/<profile>-<time>); the   \
+     * campaign's out_dir is where it is */                                                \
+    X(STR,        out_dir,        NULL,                   NULL)                            \
     /* --note TEXT: what the campaign is for, in the report's header */                    \
     X(TEXT,       note,           "note",                 NULL)
 /* clang-format on */
