@@ -190,7 +190,7 @@ int tune_ask_from_campaign(struct tune_ask *a, const struct campaign *c, struct 
         a->lo = v[0];
         a->hi = v[1];
         a->step = v[2];
-    } else if (ok && tune_ask_list(a, &c->values, &e) < 0) {
+    } else if (ok && tune_ask_list(a, &c->spec.values, &e) < 0) {
         return lb_fail(err, "%s: campaign.tune: %s", where, e.msg);
     }
     if (!ok)
@@ -200,9 +200,9 @@ int tune_ask_from_campaign(struct tune_ask *a, const struct campaign *c, struct 
                        where);
     struct strv values = {0};
     tune_ask_values(a, &values);
-    bool same = values.n == c->values.n;
+    bool same = values.n == c->spec.values.n;
     for (size_t i = 0; same && i < values.n; i++)
-        same = strcmp(values.v[i], c->values.v[i]) == 0;
+        same = strcmp(values.v[i], c->spec.values.v[i]) == 0;
     strv_release(&values);
     if (!same)
         return lb_fail(err,
@@ -343,7 +343,7 @@ json_t *tune_ask_answer(const struct tune_ask *a, const struct campaign *c,
         json_array_append_new(
             frontier,
             json_pack("{s:s, s:b, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "setting",
-                      c->values.v[s], "reference", s == a->ref, "rounds", (json_int_t)st->rounds,
+                      c->spec.values.v[s], "reference", s == a->ref, "rounds", (json_int_t)st->rounds,
                       "verdict", tune_verdict_name(st->verdict), a->minimize,
                       json_num_or_null(st->objective), "change", json_num_or_null(st->change),
                       "change_lo", json_num_or_null(st->change_lo), "change_hi",
@@ -353,7 +353,7 @@ json_t *tune_ask_answer(const struct tune_ask *a, const struct campaign *c,
     }
     json_t *rec = json_null();
     if (r->recommended >= 0)
-        rec = json_pack("{s:s, s:o, s:o, s:o}", "setting", c->values.v[r->recommended], "saving",
+        rec = json_pack("{s:s, s:o, s:o, s:o}", "setting", c->spec.values.v[r->recommended], "saving",
                         json_num_or_null(r->saving), "saving_lo", json_num_or_null(r->saving_lo),
                         "saving_hi", json_num_or_null(r->saving_hi));
     return json_pack("{s:o, s:b, s:I, s:I, s:o}", "recommended", rec, "monotonic", r->monotonic,

@@ -8,7 +8,6 @@
 #include "emit.h"
 #include "options.h"
 #include "run.h"
-#include "run_options.h"
 #include "text.h"
 #include "tune_run.h"
 #include "tune_view.h"
@@ -24,32 +23,36 @@ const char cmd_tune_usage[] =
     "the recommendation and a frontier table; DIR/results.json keeps it for report.\n"
     "\n"
     "      --range LO:HI[:STEP]   the knob's values LO to HI by STEP (the resolution,\n"
-    "                             default 1), at least 2 and at most 10000\n"
-    "  -s, --settings A,B,...     or an ordered list of values (a categorical knob)\n"
+    "                             default 1), at least 2 and at most 10000; or an\n"
+    "                             ordered list with --settings (a categorical knob)\n"
     "      --guard 'KEY<=LIMIT'   a bound on KEY (cpu, a health key, voluntary_per_s):\n"
     "                             LIMIT in the key's unit, +DELTA or +PCT% a rise over\n"
     "                             the reference's, paired by round (a higher-is-better\n"
-    "                             key's is a floor); given once or more (at most 8)\n"
+    "                             key's is a floor); given once or more (at most 8;\n"
+    "                             default: the profile's tune.guards)\n"
     "      --reference V          the setting relative guards and the saving are measured\n"
     "                             against (default: the profile's baseline)\n"
     "      --minimize KEY         the objective (default cpu)\n"
     "      --max-runs N           the campaign's runs at most, the reference's too\n"
     "      --max-time DURATION    its time at most, e.g. 90s, 20m or 2h, over a run's\n"
     "                             expected length (warm-up + window + 1 s)\n"
-    "  -w, --warmup SECONDS|auto[=MAX]\n"
-    "                             warm-up before each window (default: the profile's)\n"
-    "  -t, --sample SECONDS       length of each window (default: the profile's)\n"
-    "      --order ORDER          interleave (the default), random or duet (as run's)\n"
-    "      --cpus LIST            run the targets' whole trees on these CPUs\n"
-    "      --seed N               seed for --order random (default: from the clock)\n"
-    "  -o, --output DIR           results directory, new or empty, in a directory that\n"
-    "                             exists (default results/<profile>-<UTC time>)\n"
+    "\n"
+    "The campaign's options, as run takes them (tune chooses the rounds: no --repeat,\n"
+    "--variant or --order grouped):\n";
+
+/* Between the spec's options and after them (cli_spec_usage). */
+const char *const cmd_tune_usage_tail[2] = {
     "      --resume DIR           continue the interrupted tune of DIR\n"
-    "      --keep-going           go on after a failed run (it counts as no value)\n"
-    "  -q, --quiet                print nothing but errors and the answer\n" EMIT_USAGE "\n"
+    "      --keep-going           go on after a failed run (it counts as no value)\n",
+    "  -f, --format md|text|json  the answer as Markdown, plain text (default on a\n"
+    "                             terminal) or JSON\n"
+    "      --json                 the same as --format json\n"
+    "  -q, --quiet                print nothing but errors and the answer\n"
+    "  -h, --help                 show this help\n"
+    "\n"
     "exit status: 0 a setting is recommended, the boundary located; 1 a run or the\n"
     "campaign failed; 2 bad usage or profile; 3 the budget ran out, or a setting left\n"
-    "undecided at its cap, before the answer was settled; 129/130/143 interrupted.\n";
+    "undecided at its cap, before the answer was settled; 129/130/143 interrupted.\n"};
 
 /* "90", "90s", "20m", "2h" into seconds; -1 when it is none. */
 static int parse_duration(const char *arg, double *out)
@@ -98,42 +101,49 @@ static int answer(const struct campaign *c, struct tune_ask *a, struct tune_run 
     return status;
 }
 
+/* What of the spec tune cannot take (it chooses the rounds, of one build); NULL: none. */
+static const char *spec_refused(const struct campaign_spec *spec)
+{
+    if (spec->repeat || spec->sequential_max)
+        return "--repeat: tune chooses the rounds: expected none";
+    if (spec->n_variants)
+        return "--variant: tune runs one build: expected none";
+    if (spec->order == ORDER_GROUPED)
+        return "--order grouped: tune looks after every round: expected interleave, random or "
+               "duet";
+    return NULL;
+}
+
 int cmd_tune(int argc, char **argv)
 {
     static const enum cli_option accepts[] = {
-        OPT_RANGE,    OPT_SETTINGS, OPT_GUARD,  OPT_REFERENCE, OPT_MINIMIZE,
-        OPT_MAX_RUNS, OPT_MAX_TIME, OPT_WARMUP, OPT_SAMPLE,    OPT_ORDER,
-        OPT_CPUS,     OPT_SEED,     OPT_OUTPUT, OPT_RESUME,    OPT_KEEP_GOING,
-        OPT_FORMAT,   OPT_JSON,     OPT_QUIET,  OPT_END};
-    struct run_opts o = {.warmup_s = -1, .interval_ms = 1000, .rotate_s = -1};
+        OPT_RANGE,  OPT_GUARD,      OPT_REFERENCE, OPT_MINIMIZE, OPT_MAX_RUNS, OPT_MAX_TIME,
+        OPT_RESUME, OPT_KEEP_GOING, OPT_FORMAT,    OPT_JSON,     OPT_QUIET,    OPT_END};
+    struct run_opts o = {0};
+    struct campaign_spec spec;
+    campaign_spec_init(&spec);
     struct tune_ask ask;
     tune_ask_init(&ask);
     struct tune_run tr;
     memset(&tr, 0, sizeof(tr));
-    struct strv list = {0};
     enum cli_format format = CLI_DEFAULT;
     int status = LB_EXIT_USAGE;
     const char *shaping = NULL; /* the first option --resume cannot take */
+    const char *range = NULL;
     struct lb_error err;
     long l;
     int c;
-    while ((c = cli_getopt(argc, argv, accepts)) != -1) {
-        int taken = cli_run_option("tune", c, optarg, &o, &shaping);
-        if (taken == LB_EXIT_USAGE)
-            goto out;
-        if (taken == LB_EXIT_OK)
-            continue;
+    while ((c = cli_getopt_spec(argc, argv, accepts, "tune", &spec, &shaping)) != -1) {
         const char *expected = NULL;
+        if (!shaping && c != OPT_RESUME && c != OPT_KEEP_GOING && c != OPT_JSON &&
+            c != OPT_FORMAT && c != OPT_QUIET)
+            shaping = cli_option_name(c);
         switch (c) {
         case OPT_RANGE:
-        case OPT_SETTINGS:
-            strv_release(&list);
-            if (c == OPT_SETTINGS && (text_control(optarg) || cli_split_list(optarg, &list) < 0)) {
-                expected = "printable values separated by commas, none empty";
-            } else if (c == OPT_RANGE ? tune_ask_range(&ask, optarg, &err) < 0
-                                      : tune_ask_list(&ask, &list, &err) < 0) {
+            range = optarg;
+            if (tune_ask_range(&ask, optarg, &err) < 0) {
                 char *shown = text_shown(optarg);
-                msg_usage_error("tune", "tune: %s '%s': %s", cli_option_name(c), shown, err.msg);
+                msg_usage_error("tune", "tune: --range '%s': %s", shown, err.msg);
                 free(shown);
                 goto out;
             }
@@ -161,9 +171,11 @@ int cmd_tune(int argc, char **argv)
             if (parse_duration(optarg, &ask.max_time_s) < 0)
                 expected = "a duration above 0: seconds, or a number ending in s, m or h";
             break;
-        case OPT_ORDER:
-            if (run_order_parse(optarg, &o.order) < 0 || o.order == ORDER_GROUPED)
-                expected = "interleave, random or duet (a tune looks after every round)";
+        case OPT_RESUME:
+            o.resume_dir = optarg;
+            break;
+        case OPT_KEEP_GOING:
+            o.keep_going = true;
             break;
         case OPT_FORMAT:
         case OPT_JSON:
@@ -172,6 +184,11 @@ int cmd_tune(int argc, char **argv)
                            &format) != LB_EXIT_OK)
                 goto out;
             break;
+        case OPT_QUIET:
+            msg_set_quiet(1);
+            break;
+        case OPT_REFUSED:
+            goto out;
         default:
             cli_bad_option("tune", argc, argv);
             goto out;
@@ -181,28 +198,60 @@ int cmd_tune(int argc, char **argv)
             goto out;
         }
     }
-    if (cli_run_operands("tune", argc, argv, &o, shaping,
-                         "profile, values, guards and output directory") != LB_EXIT_OK)
+    if (argc - optind > 1) {
+        msg_usage_error("tune", "tune: expected at most one PROFILE, got '%s' and '%s'",
+                        argv[optind], argv[optind + 1]);
         goto out;
+    }
+    if (optind < argc)
+        spec.profile_path = xstrdup(argv[optind]);
+    if (o.resume_dir && (shaping || spec.profile_path)) {
+        msg_usage_error("tune",
+                        "tune: --resume takes the campaign's own profile, values, guards "
+                        "and output directory: '%s' cannot be combined with it",
+                        shaping ? shaping : spec.profile_path);
+        goto out;
+    }
+    const char *refused = spec_refused(&spec);
+    if (refused) {
+        msg_usage_error("tune", "tune: %s", refused);
+        goto out;
+    }
+    if (range && spec.values.n) {
+        msg_usage_error("tune", "tune: --range '%s' and --settings: expected one of them", range);
+        goto out;
+    }
+    if (!o.resume_dir && !range && spec.values.n &&
+        tune_ask_list(&ask, &spec.values, &err) < 0) {
+        msg_usage_error("tune", "tune: --settings: %s", err.msg);
+        goto out;
+    }
     if (!o.resume_dir && ask.grid.n == 0) {
         msg_usage_error("tune", "tune: expected the knob's values: --range LO:HI[:STEP] or "
                                 "--settings A,B,...");
         goto out;
     }
-    tune_ask_values(&ask, &o.settings);
-    char *command_line = cli_command_line(argc, argv);
+    if (range)
+        tune_ask_values(&ask, &spec.values);
+    char *command_line = xstrdup("loopbench");
+    for (int i = 0; i < argc; i++) {
+        char *longer = xasprintf("%s %s", command_line, argv[i]);
+        free(command_line);
+        command_line = longer;
+    }
     o.command_line = command_line;
     o.rounds = &tr.rounds;
 
     struct runner rn;
-    int set = o.resume_dir ? runner_setup_resume(&o, &rn, &err) : runner_setup(&o, &rn, &err);
+    int set = o.resume_dir ? runner_setup_resume(&o, &rn, &err)
+                           : runner_setup(&o, &spec, &rn, &err);
     if (set == 0 && o.resume_dir)
         set = tune_ask_from_campaign(&ask, &rn.c, &err);
     else if (set == 0 && (profile_guards(&ask, &rn.profiles[0], &err) < 0 ||
                           tune_ask_bind(&ask, &rn.c, &err) < 0))
         set = (msg_usage_error("tune", "tune: %s", err.msg), 1);
     if (set == 0) {
-        rn.c.baseline = ask.ref;
+        rn.c.spec.baseline = ask.ref;
         if (!rn.c.tune)
             rn.c.tune = tune_ask_json(&ask);
         set = tune_run_init(&tr, &ask, &rn, &err);
@@ -212,7 +261,14 @@ int cmd_tune(int argc, char **argv)
     }
     if (set < 0)
         msg_error("%s", err.msg);
-    if (set == 0 && cli_run_begin(&o, &rn) < 0) {
+    struct strv notes = {0};
+    /* locks the config files and puts back what a loopbench that died left edited */
+    int begun = set == 0 ? runner_begin(&o, &rn, &notes, &err) : -1;
+    for (size_t i = 0; i < notes.n; i++)
+        msg_warn("%s", notes.v[i]);
+    strv_release(&notes);
+    if (set == 0 && begun < 0) {
+        msg_error("%s", err.msg);
         status = LB_EXIT_FAILURE;
     } else if (set == 0) {
         int rc = runner_run(&o, &rn, &err);
@@ -229,7 +285,6 @@ int cmd_tune(int argc, char **argv)
     free(command_line);
 out:
     tune_ask_release(&ask);
-    strv_release(&list);
-    strv_release(&o.settings);
+    campaign_spec_release(&spec);
     return status;
 }

@@ -166,7 +166,7 @@ int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FIL
     for (size_t i = 0; i < r->n_rows; i++)
         tested += r->rows[i].row.gated && r->rows[i].row.g.tested;
     const struct campaign *first = r->campaigns[0];
-    char *profile = text_code(first->profile.name), *base = text_code(first->variants[0].name);
+    char *profile = text_code(first->profile.name), *base = text_code(first->spec.variants[0].name);
     pool_headline(r, o, why, sizeof(why));
     fprintf(out, "### loopbench compare --pool: %s\n\n", verdict_name(r->worst));
     text_put_markdown(out, why);

@@ -35,10 +35,10 @@ static void headline(const struct tune_view *v, FILE *out)
 {
     const struct campaign *c = v->c;
     const struct tune_result *r = v->r;
-    char *knob = text_markdown(c->profile.knob_label), *ref = text_markdown(c->values.v[v->a->ref]);
+    char *knob = text_markdown(c->profile.knob_label), *ref = text_markdown(c->spec.values.v[v->a->ref]);
     fprintf(out, "## Which value of %s to run\n\n", knob);
     if (r->recommended >= 0) {
-        char *rec = text_markdown(c->values.v[r->recommended]);
+        char *rec = text_markdown(c->spec.values.v[r->recommended]);
         char s[32], lo[32], hi[32];
         fprintf(out,
                 "**Recommended: %s = %s**, within every guard: %s %s %s%% against the "
@@ -89,7 +89,7 @@ int tune_markdown(const void *view, const void *opts, FILE *out, struct lb_error
             continue;
         json_t *row = json_array_get(rows, k++);
         double wake = json_number_value(json_object_get(row, "wakeups_per_s"));
-        char *name = text_markdown(c->values.v[s]);
+        char *name = text_markdown(c->spec.values.v[s]);
         char o[32], ch[32], lo[32], hi[32], w[32];
         char change[112] = "";
         if (s != a->ref)
@@ -122,7 +122,7 @@ int tune_markdown(const void *view, const void *opts, FILE *out, struct lb_error
             const struct tune_check *x = &r->check[s * r->guards + g];
             if (x->verdict != TUNE_UNDECIDED || !x->tested)
                 continue;
-            char *name = text_markdown(c->values.v[s]), *gt = text_markdown(a->guard_text[g]);
+            char *name = text_markdown(c->spec.values.v[s]), *gt = text_markdown(a->guard_text[g]);
             char need[64] = "more rounds than are advised";
             if (x->rounds_needed > 0)
                 snprintf(need, sizeof(need), "about %ld rounds in all", x->rounds_needed);
@@ -163,7 +163,7 @@ int tune_chart(const struct tune_view *v, FILE *out, struct lb_error *err)
                                        : r->setting[s].verdict == TUNE_OUTSIDE ? MERMAID_DOT_FADED
                                        : pareto                                ? MERMAID_DOT_FRONT
                                                                                : MERMAID_DOT_PLAIN;
-        dots[n++] = (struct mermaid_dot){v->c->values.v[s], r->check[s * r->guards].value,
+        dots[n++] = (struct mermaid_dot){v->c->spec.values.v[s], r->check[s * r->guards].value,
                                          r->setting[s].objective, style};
     }
     json_decref(answer);

@@ -165,7 +165,7 @@ START_TEST(from_campaign)
     struct campaign c;
     memset(&c, 0, sizeof(c));
     c.path = "r/results.json";
-    strv_push(&c.values, "2");
+    strv_push(&c.spec.values, "2");
     c.profile.section = json_loads("{\"budgets\": [{\"setting\": \"2\", \"key\": \"cpu\", "
                                    "\"max\": 1, \"min\": 0.5}, {\"setting\": \"8\", \"key\": "
                                    "\"cpu\", \"max\": 1}]}", 0, NULL);
@@ -205,7 +205,7 @@ START_TEST(from_campaign)
     }
     json_decref(c.profile.section);
     free(c.profile.metrics);
-    strv_release(&c.values);
+    strv_release(&c.spec.values);
 }
 END_TEST
 

@@ -65,7 +65,7 @@ START_TEST(load_fixed_keys)
     struct campaign r;
     struct lb_error err;
     ck_assert_int_eq(results_load(path, &r, &err), 0);
-    ck_assert_uint_eq(r.values.n, 2);
+    ck_assert_uint_eq(r.spec.values.n, 2);
     ck_assert_uint_eq(r.n_runs, 6);
     ck_assert_uint_eq(r.profile.n_health, 2);
     ck_assert_str_eq(campaign_health_type(&r, 0), "duration_ms");
