@@ -8,6 +8,7 @@
 #include "emit.h"
 #include "options.h"
 #include "run.h"
+#include "run_cli.h"
 #include "text.h"
 #include "tune_run.h"
 #include "tune_view.h"
@@ -134,9 +135,10 @@ int cmd_tune(int argc, char **argv)
     long l;
     int c;
     while ((c = cli_getopt_spec(argc, argv, accepts, "tune", &spec, &shaping)) != -1) {
+        if (cli_run_flag(c, optarg, &o) == LB_EXIT_OK)
+            continue;
         const char *expected = NULL;
-        if (!shaping && c != OPT_RESUME && c != OPT_KEEP_GOING && c != OPT_JSON &&
-            c != OPT_FORMAT && c != OPT_QUIET)
+        if (!shaping && c != OPT_JSON && c != OPT_FORMAT)
             shaping = cli_option_name(c);
         switch (c) {
         case OPT_RANGE:
@@ -171,21 +173,12 @@ int cmd_tune(int argc, char **argv)
             if (parse_duration(optarg, &ask.max_time_s) < 0)
                 expected = "a duration above 0: seconds, or a number ending in s, m or h";
             break;
-        case OPT_RESUME:
-            o.resume_dir = optarg;
-            break;
-        case OPT_KEEP_GOING:
-            o.keep_going = true;
-            break;
         case OPT_FORMAT:
         case OPT_JSON:
             if (cli_format("tune", c, optarg,
                            CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_MD) | CLI_FORMATS(CLI_JSON),
                            &format) != LB_EXIT_OK)
                 goto out;
-            break;
-        case OPT_QUIET:
-            msg_set_quiet(1);
             break;
         case OPT_REFUSED:
             goto out;
@@ -198,20 +191,9 @@ int cmd_tune(int argc, char **argv)
             goto out;
         }
     }
-    if (argc - optind > 1) {
-        msg_usage_error("tune", "tune: expected at most one PROFILE, got '%s' and '%s'",
-                        argv[optind], argv[optind + 1]);
+    if (cli_run_operands("tune", argc, argv, &spec, &o, shaping,
+                         "profile, values, guards and output directory") != LB_EXIT_OK)
         goto out;
-    }
-    if (optind < argc)
-        spec.profile_path = xstrdup(argv[optind]);
-    if (o.resume_dir && (shaping || spec.profile_path)) {
-        msg_usage_error("tune",
-                        "tune: --resume takes the campaign's own profile, values, guards "
-                        "and output directory: '%s' cannot be combined with it",
-                        shaping ? shaping : spec.profile_path);
-        goto out;
-    }
     const char *refused = spec_refused(&spec);
     if (refused) {
         msg_usage_error("tune", "tune: %s", refused);
@@ -221,8 +203,7 @@ int cmd_tune(int argc, char **argv)
         msg_usage_error("tune", "tune: --range '%s' and --settings: expected one of them", range);
         goto out;
     }
-    if (!o.resume_dir && !range && spec.values.n &&
-        tune_ask_list(&ask, &spec.values, &err) < 0) {
+    if (!o.resume_dir && !range && spec.values.n && tune_ask_list(&ask, &spec.values, &err) < 0) {
         msg_usage_error("tune", "tune: --settings: %s", err.msg);
         goto out;
     }
@@ -233,18 +214,13 @@ int cmd_tune(int argc, char **argv)
     }
     if (range)
         tune_ask_values(&ask, &spec.values);
-    char *command_line = xstrdup("loopbench");
-    for (int i = 0; i < argc; i++) {
-        char *longer = xasprintf("%s %s", command_line, argv[i]);
-        free(command_line);
-        command_line = longer;
-    }
+    char *command_line = cli_command_line(argc, argv);
     o.command_line = command_line;
     o.rounds = &tr.rounds;
 
     struct runner rn;
-    int set = o.resume_dir ? runner_setup_resume(&o, &rn, &err)
-                           : runner_setup(&o, &spec, &rn, &err);
+    int set =
+        o.resume_dir ? runner_setup_resume(&o, &rn, &err) : runner_setup(&o, &spec, &rn, &err);
     if (set == 0 && o.resume_dir)
         set = tune_ask_from_campaign(&ask, &rn.c, &err);
     else if (set == 0 && (profile_guards(&ask, &rn.profiles[0], &err) < 0 ||
@@ -261,14 +237,7 @@ int cmd_tune(int argc, char **argv)
     }
     if (set < 0)
         msg_error("%s", err.msg);
-    struct strv notes = {0};
-    /* locks the config files and puts back what a loopbench that died left edited */
-    int begun = set == 0 ? runner_begin(&o, &rn, &notes, &err) : -1;
-    for (size_t i = 0; i < notes.n; i++)
-        msg_warn("%s", notes.v[i]);
-    strv_release(&notes);
-    if (set == 0 && begun < 0) {
-        msg_error("%s", err.msg);
+    if (set == 0 && cli_run_begin(&o, &rn) < 0) {
         status = LB_EXIT_FAILURE;
     } else if (set == 0) {
         int rc = runner_run(&o, &rn, &err);
