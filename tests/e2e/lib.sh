@@ -72,9 +72,25 @@ procs_in() {
   pgrep -f "$dir" || true
 }
 
+# descends_from_us PID: PID runs, and this test's shell is among its ancestors.
+descends_from_us() {
+  local p=$1 i
+  for i in $(seq 64); do
+    p=$(ps -o ppid= -p "$p" 2>/dev/null | tr -d ' ')
+    [ -n "$p" ] && [ "$p" != 0 ] || return 1
+    [ "$p" = "$$" ] && return 0
+  done
+  return 1
+}
+
 cleanup() {
   local pid left log
-  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+  # Only a pid that still descends from this shell: one the test reaped may be another
+  # process's by now (pids wrap at 32768, within a minute on a busy host), and a stale
+  # kill -9 here killed another test's process. The rest are found by where they run.
+  for pid in "${PIDS[@]}"; do
+    descends_from_us "$pid" && kill -9 "$pid" 2>/dev/null || true
+  done
   # Anything still running from this test's directory is an orphan: kill it, and fail.
   left=$(procs_in "$TMP" | sort -u)
   if [ -n "$left" ]; then
