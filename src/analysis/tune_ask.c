@@ -343,19 +343,20 @@ json_t *tune_ask_answer(const struct tune_ask *a, const struct campaign *c,
         json_array_append_new(
             frontier,
             json_pack("{s:s, s:b, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "setting",
-                      c->spec.values.v[s], "reference", s == a->ref, "rounds", (json_int_t)st->rounds,
-                      "verdict", tune_verdict_name(st->verdict), a->minimize,
-                      json_num_or_null(st->objective), "change", json_num_or_null(st->change),
-                      "change_lo", json_num_or_null(st->change_lo), "change_hi",
-                      json_num_or_null(st->change_hi), "wakeups_per_s",
+                      c->spec.values.v[s], "reference", s == a->ref, "rounds",
+                      (json_int_t)st->rounds, "verdict", tune_verdict_name(st->verdict),
+                      a->minimize, json_num_or_null(st->objective), "change",
+                      json_num_or_null(st->change), "change_lo", json_num_or_null(st->change_lo),
+                      "change_hi", json_num_or_null(st->change_hi), "wakeups_per_s",
                       json_num_or_null(wake_rate(c, s)), "guards", guards, "pareto",
                       valued && !dominated(a, r, s)));
     }
     json_t *rec = json_null();
     if (r->recommended >= 0)
-        rec = json_pack("{s:s, s:o, s:o, s:o}", "setting", c->spec.values.v[r->recommended], "saving",
-                        json_num_or_null(r->saving), "saving_lo", json_num_or_null(r->saving_lo),
-                        "saving_hi", json_num_or_null(r->saving_hi));
+        rec =
+            json_pack("{s:s, s:o, s:o, s:o}", "setting", c->spec.values.v[r->recommended], "saving",
+                      json_num_or_null(r->saving), "saving_lo", json_num_or_null(r->saving_lo),
+                      "saving_hi", json_num_or_null(r->saving_hi));
     return json_pack("{s:o, s:b, s:I, s:I, s:o}", "recommended", rec, "monotonic", r->monotonic,
                      "rounds", (json_int_t)r->rounds, "runs", (json_int_t)r->runs, "frontier",
                      frontier);

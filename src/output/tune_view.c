@@ -35,9 +35,15 @@ static void headline(const struct tune_view *v, FILE *out)
 {
     const struct campaign *c = v->c;
     const struct tune_result *r = v->r;
-    char *knob = text_markdown(c->profile.knob_label), *ref = text_markdown(c->spec.values.v[v->a->ref]);
+    char *knob = text_markdown(c->profile.knob_label),
+         *ref = text_markdown(c->spec.values.v[v->a->ref]);
     fprintf(out, "## Which value of %s to run\n\n", knob);
-    if (r->recommended >= 0) {
+    if (r->recommended >= 0 && (size_t)r->recommended == v->a->ref) {
+        fprintf(out,
+                "**Recommended: %s = %s**, the reference itself: no other setting is "
+                "proven within every guard at a lower %s.\n\n",
+                knob, ref, v->a->minimize);
+    } else if (r->recommended >= 0) {
         char *rec = text_markdown(c->spec.values.v[r->recommended]);
         char s[32], lo[32], hi[32];
         fprintf(out,

@@ -87,6 +87,19 @@ rc=0
 check "run --resume of a tune is refused, naming tune" bash -c "[ $rc -eq 2 ] &&
   grep -q 'a campaign of loopbench tune: continue it with loopbench tune --resume' '$TMP/run.err'"
 
+# --- a profile's guards: used when the command line gives none ---------------------------
+jq '. + {tune: {guards: ["lag<=+5"]}}' "$P" >"$TMP/knob/guarded.json"
+rc=0
+"$LOOPBENCH" tune "$TMP/knob/guarded.json" --range 0:6 --max-runs 2 -o "$TMP/g" -q >/dev/null 2>&1 || rc=$?
+check "a profile's tune.guards are the guards when none is given (budget spent at once: 3)" bash -c "
+  [ $rc -eq 3 ] && jq -e '.campaign.tune.guards == [\"lag<=+5\"] and .campaign.tune.stopped == \"budget spent\"
+    and (.runs | length) == 2' '$TMP/g/results.json'"
+jq '. + {tune: {guards: ["lag<=five"]}}' "$P" >"$TMP/knob/badguard.json"
+rc=0
+"$LOOPBENCH" tune "$TMP/knob/badguard.json" --range 0:6 -o "$TMP/bg" >/dev/null 2>"$TMP/bg.err" || rc=$?
+check "  ... a bad one refused with 2, naming it, nothing run" bash -c "[ $rc -eq 2 ] &&
+  grep -q \"profile 'knob': tune.guards\\[0\\]: guard 'lag<=five'\" '$TMP/bg.err' && [ ! -e '$TMP/bg' ]"
+
 # --- a campaign.tune from elsewhere is checked, never trusted ---------------------------
 for bad in '.campaign.tune.guards = ["nokey<=1"]' '.campaign.tune.range.step = 2' \
   '.campaign.tune.guards = [1]' '.campaign.tune = "x"' '.campaign.tune.max_rounds = 1e9'; do
