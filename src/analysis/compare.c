@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "noise.h"
+#include "text.h"
 #include "util.h"
 
 /* True when every value that is a number is > 0: a log scale applies. */
@@ -115,9 +116,13 @@ int compare_check_keys(const struct campaign *new_, const char *list, const char
         const char *end = strchr(p, ',');
         char *key = xstrndup(p, end ? (size_t)(end - p) : strlen(p));
         bool known = campaign_metric(new_, key) != NULL;
-        if (!known)
-            lb_fail(err, "%s '%s': not a health key of profile '%s'", option, key,
+        if (!known) {
+            /* the list may be a campaign's own, made elsewhere */
+            char *shown = text_shown(key);
+            lb_fail(err, "%s '%s': not a health key of profile '%s'", option, shown,
                     new_->profile.name);
+            free(shown);
+        }
         free(key);
         if (!known)
             return -1;

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,16 @@ char *text_shown(const char *s)
 char *text_printable(const char *s)
 {
     return escape_controls(s, true);
+}
+
+int text_error_shown(struct lb_error *err)
+{
+    if (!err)
+        return -1;
+    char *shown = text_shown(err->msg);
+    snprintf(err->msg, sizeof(err->msg), "%s", shown);
+    free(shown);
+    return -1;
 }
 
 static bool is_control_byte(unsigned char c)

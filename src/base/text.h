@@ -11,6 +11,8 @@
 
 #include <stdio.h>
 
+#include "msg.h"
+
 /* The first character of s that a name may not hold: C0 controls (tab and newline
  * included), DEL, C1 controls (U+0080-U+009F), the bidirectional overrides and
  * isolates (U+202A-U+202E, U+2066-U+2069, which reorder what a reviewer reads), or a
@@ -24,6 +26,10 @@ char *text_shown(const char *s);
  * and OSC sequences), the other C0 controls, DEL, the C1 controls (0x9b alone is a CSI)
  * and bytes that are not valid UTF-8. */
 char *text_printable(const char *s);
+/* err's message as text_shown shows it, in place (cut where the buffer ends): for an
+ * error that quotes what a file made elsewhere holds. Returns -1, for
+ * `return text_error_shown(err)`; err may be NULL. */
+int text_error_shown(struct lb_error *err);
 
 /* s as Markdown text, in a line or a table cell (new string): read as the characters
  * themselves, never as emphasis, a link, HTML, a code span or a cell's end, and an

@@ -239,6 +239,48 @@ int name_index(const char *const *names, size_t n, const char *name)
     return -1;
 }
 
+void str_table_init(struct str_table *t, size_t n)
+{
+    size_t slots = 16;
+    while (slots < 2 * n) /* at most half full: probes stay short */
+        slots *= 2;
+    t->keys = xcalloc(slots, sizeof(*t->keys));
+    t->values = xcalloc(slots, sizeof(*t->values));
+    t->mask = slots - 1;
+}
+
+/* The slot of key: where it is, or the empty one where it would go. */
+static size_t str_table_slot(const struct str_table *t, const char *key)
+{
+    size_t i = (size_t)hash_fnv1a64(key, strlen(key), FNV1A64_OFFSET) & t->mask;
+    while (t->keys[i] && strcmp(t->keys[i], key) != 0)
+        i = (i + 1) & t->mask;
+    return i;
+}
+
+size_t str_table_add(struct str_table *t, const char *key, size_t value)
+{
+    size_t i = str_table_slot(t, key);
+    if (!t->keys[i]) {
+        t->keys[i] = key;
+        t->values[i] = value;
+    }
+    return t->values[i];
+}
+
+long str_table_find(const struct str_table *t, const char *key)
+{
+    size_t i = str_table_slot(t, key);
+    return t->keys[i] ? (long)t->values[i] : -1;
+}
+
+void str_table_release(struct str_table *t)
+{
+    free(t->keys);
+    free(t->values);
+    memset(t, 0, sizeof(*t));
+}
+
 json_t *json_num_or_null(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();

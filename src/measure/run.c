@@ -1148,6 +1148,9 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
                             "runs have no rounds (use random or interleave)");
 
     const struct strv *values = o->settings.n ? &o->settings : &prof->knob.values;
+    /* Never a campaign loopbench could not read back. */
+    if (campaign_size_check(values->n, c->n_variants, 0, "run", err) < 0)
+        return -1;
     for (size_t i = 0; i < values->n; i++) {
         for (size_t j = 0; j < i; j++)
             if (strcmp(values->v[i], values->v[j]) == 0)
@@ -1163,6 +1166,8 @@ int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *e
             c->baseline = i;
 
     c->repeat = o->repeat > 0 ? o->repeat : prof->repeat;
+    if (campaign_size_check(0, 0, campaign_cells(c) * (size_t)c->repeat, "run", err) < 0)
+        return -1;
     c->sequential_max = o->sequential ? c->repeat : 0;
     if (c->sequential_max && o->order == ORDER_GROUPED)
         return lb_fail(err, "--repeat auto: looks after each round, which --order grouped "

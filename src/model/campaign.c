@@ -1,11 +1,13 @@
 #include "campaign.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commit.h"
+#include "text.h"
 #include "platform/files.h"
 
 static const char *const order_names[] = {"interleave", "random", "grouped", "duet"};
@@ -45,9 +47,10 @@ char *run_dir_name(const char *variant, const char *value, long repeat)
     return dir;
 }
 
-static const char *str_or(json_t *v, const char *dflt)
+/* v's string (new), else dflt's. */
+static char *str_or(json_t *v, const char *dflt)
 {
-    return json_is_string(v) ? json_string_value(v) : dflt;
+    return xstrdup(json_is_string(v) ? json_string_value(v) : dflt);
 }
 
 int campaign_profile_from_json(json_t *section, const char *where, struct campaign_profile *p,
@@ -56,7 +59,9 @@ int campaign_profile_from_json(json_t *section, const char *where, struct campai
     memset(p, 0, sizeof(*p));
     if (!json_is_object(section))
         return lb_fail(err, "%s: profile: expected an object", where);
-    p->section = json_incref(section);
+    json_t *known = profile_section_known(section);
+    p->text = xcheck(json_dumps(known, JSON_COMPACT));
+    json_decref(known);
     json_t *knob = json_object_get(section, "knob");
     p->name = str_or(json_object_get(section, "name"), "?");
     p->path = str_or(json_object_get(section, "path"), "");
@@ -67,9 +72,8 @@ int campaign_profile_from_json(json_t *section, const char *where, struct campai
     json_t *health = json_object_get(section, "health");
     if (health && !json_is_array(health))
         return lb_fail(err, "%s: profile.health: expected an array", where);
-    p->n_health = json_array_size(health);
-    p->health = xcalloc(p->n_health ? p->n_health : 1, sizeof(*p->health));
-    for (size_t k = 0; k < p->n_health; k++) {
+    p->health = xcalloc(json_array_size(health) + 1, sizeof(*p->health));
+    for (size_t k = 0; k < json_array_size(health); k++) {
         const char *key, *label = NULL, *better = profile_direction_name(LOWER_IS_BETTER);
         int zero = 0;
         enum direction dir;
@@ -79,18 +83,34 @@ int campaign_profile_from_json(json_t *section, const char *where, struct campai
             return lb_fail(err, "%s: profile.health[%zu]: expected a key, a label, better "
                                 "\"lower\" or \"higher\" and must_be_zero",
                            where, k);
-        p->health[k] = (struct campaign_health){key, label ? label : key, dir, zero};
+        p->health[p->n_health++] =
+            (struct campaign_health){xstrdup(key), xstrdup(label ? label : key), dir, zero};
     }
     metric_registry_build(p);
     return 0;
 }
 
+json_t *campaign_profile_json(const struct campaign_profile *p)
+{
+    return xcheck(json_loads(p->text ? p->text : "{}", 0, NULL));
+}
+
 void campaign_profile_release(struct campaign_profile *p)
 {
+    for (size_t k = 0; k < p->n_health; k++) {
+        free(p->health[k].key);
+        free(p->health[k].label);
+    }
     free(p->health);
     free(p->metrics);
     strv_release(&p->metric_text);
-    json_decref(p->section);
+    free(p->text);
+    free(p->name);
+    free(p->path);
+    free(p->hash);
+    free(p->knob_name);
+    free(p->knob_label);
+    free(p->marker);
     memset(p, 0, sizeof(*p));
 }
 
@@ -147,6 +167,22 @@ long campaign_find_cell(const struct campaign *c, const char *value, const char 
         if (!variant || strcmp(c->variants[v].name, variant) == 0)
             return (long)((size_t)si * nv + v);
     return -1;
+}
+
+int campaign_size_check(size_t settings, size_t variants, size_t runs, const char *where,
+                        struct lb_error *err)
+{
+    const struct {
+        size_t n, max;
+        const char *what;
+    } caps[] = {{settings, CAMPAIGN_SETTINGS_MAX, "settings"},
+                {variants, CAMPAIGN_VARIANTS_MAX, "variants"},
+                {runs, CAMPAIGN_RUNS_MAX, "runs"}};
+    for (size_t i = 0; i < ARRAY_SIZE(caps); i++)
+        if (caps[i].n > caps[i].max)
+            return lb_fail(err, "%s: %zu %s, more than the %zu of a campaign loopbench reads",
+                           where, caps[i].n, caps[i].what, caps[i].max);
+    return 0;
 }
 
 long campaign_setting(const struct campaign *c, const char *value)
@@ -287,35 +323,47 @@ const char *campaign_health_unit(const struct campaign *c, size_t k)
     return strcmp(type, "percent") == 0 ? "%" : "";
 }
 
-size_t run_series_read(const struct campaign *c, const struct run_record *r, double **t,
-                       double **cpu)
+/* The points of a series.csv's text: its header line skipped, the first two columns of
+ * each row (t_s, cpu_percent). A row without two finite numbers (sscanf reads "inf" and
+ * "nan", and 1e999 as an infinity) is one loopbench never wrote: skipped, as a plot
+ * cannot place it. */
+static void series_parse(char *text, struct run_series *s)
 {
-    *t = *cpu = NULL;
-    char *dir = path_join(c->out_dir, r->dir), *path = path_join(dir, "series.csv"), *text;
-    size_t len, n = 0, cap = 0;
-    struct lb_error ignored;
-    if (r->sampled && read_file(path, &text, &len, &ignored) == 0) {
-        /* skip the header line; the first two columns are t_s, cpu_percent. A row
-         * without two finite numbers (sscanf reads "inf" and "nan", and 1e999 as an
-         * infinity) is one loopbench never wrote: skipped, as a plot cannot place it. */
-        for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line, '\n')) {
-            line++;
-            double ts, v;
-            if (sscanf(line, "%lf,%lf", &ts, &v) != 2 || !isfinite(ts) || !isfinite(v))
-                continue;
-            if (n == cap) {
-                cap = cap ? 2 * cap : 64;
-                *t = xrealloc(*t, cap * sizeof(double));
-                *cpu = xrealloc(*cpu, cap * sizeof(double));
-            }
-            (*t)[n] = ts;
-            (*cpu)[n++] = v;
+    size_t cap = 0;
+    for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line, '\n')) {
+        line++;
+        double ts, v;
+        if (sscanf(line, "%lf,%lf", &ts, &v) != 2 || !isfinite(ts) || !isfinite(v))
+            continue;
+        if (s->n == cap) {
+            cap = cap ? 2 * cap : 64;
+            s->t = xrealloc(s->t, cap * sizeof(double));
+            s->cpu = xrealloc(s->cpu, cap * sizeof(double));
         }
-        free(text);
+        s->t[s->n] = ts;
+        s->cpu[s->n++] = v;
     }
-    free(path);
-    free(dir);
-    return n;
+}
+
+int campaign_series_load(struct campaign *c, struct lb_error *err)
+{
+    for (size_t i = 0; i < c->n_runs; i++) {
+        struct run_record *r = &c->runs[i];
+        if (!r->sampled || r->series.n)
+            continue;
+        char *dir = path_join(c->out_dir, r->dir), *path = path_join(dir, "series.csv"), *text;
+        int rc = read_back_file(path, "series.csv", SERIES_SIZE_MAX, &text, NULL, err);
+        bool missing = rc < 0 && errno == ENOENT;
+        free(path);
+        free(dir);
+        if (rc < 0 && !missing)
+            return text_error_shown(err);
+        if (rc == 0) {
+            series_parse(text, &r->series);
+            free(text);
+        }
+    }
+    return 0;
 }
 
 void campaign_warmup_text(const struct campaign *c, char *buf, size_t size)
@@ -372,6 +420,8 @@ void run_record_release(struct run_record *r)
         rtt_result_release(&r->rtt);
     if (r->has_endpoint)
         endpoint_result_release(&r->endpoint);
+    free(r->series.t);
+    free(r->series.cpu);
     memset(r, 0, sizeof(*r));
 }
 

@@ -23,6 +23,18 @@
  * round of a campaign's first look. */
 #define SEQ_MIN_ROUNDS 3
 
+/* The largest campaign loopbench plans or reads back: one made elsewhere past these is
+ * refused, not read for minutes. A run is about 1 KB in memory however small its JSON,
+ * so the runs one command reads, over every campaign it is given, have a cap too. */
+#define CAMPAIGN_RUNS_MAX 100000
+#define CAMPAIGN_SETTINGS_MAX 1000
+#define CAMPAIGN_VARIANTS_MAX 64
+#define CAMPAIGN_RUNS_TOTAL_MAX 250000
+/* 0, or -1 with err (naming `where`) when a campaign of that many settings, variants
+ * and runs is past the caps above. */
+int campaign_size_check(size_t settings, size_t variants, size_t runs, const char *where,
+                        struct lb_error *err);
+
 /* duet: the variants of a setting (without variants, the settings of a round) at the
  * same time, each on CPUs of its own, the CPU sets turned round by one every round
  * (Bulej et al. 2020); otherwise interleave's order. */
@@ -34,19 +46,21 @@ enum run_status { RUN_PENDING = 0, RUN_OK, RUN_FAILED, RUN_INTERRUPTED };
 const char *run_status_name(enum run_status s);
 int run_status_parse(const char *s, enum run_status *out);
 
-/* A health key as the campaign's profile declared it (strings borrowed). */
+/* A health key as the campaign's profile declared it. */
 struct campaign_health {
-    const char *key, *label;
+    char *key, *label;
     enum direction better;
     bool must_be_zero;
 };
 
-/* What results.json says of the profile: its "profile" object whole (so a campaign
- * read back is written back as it was) and the parts the readers use. */
+/* What results.json says of the profile: its "profile" object, the keys loopbench knows
+ * (so a campaign read back is written back as it was), and the parts the readers use. */
 struct campaign_profile {
-    json_t *section;           /* owned; the strings below are borrowed from it */
-    const char *name, *path, *hash; /* hash: "fnv1a64:<hex>" */
-    const char *knob_name, *knob_label, *marker;
+    /* The object as compact JSON: as text, it holds no more memory than its bytes,
+     * however a document made elsewhere fills it. */
+    char *text;
+    char *name, *path, *hash; /* hash: "fnv1a64:<hex>" */
+    char *knob_name, *knob_label, *marker;
     struct campaign_health *health;
     size_t n_health;
     /* The registry (metric.h): CPU first, then each health key in the profile's order,
@@ -56,12 +70,14 @@ struct campaign_profile {
     struct strv metric_text;    /* the keys and labels of metrics made from the runs */
 };
 
-/* Fill p from a "profile" object (p takes a reference to it). Missing keys read as
- * their defaults (the knob's label is its name, a health key's label its key), so that
- * older and hand-made documents can be read; -1 with err naming `where` when a present
- * key has the wrong type. */
+/* Fill p from a "profile" object (its known keys: profile_section_known). Missing keys
+ * read as their defaults (the knob's label is its name, a health key's label its key), so
+ * that older and hand-made documents can be read; -1 with err naming `where` when a
+ * present key has the wrong type. */
 int campaign_profile_from_json(json_t *section, const char *where, struct campaign_profile *p,
                                struct lb_error *err);
+/* p's "profile" object again (new reference). */
+json_t *campaign_profile_json(const struct campaign_profile *p);
 void campaign_profile_release(struct campaign_profile *p);
 /* p's metric registry from its health keys (metric.c). */
 void metric_registry_build(struct campaign_profile *p);
@@ -131,6 +147,12 @@ struct run_rotation {
     double *seconds;            /* per set */
 };
 
+/* A run's CPU over its window: n points of t_s and cpu_percent. */
+struct run_series {
+    double *t, *cpu;
+    size_t n;
+};
+
 struct run_record {
     size_t setting_index;       /* into campaign.values */
     size_t variant_index;       /* into campaign.variants; 0 in a knob-only campaign */
@@ -170,6 +192,7 @@ struct run_record {
     struct rtt_result rtt;
     bool has_endpoint;          /* the profile's HTTP metrics endpoint was scraped */
     struct endpoint_result endpoint;
+    struct run_series series; /* campaign_series_load's; n 0 until then */
 };
 
 /* loopbench's own version and cost, as of the last write. */
@@ -322,11 +345,14 @@ const char *campaign_health_type(const struct campaign *c, size_t k);
 /* The unit a health key's figures are shown with: " ms", "%" or "". */
 const char *campaign_health_unit(const struct campaign *c, size_t k);
 
-/* A completed run's CPU series, read from its series.csv beside results.json: n points
- * of t_s into *t and cpu_percent into *cpu (new arrays, caller frees both). 0 points
- * and NULL arrays when the file is missing or empty. */
-size_t run_series_read(const struct campaign *c, const struct run_record *r, double **t,
-                       double **cpu);
+/* The largest series.csv read back: an hour's window at the shortest interval (10 ms) is
+ * some 36 MiB. */
+#define SERIES_SIZE_MAX (64ULL << 20)
+/* Each sampled run's CPU series, from its series.csv beside results.json, into its
+ * record's `series` (what report draws): none when the file is missing. -1 with err for
+ * one that cannot be read back (read_back_file: a link, not a regular file, over
+ * SERIES_SIZE_MAX or the total one command reads). */
+int campaign_series_load(struct campaign *c, struct lb_error *err);
 
 void run_host_cpus_release(struct run_host_cpus *h);
 void run_energy_release(struct run_energy *e);
