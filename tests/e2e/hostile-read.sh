@@ -9,7 +9,8 @@
 #   3. the plan is matched to the runs in linear time, and a campaign past the caps on runs,
 #      settings and variants is refused up front;
 #   4. what one command keeps of each campaign does not hold a profile's unknown keys, and
-#      what it reads in all has a cap.
+#      what it reads in all has a cap;
+#   5. a journal, and a config file that a target replaced, are read the same way by restore.
 source "$(dirname "$0")/lib.sh"
 : "${PEAKRSS:?run through meson test}"
 
@@ -231,3 +232,28 @@ check "17 campaigns of 16 MiB: history refuses the 17th (exit 2), over the total
 reads total-pool compare --pool "${copies[@]}"
 check "  ... and so does compare --pool" \
   bash -c "[ $rc -eq 2 ] && grep -q -E 'more than the [0-9]+ MiB one command reads' '$TMP/total-pool.err'"
+
+# --- 5. a journal and a config file a target replaced: read bounded ------------------------
+# A config file whose journal is a FIFO, and one with a real journal whose file is now a
+# FIFO: restore refuses each at once, saying why, where it waited forever.
+mkdir -p "$TMP/conf"
+printf '{"a": 1}\n' >"$TMP/conf/fifo-journal.json"
+mkfifo "$TMP/conf/.fifo-journal.json.loopbench-journal"
+reads journal-fifo restore "$TMP/conf/fifo-journal.json"
+check "a journal that is a FIFO: restore refuses it at once (exit $rc)" \
+  bash -c "[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'not a regular file' '$TMP/journal-fifo.err'"
+printf '{"a": 1}\n' >"$TMP/conf/fifo-config.json"
+body=$(printf '{"a": 2}\n')
+{ printf 'loopbench-journal 1\nmode 0644\noriginal %s %d\n\n' \
+    "$(printf '%s\n' "$body" | python3 -c 'import sys
+h = 0xcbf29ce484222325
+for b in sys.stdin.buffer.read():
+    h = ((h ^ b) * 0x100000001b3) & (2**64 - 1)
+print("%016x" % h)')" "$((${#body} + 1))"
+  printf '%s\n' "$body"; } >"$TMP/conf/.fifo-config.json.loopbench-journal"
+rm "$TMP/conf/fifo-config.json"
+mkfifo "$TMP/conf/fifo-config.json"
+reads config-fifo restore "$TMP/conf/fifo-config.json"
+check "a config file that a target left a FIFO: restore refuses it at once (exit $rc)" \
+  bash -c "[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'missing or unreadable' '$TMP/config-fifo.err'"
+check "  ... and keeps its journal" test -s "$TMP/conf/.fifo-config.json.loopbench-journal"
