@@ -36,6 +36,14 @@ int text_error_shown(struct lb_error *err);
  * @mention that notifies no one. text_put_markdown writes the same to out. */
 char *text_markdown(const char *s);
 void text_put_markdown(FILE *out, const char *s);
+/* A whole Markdown document made elsewhere (a report to publish), *len bytes, as GitHub
+ * would show it but inert (new string, its length into *len). Outside fenced code blocks
+ * (a fence at the start of a line): a '<' that could open a tag, a comment or an autolink
+ * is "&lt;" (no HTML), an '&' that could start an entity is "&amp;" (no "&#64;" for an
+ * '@'), and an '@' before a letter or digit gets text_markdown's joiner (it notifies no
+ * one); what CommonMark already escapes with a backslash is left as it is. Tables,
+ * emphasis and links stay. */
+char *text_markdown_inert(const char *md, size_t *len);
 /* s as a Markdown code span, whatever backticks it holds (new string). */
 char *text_code(const char *s);
 
