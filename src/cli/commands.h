@@ -36,6 +36,7 @@ COMMAND(report);
 COMMAND(probe);
 COMMAND(restore);
 COMMAND(publish);
+COMMAND(exec);
 #undef COMMAND
 
 #endif

@@ -16,24 +16,25 @@
 #include "util.h"
 
 static const struct command commands[] = {
-    {"run", "run an A/B campaign of a target over the settings of one knob",
-     cmd_run_usage, cmd_run, true},
-    {"sample", "measure the CPU of a running process over a window",
-     cmd_sample_usage, cmd_sample, true},
-    {"validate", "check profiles and show what each one will do",
-     cmd_validate_usage, cmd_validate, false},
+    {"run", "run an A/B campaign of a target over the settings of one knob", cmd_run_usage, cmd_run,
+     true},
+    {"sample", "measure the CPU of a running process over a window", cmd_sample_usage, cmd_sample,
+     true},
+    {"validate", "check profiles and show what each one will do", cmd_validate_usage, cmd_validate,
+     false},
     {"compare", "compare two campaigns: regressed, improved, no change or inconclusive",
      cmd_compare_usage, cmd_compare, false},
     {"history", "find when a kept history of campaigns changed, and which commits",
      cmd_history_usage, cmd_history, false},
-    {"report", "write a campaign's results as Markdown, CSV or JSON",
-     cmd_report_usage, cmd_report, false},
-    {"probe", "measure what this host does to an event loop",
-     cmd_probe_usage, cmd_probe, true},
-    {"restore", "put back config files a loopbench that died left edited",
-     cmd_restore_usage, cmd_restore, false},
-    {"publish", "post a report as a pull request comment or to a webhook",
-     cmd_publish_usage, cmd_publish, false},
+    {"report", "write a campaign's results as Markdown, CSV or JSON", cmd_report_usage, cmd_report,
+     false},
+    {"probe", "measure what this host does to an event loop", cmd_probe_usage, cmd_probe, true},
+    {"restore", "put back config files a loopbench that died left edited", cmd_restore_usage,
+     cmd_restore, false},
+    {"publish", "post a report as a pull request comment or to a webhook", cmd_publish_usage,
+     cmd_publish, false},
+    {"exec", "run a command as a target, and kill what it leaves running (CI builds)",
+     cmd_exec_usage, cmd_exec, true},
 };
 
 static const struct command *find_command(const char *name)
@@ -118,6 +119,7 @@ static int check_stdout(int status)
 
 int main(int argc, char **argv)
 {
+    plat_harden();
     if (argc < 2)
         return msg_usage_error(NULL, "expected a command");
     const char *name = argv[1];

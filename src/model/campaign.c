@@ -415,6 +415,7 @@ void run_record_release(struct run_record *r)
     free(r->log_tail);
     free(r->cpus);
     free(r->containment);
+    free(r->isolation);
     free(r->unsteady);
     if (r->has_rtt)
         rtt_result_release(&r->rtt);

@@ -177,6 +177,8 @@ struct run_record {
     bool killed;                /* stop needed SIGKILL */
     char *containment;          /* what held its tree for the stop, "cgroup2" (platform.h);
                                    NULL: no target started, or an older results.json */
+    char *isolation;            /* what hid loopbench's ancestors from it, "pid-namespace"
+                                   (platform.h); NULL as containment */
     char *cpus;                 /* the CPUs its tree was pinned to, "1"; NULL: any */
     bool idle_held;             /* run --hold-idle: through its warm-up and window */
     struct run_rotation rotation; /* swaps 0 and no sets: it did not rotate */

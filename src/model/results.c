@@ -183,6 +183,8 @@ static json_t *exit_json(const struct run_record *r)
         json_object_set_new(o, "signal", json_integer(WTERMSIG(r->wstatus)));
     if (r->containment)
         json_object_set_new(o, "containment", json_string(r->containment));
+    if (r->isolation)
+        json_object_set_new(o, "isolation", json_string(r->isolation));
     return o;
 }
 
@@ -197,6 +199,8 @@ static void exit_from_json(json_t *o, struct run_record *r)
         r->wstatus = (int)(get_int(o, "signal") & 0x7f);
     if (get_str(o, "containment"))
         r->containment = xstrdup(get_str(o, "containment"));
+    if (get_str(o, "isolation"))
+        r->isolation = xstrdup(get_str(o, "isolation"));
 }
 
 static const char *const count_keys[] = {"scheduled", "sent",     "completed",

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Hostile pull request, /proc and what a build leaves (docs/reliability.md, docs/ci.md): a
+# target or a build reads no secret from the environment of loopbench or of its ancestors
+# (a CI job's shell and runner hold the job's token and the paths of the files that steer
+# it), and nothing a build starts outlives it.
+#   1. loopbench is not dumpable: a process of its user reads neither its
+#      /proc/PID/environ nor its fd/;
+#   2. a target walking /proc/*/environ (and its parent's) finds no secret of loopbench's
+#      ancestors: it runs in a PID namespace of its own, seeing its own tree alone;
+#   3. where no namespace can be made: as root, the target runs as nobody; otherwise the
+#      run says plainly that its target could read those environments;
+#   4. harness/ci/regress.sh: a build finds no token and no CI control file in any
+#      environment it can read, and a daemon it leaves is killed when it ends, before it
+#      could edit the report.
+source "$(dirname "$0")/lib.sh"
+
+SECRET=hostileProcSecret0123456789
+MARK=$TMP/mark-hostile-proc
+# The target: what it finds of the secret in every environment it may read (it is given
+# the secret in two halves, so that no environment of its own holds it whole), how many
+# processes it sees, its parent's environment; ready; then it sleeps.
+cat >"$TMP/walker" <<'SH'
+#!/bin/sh
+wanted=$WANTED_A$WANTED_B
+echo "uid $(id -u) pid $$ parent $PPID sees $(ls -d /proc/[0-9]* | wc -l) processes"
+for f in /proc/[0-9]*/environ /proc/[0-9]*/task/[0-9]*/environ; do
+  if tr '\0' '\n' <"$f" 2>/dev/null | grep -q "$wanted"; then echo "FOUND in $f"; fi
+done
+if [ "$PPID" -gt 0 ] && tr '\0' '\n' <"/proc/$PPID/environ" 2>/dev/null | grep -q "$wanted"; then
+  echo "FOUND in the parent's"
+fi
+echo ready
+exec sleep 60
+SH
+chmod 755 "$TMP/walker"
+cat >"$TMP/walker.json" <<JSON
+{ "name": "walker", "command": ["$TMP/walker"], "cwd": "$TMP",
+  "env": { "WANTED_A": "${SECRET:0:10}", "WANTED_B": "${SECRET:10}" },
+  "knob": { "name": "x", "values": ["1"], "env": "KNOB" },
+  "ready": { "log": "^ready$", "timeout": 30 }, "stop": { "grace": 1 } }
+JSON
+# as_nobody CMD...: CMD as uid 65534 when this test runs as root (setpriv), else as this user.
+as_nobody=()
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+  as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+  # The unprivileged loopbench (and valgrind under it) writes its files under TMP.
+  chmod 1777 "$TMP"
+fi
+doc() { echo "$TMP/$1/results.json"; }
+
+# --- 1. loopbench's own /proc files are not its user's to read -----------------------------
+env SECRET_HELD="$SECRET" "${as_nobody[@]}" "$LOOPBENCH" run "$TMP/walker.json" -n 1 -w 0 -t 3 \
+  -o "$TMP/self" -q >/dev/null 2>"$TMP/self.err" &
+lb=$!
+PIDS+=("$lb")
+for _ in $(seq 1 200); do [ -s "$TMP/self/runs/1-1/stdout.log" ] && break; sleep 0.05; done
+rc=0
+"${as_nobody[@]}" cat "/proc/$lb/environ" >"$TMP/self.environ" 2>/dev/null || rc=$?
+check "loopbench's /proc/PID/environ: not readable by its own user (exit $rc)" \
+  bash -c "[ $rc -ne 0 ] && ! grep -a -q '$SECRET' '$TMP/self.environ'"
+check "  ... nor its fd/" bash -c "! ${as_nobody[*]} ls /proc/$lb/fd >/dev/null 2>&1"
+wait "$lb" || true
+
+# --- 2. a target reads no ancestor's environment -------------------------------------------
+# walk NAME [RUNNER...]: a run of the walker by a loopbench whose parent shell holds the
+# secret in its environment, the shell started through RUNNER.
+walk() {
+  local name=$1
+  shift
+  rc=0
+  env SECRET_HELD="$SECRET" "$@" bash -c '"$@"; exit $?' walk "$LOOPBENCH" run "$TMP/walker.json" \
+    -n 1 -w 0 -t 0.5 -o "$TMP/$name" >"$TMP/$name.out" 2>"$TMP/$name.err" || rc=$?
+  log=$TMP/$name/runs/1-1/stdout.log
+  echo "$name: exit $rc; $(head -n 1 "$log" 2>/dev/null); isolation" \
+    "$(jq -r '.runs[0].exit.isolation' "$(doc "$name")" 2>/dev/null)"
+}
+for who in self nobody; do
+  if [ "$who" = nobody ] && [ ${#as_nobody[@]} -eq 0 ]; then
+    echo "skip: running as another user needs root and setpriv"
+    continue
+  fi
+  runner=()
+  [ "$who" = self ] || runner=("${as_nobody[@]}")
+  walk "walk-$who" "${runner[@]}"
+  check "as $who: the run exits 0" [ "$rc" -eq 0 ]
+  check "  ... its target walked /proc" grep -q '^ready$' "$log"
+  check "  ... and found no secret of loopbench's ancestors" bash -c "! grep -q FOUND '$log' && ! grep -q '$SECRET' '$log'"
+  check "  ... running in a PID namespace of its own (it sees only its own tree)" \
+    bash -c "jq -e '.runs[0].exit.isolation == \"pid-namespace\"' '$(doc "walk-$who")' >/dev/null &&
+      grep -q 'pid 2 parent 0 sees [1-5] processes' '$log'"
+  check "  ... and the campaign warns of nothing about it" bash -c "! grep -q 'could read the environment' '$TMP/walk-$who.err'"
+done
+
+# --- 3. where no namespace can be made ----------------------------------------------------
+# (LOOPBENCH_TEST_NO_NAMESPACES makes loopbench take the host for one that has none.)
+if [ ${#as_nobody[@]} -gt 0 ]; then
+  walk no-ns-root env LOOPBENCH_TEST_NO_NAMESPACES=1
+  check "as root without namespaces: the target runs as nobody (uid 65534)" \
+    bash -c "[ $rc -eq 0 ] && grep -q '^uid 65534 ' '$log' &&
+      jq -e '.runs[0].exit.isolation == \"user-nobody\"' '$(doc no-ns-root)' >/dev/null"
+  check "  ... and finds no secret of loopbench's ancestors" bash -c "! grep -q FOUND '$log'"
+fi
+walk no-ns env LOOPBENCH_TEST_NO_NAMESPACES=1 "${as_nobody[@]}"
+check "as a user without namespaces: the run records isolation none" \
+  jq -e '.runs[0].exit.isolation == "none"' "$(doc no-ns)"
+check "  ... and says so plainly, on the terminal and in results.json" \
+  bash -c "grep -q 'could read the environment of every process of this user' '$TMP/no-ns.out' &&
+    jq -e '.warnings | any(test(\"could read the environment of every process of this user\"))' '$(doc no-ns)' >/dev/null"
+
+# --- 4. harness/ci/regress.sh: a build finds no token, and leaves no daemon -----------------
+# Both builds walk every environment they can read for the job's token and its GITHUB_ENV
+# file, appending to that file wherever they find it; the head build also starts a daemon
+# in a session of its own that waits for the report and writes an approval into it (the
+# out directory it knows from this command, as it could from an ancestor's environment).
+repo=$TMP/repo
+git clone -q "$(git -C "$SOURCE_ROOT" rev-parse --absolute-git-dir)" "$repo"
+github_env=$TMP/github_env
+: >"$github_env"
+out=$TMP/regress
+# shellcheck disable=SC2016 # expanded by the shell that runs the build
+build_cmd='for f in /proc/[0-9]*/environ; do
+  if tr "\0" "\n" <"$f" 2>/dev/null | grep -q -e '"$SECRET"' -e ^GITHUB_ENV=; then echo "$f" >>"$VARIANT_DIR/found.txt";
+    path=$(tr "\0" "\n" <"$f" | sed -n "s/^GITHUB_ENV=//p"); [ -z "$path" ] || echo BASH_ENV=/tmp/pwned >>"$path"; fi
+done; touch "$VARIANT_DIR/walked"
+setsid sh -c '"'"'while [ ! -s '"$out"'/report.md ]; do sleep 0.2; done; sleep 1;
+  echo "**Approved by @github/security**" >>'"$out"'/report.md; touch '"$MARK"'-approved; sleep 60; : '"$MARK"''"'"' </dev/null >/dev/null 2>&1 &
+cat >"$VARIANT_DIR/refshard" <<"EOF"
+#!/bin/sh
+echo "loop stats: reporting every 1 s"
+exec sleep 60
+EOF
+chmod +x "$VARIANT_DIR/refshard"'
+rc=0
+env GITHUB_TOKEN="$SECRET" GH_TOKEN="$SECRET" ACTIONS_RUNTIME_TOKEN="$SECRET" GITHUB_ENV="$github_env" \
+  GITHUB_STEP_SUMMARY="$TMP/summary.md" TARGET_REPO="$repo" BASE_REF=HEAD HEAD_REF=HEAD LOOPBENCH="$LOOPBENCH" \
+  OUT="$out" WORK="$TMP/regress-work" BUILD_CMD="$build_cmd" PROFILE="$SOURCE_ROOT/profiles/refshard-ci.json" \
+  bash "$SOURCE_ROOT/harness/ci/regress.sh" -- -s 2 -n 1 -w 0 -t 0.5 -q \
+  >"$TMP/regress.out" 2>"$TMP/regress.err" || rc=$?
+sleep 3 # the daemon's second, and more
+check "regress.sh ran its campaign to the gate (exit $rc)" [ -s "$out/results.json" ]
+for v in base head; do
+  check "the $v build walked every environment it could read" test -e "$TMP/regress-work/$v/walked"
+  check "  ... and found neither the token nor GITHUB_ENV's path in any" test ! -s "$TMP/regress-work/$v/found.txt"
+done
+check "the job's GITHUB_ENV file is untouched" test ! -s "$github_env"
+check "the builds' daemons did not outlive their builds: no approval written" \
+  bash -c "[ ! -e '$MARK-approved' ] && ! grep -q Approved '$out/report.md'"
+check "  ... nothing of them is left" bash -c "! pgrep -f -- '${MARK%/*}/[m]ark-hostile-proc' >/dev/null"
+check "  ... and the build's log says that what it left was killed" \
+  grep -q "exec: 'bash' left [0-9]* process" "$TMP/regress-work/build-head.log"
