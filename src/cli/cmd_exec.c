@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "compat.h"
@@ -54,6 +55,7 @@ int cmd_exec(int argc, char **argv)
         .piped = true,
         .pipe_fds = {STDOUT_FILENO, STDERR_FILENO},
         .cpu = CPU_SOURCE_TREE,
+        .same_user = true,
     };
     struct plat_target *t;
     struct lb_error err;
@@ -62,6 +64,10 @@ int cmd_exec(int argc, char **argv)
         msg_error("exec: %s", err.msg);
         return LB_EXIT_USAGE;
     }
+    if (strcmp(plat_target_isolation(t), "none") == 0)
+        msg_warn("exec: '%s' runs without a PID namespace of its own (none can be made here): "
+                 "it can read the environment of every process of this user (docs/ci.md)",
+                 argv[optind]);
     int status = LB_EXIT_OK, wstatus = 0;
     bool interrupted = false;
     while (plat_target_exited(t, &wstatus) != 1)

@@ -686,21 +686,24 @@ static int ns_enter(void)
     return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 
-/* Close every descriptor from `from` on. */
-static void close_from(unsigned from)
+/* Close every descriptor from lo to hi. */
+static void close_fds(unsigned lo, unsigned hi)
 {
-    if (syscall(SYS_close_range, from, ~0U, 0) == 0)
+    if (syscall(SYS_close_range, lo, hi, 0) == 0)
         return;
-    for (long fd = from, max = sysconf(_SC_OPEN_MAX); fd < max; fd++)
+    for (long fd = lo, max = sysconf(_SC_OPEN_MAX); fd <= (long)hi && fd < max; fd++)
         close((int)fd);
 }
 
 /* The namespace's init, pid 1 there: mounts the /proc of the namespace (over the one it
  * inherited, unmounted first where it may be), says how that went through result_fd,
  * and then reaps whatever the program orphans. Once the shim has gone (its death is
- * SIGUSR1 here), the program has too: the init ends with the last of the rest, and with
- * it the namespace. A probe's init ends at once. */
-static _Noreturn void init_run(int result_fd, bool probe)
+ * SIGUSR1 here), the program has too. A shim that ended as the program did said so first
+ * through drain_fd: the init ends with the last of the rest, which loopbench stops as it
+ * stops any tree. A shim that said nothing was killed (loopbench died, or a stop's
+ * SIGKILL): the init ends at once, and the kernel kills all that is left in the namespace,
+ * double-forked escapees included. A probe's init ends at once. */
+static _Noreturn void init_run(int result_fd, int drain_fd, bool probe)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -713,7 +716,9 @@ static _Noreturn void init_run(int result_fd, bool probe)
     int e = mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 ? errno : 0;
     if (write(result_fd, &e, sizeof(e)) != (ssize_t)sizeof(e) || e || probe)
         _exit(e ? 1 : 0);
-    close_from(0);
+    /* Nothing of loopbench's held but the shim's word. */
+    close_fds(0, (unsigned)drain_fd - 1);
+    close_fds((unsigned)drain_fd + 1, ~0U);
     for (bool draining = false;;) {
         pid_t r;
         while ((r = waitpid(-1, NULL, WNOHANG)) > 0)
@@ -721,22 +726,26 @@ static _Noreturn void init_run(int result_fd, bool probe)
         if (r < 0 && errno == ECHILD && draining)
             _exit(0);
         siginfo_t si;
+        char word;
         /* from outside the namespace (si_pid 0): the shim's death, not a target's kill */
-        if (sigwaitinfo(&set, &si) == SIGUSR1 && si.si_pid == 0)
+        if (sigwaitinfo(&set, &si) == SIGUSR1 && si.si_pid == 0) {
+            if (read(drain_fd, &word, 1) != 1)
+                _exit(0);
             draining = true;
+        }
     }
 }
 
-/* Start the namespace's init (its pid into *init): 0 once its /proc is mounted, else -1
- * with errno. */
-static int init_start(bool probe, pid_t *init)
+/* Start the namespace's init (its pid into *init), which reads the shim's word from
+ * drain_fd: 0 once its /proc is mounted, else -1 with errno. */
+static int init_start(bool probe, int drain_fd, pid_t *init)
 {
     int result[2];
     if (pipe2(result, O_CLOEXEC) < 0)
         return -1;
     *init = fork();
     if (*init == 0)
-        init_run(result[1], probe);
+        init_run(result[1], drain_fd, probe);
     close(result[1]);
     int e = EAGAIN;
     if (*init > 0 && read(result[0], &e, sizeof(e)) != (ssize_t)sizeof(e))
@@ -757,7 +766,7 @@ static enum isolation isolation_probe(void)
     pid_t pid = off && *off ? -1 : fork();
     if (pid == 0) {
         pid_t init;
-        _exit(ns_enter() < 0 || init_start(true, &init) < 0 ? 1 : 0);
+        _exit(ns_enter() < 0 || init_start(true, -1, &init) < 0 ? 1 : 0);
     }
     int status = 1;
     while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -817,7 +826,9 @@ static _Noreturn void shim_run(const struct plat_spawn_opts *o, int null_fd, int
                                int ctl_fd, int report_fd)
 {
     struct child_pids pids;
-    if (ns_enter() < 0 || init_start(false, &pids.init) < 0)
+    int drain[2];
+    if (pipe2(drain, O_CLOEXEC) < 0 || ns_enter() < 0 ||
+        init_start(false, drain[0], &pids.init) < 0)
         child_fail(report_fd, (struct child_failure){STAGE_ISOLATE, errno});
     struct sigaction ign;
     memset(&ign, 0, sizeof(ign));
@@ -835,15 +846,19 @@ static _Noreturn void shim_run(const struct plat_spawn_opts *o, int null_fd, int
         child_fail(report_fd, (struct child_failure){STAGE_EXEC, errno});
     if (send(ctl_fd, &pids, sizeof(pids), MSG_NOSIGNAL) != (ssize_t)sizeof(pids))
         _exit(127);
-    /* Nothing of loopbench's is held: not its terminal, nor the target's pipes. */
+    /* Nothing of loopbench's is held: not its terminal, nor the target's pipes; only the
+     * word to the init, as descriptor 3. */
     dup2(null_fd, 0);
     dup2(null_fd, 1);
     dup2(null_fd, 2);
-    close_from(3);
+    dup2(drain[1], 3);
+    close_fds(4, ~0U);
     int status;
     while (waitpid(pids.program, &status, 0) < 0)
         if (errno != EINTR)
             _exit(127);
+    if (write(3, "d", 1) != 1)
+        _exit(127);
     if (WIFSIGNALED(status)) {
         /* the same signal, without a core of a copy of loopbench */
         struct rlimit none = {0, 0};
@@ -931,7 +946,7 @@ static _Noreturn void child_run(const struct plat_spawn_opts *o, int null_fd, in
         _exit(127);
     if (isolation == ISOLATION_PID_NS)
         shim_run(o, null_fd, out_fd, err_fd, ctl_fd, report_fd);
-    if (isolation == ISOLATION_NOBODY) {
+    if (isolation == ISOLATION_NOBODY && !o->same_user) {
         if (setgroups(0, NULL) < 0 || setgid(NOBODY_ID) < 0 || setuid(NOBODY_ID) < 0)
             child_fail(report_fd, (struct child_failure){STAGE_ISOLATE, errno});
         /* a change of user clears it */
@@ -1191,6 +1206,7 @@ int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out, str
     }
     for (size_t i = 3; i < ARRAY_SIZE(fds); i++)
         fds[i] = posix_fd_high(fds[i]);
+    int way = isolation == ISOLATION_NOBODY && opts->same_user ? ISOLATION_NONE : isolation;
     pid_t pid = fork();
     if (pid < 0) {
         lb_fail_errno(err, errno, "cannot start '%s'", opts->argv[0]);
@@ -1207,7 +1223,7 @@ int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out, str
     fds[4] = fds[6] = -1;
 
     struct plat_target *t = target_new(pid, true);
-    t->isolation = isolation;
+    t->isolation = way;
     struct child_hello h;
     int perf_fd;
     if (hello_recv(fds[3], &h, &perf_fd) < 0) {

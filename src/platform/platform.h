@@ -57,6 +57,8 @@ struct plat_spawn_opts {
     bool piped;
     int pipe_fds[2];
     enum cpu_source_kind cpu;  /* AUTO tries perf, then falls back to TREE */
+    bool same_user;            /* never as another user (plat_target_isolation): a build
+                                  must write its own checkout */
     const struct cpuset *cpus; /* the CPUs the whole tree runs on (inherited); NULL: any */
 };
 

@@ -6,7 +6,8 @@
 #   1. loopbench is not dumpable: a process of its user reads neither its
 #      /proc/PID/environ nor its fd/;
 #   2. a target walking /proc/*/environ (and its parent's) finds no secret of loopbench's
-#      ancestors: it runs in a PID namespace of its own, seeing its own tree alone;
+#      ancestors: it runs in a PID namespace of its own, seeing its own tree alone; and a
+#      loopbench killed by SIGKILL leaves nothing of that namespace running;
 #   3. where no namespace can be made: as root, the target runs as nobody; otherwise the
 #      run says plainly that its target could read those environments;
 #   4. harness/ci/regress.sh: a build finds no token and no CI control file in any
@@ -91,6 +92,25 @@ for who in self nobody; do
   check "  ... and the campaign warns of nothing about it" bash -c "! grep -q 'could read the environment' '$TMP/walk-$who.err'"
 done
 
+# A loopbench killed by SIGKILL mid-window leaves nothing of its target's namespace running,
+# not even what the target double-forked away (which a subreaper gone no longer holds).
+cat >"$TMP/escapee.json" <<JSON
+{ "name": "escapee", "command": ["sh", "-c", "(setsid sh -c 'exec sleep 300' &); echo ready; exec sleep 300"],
+  "cwd": "$TMP", "knob": { "name": "x", "values": ["1"], "env": "KNOB" },
+  "ready": { "log": "^ready$", "timeout": 30 }, "stop": { "grace": 1 } }
+JSON
+"$LOOPBENCH" run "$TMP/escapee.json" -n 1 -w 0 -t 30 -o "$TMP/escapee" -q >/dev/null 2>&1 &
+lb=$!
+for _ in $(seq 1 200); do grep -qs '^ready$' "$TMP/escapee/runs/1-1/stdout.log" && break; sleep 0.05; done
+sleep 0.3
+escapees=$(procs_in "$TMP" | sort -u | tr '\n' ' ')
+kill -9 "$lb"
+{ wait "$lb"; } 2>/dev/null || true
+sleep 0.5
+left=$(procs_in "$TMP" | sort -u | tr '\n' ' ')
+check "loopbench killed mid-window: nothing of its target's namespace is left (were: ${escapees:-none}; left: ${left:-none})" \
+  bash -c "[ -n '$escapees' ] && [ -z '$left' ]"
+
 # --- 3. where no namespace can be made ----------------------------------------------------
 # (LOOPBENCH_TEST_NO_NAMESPACES makes loopbench take the host for one that has none.)
 if [ ${#as_nobody[@]} -gt 0 ]; then
@@ -100,6 +120,10 @@ if [ ${#as_nobody[@]} -gt 0 ]; then
       jq -e '.runs[0].exit.isolation == \"user-nobody\"' '$(doc no-ns-root)' >/dev/null"
   check "  ... and finds no secret of loopbench's ancestors" bash -c "! grep -q FOUND '$log'"
 fi
+rc=0
+env LOOPBENCH_TEST_NO_NAMESPACES=1 "${as_nobody[@]}" "$LOOPBENCH" exec -- true 2>"$TMP/exec-no-ns.err" || rc=$?
+check "loopbench exec without namespaces: runs the command (exit $rc), and says what it can read" \
+  bash -c "[ $rc -eq 0 ] && grep -q 'it can read the environment of every process of this user' '$TMP/exec-no-ns.err'"
 walk no-ns env LOOPBENCH_TEST_NO_NAMESPACES=1 "${as_nobody[@]}"
 check "as a user without namespaces: the run records isolation none" \
   jq -e '.runs[0].exit.isolation == "none"' "$(doc no-ns)"
