@@ -26,12 +26,17 @@
 #   BUILD_CMD     shell command that builds one ref: run in a checkout of it (a fresh clone),
 #                 it fills the empty directory $VARIANT_DIR with what the profile runs. The
 #                 default builds refshard (meson setup, ninja refshard) and copies it there.
+#                 It runs under `loopbench exec`: in a PID namespace of its own where the host
+#                 allows (it sees no other process of the job), and what it leaves running is
+#                 killed when it ends (docs/ci.md).
 #                 A config file the profile names that it leaves missing is copied from the
 #                 profile's directory, so each variant edits a copy of its own.
 #   PASS_ENV      names of variables the build and the targets get besides the base, e.g.
 #                 "CC CFLAGS": the build command and the campaign run with a clean environment
 #                 (env -i, the base of docs/profiles.md, VARIANT_DIR for the build, these),
-#                 never a token or a CI control file (a name that looks like one is refused)
+#                 never a token or a CI control file (a name that looks like one is refused).
+#                 The script itself runs again at once with only these, the base and the
+#                 variables above (and RUNNER_TEMP, GITHUB_BASE_REF, GITHUB_STEP_SUMMARY)
 #   OUT           the campaign directory (default results/regress-<UTC time>)
 #   COMPARE_ARGS  options for loopbench compare, e.g. "--max-increase 15 --fail-on inconclusive"
 #   GATE          1 (default) gates with compare; 0 stops after the report, leaving the
