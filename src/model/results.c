@@ -252,11 +252,10 @@ static int histogram_at(json_t *o, const char *key, const char *where, struct hi
     return 0;
 }
 
+/* The histograms are read as they are held in the file, their non-empty buckets alone
+ * (histogram.h): absent ones are empty. */
 static int rtt_from_json(json_t *o, const char *where, struct rtt_result *q, struct lb_error *err)
 {
-    histogram_init(&q->rtt);
-    histogram_init(&q->lag);
-    histogram_init(&q->setup);
     counts_from_json(json_object_get(o, "requests"), &q->requests);
     q->connection_failures = get_u64(o, "connection_failures");
     q->probe_cpu_ns = get_ns(o, "probe_cpu_seconds");
@@ -852,7 +851,7 @@ static int campaign_from_json(json_t *camp, json_t *knob, struct campaign *c, co
     size_t i;
     json_t *v;
     json_t *variants = json_object_get(camp, "variants");
-    if (campaign_size_check(0, json_array_size(variants), 0, where, err) < 0)
+    if (campaign_size_check(c->values.n, json_array_size(variants), 0, where, err) < 0)
         return -1;
     c->variants = xcalloc(json_array_size(variants) + 1, sizeof(*c->variants));
     json_array_foreach(variants, i, v) {
