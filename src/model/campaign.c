@@ -175,9 +175,11 @@ int campaign_size_check(size_t settings, size_t variants, size_t runs, const cha
     const struct {
         size_t n, max;
         const char *what;
-    } caps[] = {{settings, CAMPAIGN_SETTINGS_MAX, "settings"},
-                {variants, CAMPAIGN_VARIANTS_MAX, "variants"},
-                {runs, CAMPAIGN_RUNS_MAX, "runs"}};
+    } caps[] = {
+        {settings, CAMPAIGN_SETTINGS_MAX, "settings"},
+        {variants, CAMPAIGN_VARIANTS_MAX, "variants"},
+        {settings * (variants ? variants : 1), CAMPAIGN_CELLS_MAX, "cells (settings x variants)"},
+        {runs, CAMPAIGN_RUNS_MAX, "runs"}};
     for (size_t i = 0; i < ARRAY_SIZE(caps); i++)
         if (caps[i].n > caps[i].max)
             return lb_fail(err, "%s: %zu %s, more than the %zu of a campaign loopbench reads",
@@ -257,30 +259,58 @@ static const char *run_cpu_assignment(const struct run_record *x)
     return x->rotation.swaps > 0 ? "rotated" : x->cpus;
 }
 
+/* A completed run of a cell, by its round. */
+struct round_run {
+    long repeat;
+    size_t index;
+};
+
+static int round_order(const void *pa, const void *pb)
+{
+    const struct round_run *a = pa, *b = pb;
+    if (a->repeat != b->repeat)
+        return a->repeat < b->repeat ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Each completed run of xa, in the campaign's order, with the first completed run of xb
+ * of its round, found by a search of xb's runs sorted by round (not a scan of every run
+ * for each: a campaign of 100,000 runs made elsewhere is paired in a blink). */
 static size_t cell_pairs(const struct campaign *c, struct cell xa, struct cell xb,
                          const struct metric *m, double *a, double *b, const char **cpus_a,
                          const char **cpus_b)
 {
-    size_t n = 0;
+    size_t n = 0, nb = 0;
     if (c->order == ORDER_GROUPED)
         return 0;
+    struct round_run *rb = xmalloc((c->n_runs + 1) * sizeof(*rb));
+    for (size_t j = 0; j < c->n_runs; j++)
+        if (run_in_cell(&c->runs[j], xb) && c->runs[j].status == RUN_OK)
+            rb[nb++] = (struct round_run){c->runs[j].repeat, j};
+    qsort(rb, nb, sizeof(*rb), round_order);
     for (size_t i = 0; i < c->n_runs; i++) {
         const struct run_record *x = &c->runs[i];
         if (!run_in_cell(x, xa) || x->status != RUN_OK)
             continue;
-        for (size_t j = 0; j < c->n_runs; j++) {
-            const struct run_record *y = &c->runs[j];
-            if (run_in_cell(y, xb) && y->status == RUN_OK && y->repeat == x->repeat) {
-                if (cpus_a && cpus_b) {
-                    cpus_a[n] = run_cpu_assignment(x);
-                    cpus_b[n] = run_cpu_assignment(y);
-                }
-                a[n] = metric_read(c, x, m);
-                b[n++] = metric_read(c, y, m);
-                break;
-            }
+        size_t lo = 0, hi = nb; /* the first of xb's runs of x's round or later */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (rb[mid].repeat < x->repeat)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
+        if (lo == nb || rb[lo].repeat != x->repeat)
+            continue;
+        const struct run_record *y = &c->runs[rb[lo].index];
+        if (cpus_a && cpus_b) {
+            cpus_a[n] = run_cpu_assignment(x);
+            cpus_b[n] = run_cpu_assignment(y);
+        }
+        a[n] = metric_read(c, x, m);
+        b[n++] = metric_read(c, y, m);
     }
+    free(rb);
     return n;
 }
 
