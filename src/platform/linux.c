@@ -683,7 +683,7 @@ static int ns_enter(void)
     }
     if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0)
         return -1;
-    return mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+    return mount("none", "/", "", MS_REC | MS_PRIVATE, NULL);
 }
 
 /* Close every descriptor from lo to hi. */
@@ -693,6 +693,22 @@ static void close_fds(unsigned lo, unsigned hi)
         return;
     for (long fd = lo, max = sysconf(_SC_OPEN_MAX); fd <= (long)hi && fd < max; fd++)
         close((int)fd);
+}
+
+/* The init's signals: a child's exit, and the shim's death (from outside the namespace:
+ * si_pid 0; a target's kill would name its sender). */
+static volatile sig_atomic_t shim_gone;
+
+static void on_child(int sig)
+{
+    (void)sig;
+}
+
+static void on_shim_death(int sig, siginfo_t *si, void *ctx)
+{
+    (void)sig, (void)ctx;
+    if (si->si_pid == 0)
+        shim_gone = 1;
 }
 
 /* The namespace's init, pid 1 there: mounts the /proc of the namespace (over the one it
@@ -705,11 +721,20 @@ static void close_fds(unsigned lo, unsigned hi)
  * double-forked escapees included. A probe's init ends at once. */
 static _Noreturn void init_run(int result_fd, int drain_fd, bool probe)
 {
-    sigset_t set;
+    /* Every other signal ignored, as the kernel does for a namespace's init (and valgrind,
+     * which handles them all itself, would not); these two caught, and waited for with
+     * the others' only way in closed. */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, child = {.sa_handler = on_child},
+                     death = {.sa_sigaction = on_shim_death, .sa_flags = SA_SIGINFO};
+    for (int s = 1; s < NSIG; s++)
+        sigaction(s, &ign, NULL);
+    sigaction(SIGCHLD, &child, NULL);
+    sigaction(SIGUSR1, &death, NULL);
+    sigset_t set, none;
     sigemptyset(&set);
+    sigemptyset(&none);
     sigaddset(&set, SIGCHLD);
     sigaddset(&set, SIGUSR1);
-    signal(SIGUSR1, SIG_DFL);
     sigprocmask(SIG_BLOCK, &set, NULL);
     prctl(PR_SET_PDEATHSIG, SIGUSR1);
     umount2("/proc", MNT_DETACH);
@@ -723,16 +748,15 @@ static _Noreturn void init_run(int result_fd, int drain_fd, bool probe)
         pid_t r;
         while ((r = waitpid(-1, NULL, WNOHANG)) > 0)
             ;
-        if (r < 0 && errno == ECHILD && draining)
-            _exit(0);
-        siginfo_t si;
-        char word;
-        /* from outside the namespace (si_pid 0): the shim's death, not a target's kill */
-        if (sigwaitinfo(&set, &si) == SIGUSR1 && si.si_pid == 0) {
+        if (shim_gone && !draining) {
+            char word;
             if (read(drain_fd, &word, 1) != 1)
                 _exit(0);
             draining = true;
         }
+        if (r < 0 && errno == ECHILD && draining)
+            _exit(0);
+        sigsuspend(&none);
     }
 }
 

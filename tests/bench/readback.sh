@@ -143,8 +143,8 @@ open(sys.argv[2] + "/report.md", "w").write("".join(out))' "$1" "$2"
 
 pair "report: runs (cap 100,000)" 50000 100000 in_runs_report
 pair "compare: runs (cap 100,000)" 50000 100000 in_runs_compare
-pair "compare: settings (cap 1,000)" 500 1000 in_settings
-pair "compare: variants (cap 64)" 32 64 in_variants
+pair "compare: settings (cap 256)" 128 256 in_settings
+pair "compare: variants (cap 32)" 16 32 in_variants
 pair "report: results.json KiB (cap 16 MiB)" 8000 16000 in_bytes
 pair "report: series.csv MiB (cap 64)" 31 63 in_series
 pair "history: campaigns of 16 MiB (256 MiB in all)" 8 16 in_history
