@@ -12,7 +12,9 @@
 #      run says plainly that its target could read those environments;
 #   4. harness/ci/regress.sh: a build finds no token and no CI control file in any
 #      environment it can read, and a daemon it leaves is killed when it ends, before it
-#      could edit the report.
+#      could edit the report;
+#   5. a repository a build planted in its output runs nothing when loopbench asks git of
+#      its commit.
 source "$(dirname "$0")/lib.sh"
 
 SECRET=hostileProcSecret0123456789
@@ -172,3 +174,30 @@ check "the builds' daemons did not outlive their builds: no approval written" \
 check "  ... nothing of them is left" bash -c "! pgrep -f -- '${MARK%/*}/[m]ark-hostile-proc' >/dev/null"
 check "  ... and the build's log says that what it left was killed" \
   grep -q "exec: 'bash' left [0-9]* process" "$TMP/regress-work/build-head.log"
+
+# --- 5. a repository planted in a build's output runs nothing ------------------------------
+# loopbench asks git which commit each variant's directory is (and whether it is dirty). A
+# build that makes its output a repository whose own config names a clean filter for every
+# file (and changes a file, so that git status must run it) had loopbench run that command,
+# outside any namespace, before any target ran.
+mkdir -p "$TMP/planted/base" "$TMP/planted/head"
+for v in base head; do
+  ln -s "$REFSHARD" "$TMP/planted/$v/refshard"
+  cp "$SOURCE_ROOT/profiles/refshard.config.json" "$TMP/planted/$v/"
+done
+(
+  cd "$TMP/planted/head" && git init -q . && git config user.email e2e@example.com &&
+    git config user.name e2e && echo '* filter=pwn' >.gitattributes && echo one >file &&
+    git add .gitattributes file && git commit -q -m planted &&
+    git config filter.pwn.clean "sh -c 'touch $MARK-filter; cat'" &&
+    git config filter.pwn.process "sh -c 'touch $MARK-process'" && echo two >file
+)
+jq '.command[0] = "{variant_dir}/refshard"' "$SOURCE_ROOT/profiles/refshard.json" >"$TMP/planted/refshard.json"
+rc=0
+(cd "$TMP/planted" && "$LOOPBENCH" run refshard.json -s 0 -n 1 -w 0 -t 0.3 --variant base=base \
+  --variant head=head -o "$TMP/planted/out" -q >/dev/null 2>&1) || rc=$?
+check "a variant directory that is a repository with a filter of its own: the run exits 0 ($rc)" [ "$rc" -eq 0 ]
+check "  ... and neither its clean filter nor its filter process ran" \
+  bash -c "[ ! -e '$MARK-filter' ] && [ ! -e '$MARK-process' ]"
+check "  ... while its commit is still recorded, dirty" \
+  jq -e '.campaign.variants[1].commit | .sha != null and .dirty' "$TMP/planted/out/results.json"
