@@ -72,6 +72,9 @@ int campaign_profile_from_json(json_t *section, const char *where, struct campai
     json_t *health = json_object_get(section, "health");
     if (health && !json_is_array(health))
         return lb_fail(err, "%s: profile.health: expected an array", where);
+    if (json_array_size(health) > PROFILE_HEALTH_MAX)
+        return lb_fail(err, "%s: profile.health: %zu keys, more than the %d of a profile", where,
+                       json_array_size(health), PROFILE_HEALTH_MAX);
     p->health = xcalloc(json_array_size(health) + 1, sizeof(*p->health));
     for (size_t k = 0; k < json_array_size(health); k++) {
         const char *key, *label = NULL, *better = profile_direction_name(LOWER_IS_BETTER);

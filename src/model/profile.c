@@ -638,6 +638,9 @@ static int add_health(struct loader *ld, struct profile *p, const char *kp,
         if (strcmp(p->health[i].key, h->key) == 0)
             return fail(ld, kp, "key '%s' is also a health key of the log or the rtt probe",
                         h->key);
+    if (p->n_health == PROFILE_HEALTH_MAX)
+        return fail(ld, kp, "key '%s': more than %d health keys in all", h->key,
+                    PROFILE_HEALTH_MAX);
     p->health = xrealloc(p->health, (p->n_health + 1) * sizeof(*p->health));
     p->health[p->n_health++] = (struct health_key){
         .key = xstrdup(h->key),
@@ -834,6 +837,9 @@ static int parse_health(struct loader *ld, json_t *arr, struct profile *p)
     char at[KP_MAX];
     if (!json_is_array(arr))
         return fail(ld, "metrics.health", "expected an array of objects");
+    if (json_array_size(arr) > PROFILE_HEALTH_MAX)
+        return fail(ld, "metrics.health", "%zu keys: expected at most %d", json_array_size(arr),
+                    PROFILE_HEALTH_MAX);
     p->n_health = json_array_size(arr);
     p->health = xcalloc(p->n_health, sizeof(*p->health));
     size_t i;

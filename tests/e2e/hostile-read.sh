@@ -192,6 +192,13 @@ big cells 2050 2050 65 16
 reads cells compare "$TMP/cells"
 check "65 settings x 16 variants: refused (exit 2), saying how many cells it reads" \
   bash -c "[ $rc -eq 2 ] && grep -q -E 'cells \\(settings x variants\\), more than the [0-9,]+ ' '$TMP/cells.err'"
+# 257 health keys: each analysis goes over the runs once per key
+fresh health
+jq '.profile.health = [range(257) | {key: "k\(.)", label: "k\(.)", better: "lower"}]' \
+  "$TMP/real/results.json" >"$TMP/health/results.json"
+reads health compare "$TMP/health"
+check "257 health keys in the profile: refused (exit 2), saying how many it reads" \
+  bash -c "[ $rc -eq 2 ] && grep -q -E 'profile.health: 257 keys, more than the 256' '$TMP/health.err'"
 # 100,000 completed runs of two variants, each paired with the other variant's run of its round
 big paired "$at_cap" "$at_cap" 1 2 ok
 reads paired compare "$TMP/paired"
