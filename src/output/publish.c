@@ -521,7 +521,7 @@ static void redact(char *text, const char *token)
 
 /* ": <the server's message>" for an error response (its JSON "message", else the first
  * line of a short text body), or "". Redacted before it is cut, so no part of the
- * token is left; cleaned for one line. */
+ * token is left; its control characters shown escaped (text_shown). */
 static void server_message(const struct http_response *resp, const char *token, char *out,
                            size_t size)
 {
@@ -533,10 +533,10 @@ static void server_message(const struct http_response *resp, const char *token, 
     if (message && *message) {
         char *text = xstrndup(message, strcspn(message, "\r\n"));
         redact(text, token);
-        snprintf(out, size, ": %.160s", text);
-        for (char *p = out; *p; p++)
-            if ((unsigned char)*p < ' ')
-                *p = ' ';
+        /* what a terminal would act on (C1 controls, bytes that are not UTF-8) shown */
+        char *shown = text_shown(text);
+        snprintf(out, size, ": %.160s", shown);
+        free(shown);
         free(text);
     }
     json_decref(doc);
