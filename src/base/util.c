@@ -155,24 +155,21 @@ int parse_long(const char *s, long min, long max, long *out)
     return 0;
 }
 
-int read_file(const char *path, char **data, size_t *len, struct lb_error *err)
+int read_fd(int fd, const char *path, size_t max, char **data, size_t *len, struct lb_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return lb_fail_errno(err, errno, "cannot open '%s'", path);
     size_t cap = 4096, n = 0;
     char *buf = xmalloc(cap);
-    for (;;) {
+    while (n < max) {
         if (n + 1 >= cap) {
-            cap *= 2;
+            cap = cap * 2 - 1 < max ? cap * 2 : max + 1;
             buf = xrealloc(buf, cap);
         }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
+        size_t want = cap - n - 1 < max - n ? cap - n - 1 : max - n;
+        ssize_t r = read(fd, buf + n, want);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
             int e = errno;
-            close(fd);
             free(buf);
             return lb_fail_errno(err, e, "cannot read '%s'", path);
         }
@@ -180,12 +177,21 @@ int read_file(const char *path, char **data, size_t *len, struct lb_error *err)
             break;
         n += (size_t)r;
     }
-    close(fd);
     buf[n] = '\0';
     *data = buf;
     if (len)
         *len = n;
     return 0;
+}
+
+int read_file(const char *path, char **data, size_t *len, struct lb_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return lb_fail_errno(err, errno, "cannot open '%s'", path);
+    int rc = read_fd(fd, path, SIZE_MAX - 1, data, len, err);
+    close(fd);
+    return rc;
 }
 
 char *read_back(FILE *f, size_t *len, struct lb_error *err)

@@ -51,6 +51,9 @@ int parse_int64(const char *s, int64_t min, int64_t max, int64_t *out);
 
 /* Read a whole file (new buffer, NUL-terminated, caller frees). */
 int read_file(const char *path, char **data, size_t *len, struct lb_error *err);
+/* Read fd (open on path, named in err) to its end, or max bytes, whichever comes first
+ * (new buffer, NUL-terminated, caller frees); fd stays open. */
+int read_fd(int fd, const char *path, size_t max, char **data, size_t *len, struct lb_error *err);
 /* Everything written to the stream f so far (a plat_scratch_file: new string,
  * NUL-terminated); f is closed either way. NULL with err. */
 char *read_back(FILE *f, size_t *len, struct lb_error *err);

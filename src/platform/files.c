@@ -264,23 +264,12 @@ static int read_capped(const char *path, const char *what, size_t cap, uint64_t 
                        (unsigned long long)(*budget_used >> 20));
     }
     /* One byte past what fstat said, to tell a file that grew meanwhile. */
-    size_t want = (size_t)size + 1, n = 0;
-    char *buf = xmalloc(want + 1);
-    while (n < want) {
-        ssize_t r = read(fd, buf + n, want - n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            int e = errno;
-            close(fd);
-            free(buf);
-            return lb_fail_errno(err, e, "cannot read '%s'", path);
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
+    char *buf;
+    size_t n;
+    int rc = read_fd(fd, path, (size_t)size + 1, &buf, &n, err);
     close(fd);
+    if (rc < 0)
+        return -1;
     if (n > size) {
         free(buf);
         return lb_fail(err, "'%s' grew while it was read: expected a %s that is complete", path,

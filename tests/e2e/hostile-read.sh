@@ -14,16 +14,7 @@
 source "$(dirname "$0")/lib.sh"
 : "${PEAKRSS:?run through meson test}"
 
-# A real campaign, as cheap as they come: two builds of refshard (variants base and head) at
-# idle wait 0 and 2, one round.
-for v in base head; do
-  mkdir -p "$TMP/$v"
-  ln -s "$REFSHARD" "$TMP/$v/refshard"
-  cp "$SOURCE_ROOT/profiles/refshard.config.json" "$TMP/$v/"
-done
-jq '.command[0] = "{variant_dir}/refshard"' "$SOURCE_ROOT/profiles/refshard.json" >"$TMP/refshard.json"
-(cd "$TMP" && "$LOOPBENCH" run refshard.json -s 0,2 -n 1 -w 0 -t 0.5 --variant base=base \
-  --variant head=head -o "$TMP/real" -q >/dev/null)
+variants_campaign "$TMP/real"
 
 # raw FILE...: a byte a terminal acts on (C0 but tab and newline, DEL, a C1 control in
 # UTF-8) or a line that GitHub Actions reads as a workflow command (`::` at its start).
