@@ -357,22 +357,29 @@ const char *campaign_health_unit(const struct campaign *c, size_t k)
 }
 
 /* The points of a series.csv's text: its header line skipped, the first two columns of
- * each row (t_s, cpu_percent). A row without two finite numbers (sscanf reads "inf" and
- * "nan", and 1e999 as an infinity) is one loopbench never wrote: skipped, as a plot
- * cannot place it. */
+ * each row (t_s, cpu_percent), of every row or, past SERIES_POINTS_MAX rows, of every
+ * k-th. A row without two finite numbers (sscanf reads "inf" and "nan", and 1e999 as an
+ * infinity) is one loopbench never wrote: skipped, as a plot cannot place it. */
 static void series_parse(char *text, struct run_series *s)
 {
-    size_t cap = 0;
-    for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line, '\n')) {
-        line++;
+    size_t rows = 0;
+    for (const char *p = strchr(text, '\n'); p; p = strchr(p + 1, '\n'))
+        rows++;
+    size_t every = rows / SERIES_POINTS_MAX + 1, row = 0;
+    s->t = xcalloc(rows / every + 1, sizeof(double));
+    s->cpu = xcalloc(rows / every + 1, sizeof(double));
+    char *next = strchr(text, '\n');
+    while (next && next[1]) {
+        char *line = next + 1;
+        /* each line ended where it ends: sscanf measures the string it is given, and a
+         * file of millions of lines would be measured again at every one */
+        next = strchr(line, '\n');
+        if (next)
+            *next = '\0';
         double ts, v;
-        if (sscanf(line, "%lf,%lf", &ts, &v) != 2 || !isfinite(ts) || !isfinite(v))
+        if (row++ % every != 0 || sscanf(line, "%lf,%lf", &ts, &v) != 2 || !isfinite(ts) ||
+            !isfinite(v))
             continue;
-        if (s->n == cap) {
-            cap = cap ? 2 * cap : 64;
-            s->t = xrealloc(s->t, cap * sizeof(double));
-            s->cpu = xrealloc(s->cpu, cap * sizeof(double));
-        }
         s->t[s->n] = ts;
         s->cpu[s->n++] = v;
     }

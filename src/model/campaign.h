@@ -350,8 +350,10 @@ const char *campaign_health_type(const struct campaign *c, size_t k);
 const char *campaign_health_unit(const struct campaign *c, size_t k);
 
 /* The largest series.csv read back: an hour's window at the shortest interval (10 ms) is
- * some 36 MiB. */
+ * some 36 MiB. Of a longer series than SERIES_POINTS_MAX points (that hour is 360,000),
+ * every k-th is kept: what report draws is a few thousand pixels wide. */
 #define SERIES_SIZE_MAX (64ULL << 20)
+#define SERIES_POINTS_MAX 100000
 /* Each sampled run's CPU series, from its series.csv beside results.json, into its
  * record's `series` (what report draws): none when the file is missing. -1 with err for
  * one that cannot be read back (read_back_file: a link, not a regular file, over
