@@ -42,36 +42,40 @@ cat >"$TMP/walker.json" <<JSON
   "knob": { "name": "x", "values": ["1"], "env": "KNOB" },
   "ready": { "log": "^ready$", "timeout": 30 }, "stop": { "grace": 1 } }
 JSON
-# as_nobody CMD...: CMD as uid 65534 when this test runs as root (setpriv), else as this user.
-as_nobody=()
-if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
-  as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-  # The unprivileged loopbench (and valgrind under it) writes its files under TMP.
-  chmod 1777 "$TMP"
-fi
+# The unprivileged side: uid 65534 when this test may switch to it (lib.sh), else this user.
+# other CMD...: CMD as that user, OTHER_LOOPBENCH the loopbench it can run.
+nobody=false
+if nobody_setup; then nobody=true; fi
+OTHER_LOOPBENCH=$LOOPBENCH
+! $nobody || OTHER_LOOPBENCH=$NOBODY_LOOPBENCH
+other() { if $nobody; then as_nobody "$@"; else "$@"; fi; }
 doc() { echo "$TMP/$1/results.json"; }
 
 # --- 1. loopbench's own /proc files are not its user's to read -----------------------------
-env SECRET_HELD="$SECRET" "${as_nobody[@]}" "$LOOPBENCH" run "$TMP/walker.json" -n 1 -w 0 -t 3 \
+SECRET_HELD="$SECRET" other "$OTHER_LOOPBENCH" run "$TMP/walker.json" -n 1 -w 0 -t 3 \
   -o "$TMP/self" -q >/dev/null 2>"$TMP/self.err" &
-lb=$!
-PIDS+=("$lb")
+job=$!
+PIDS+=("$job")
 for _ in $(seq 1 200); do [ -s "$TMP/self/runs/1-1/stdout.log" ] && break; sleep 0.05; done
+# (the job is the shell that runs other: loopbench is the process named by its output)
+lb=$(pgrep -f -- "-o $TMP/self" | head -n 1)
 rc=0
-"${as_nobody[@]}" cat "/proc/$lb/environ" >"$TMP/self.environ" 2>/dev/null || rc=$?
-check "loopbench's /proc/PID/environ: not readable by its own user (exit $rc)" \
-  bash -c "[ $rc -ne 0 ] && ! grep -a -q '$SECRET' '$TMP/self.environ'"
-check "  ... nor its fd/" bash -c "! ${as_nobody[*]} ls /proc/$lb/fd >/dev/null 2>&1"
-wait "$lb" || true
+other cat "/proc/$lb/environ" >"$TMP/self.environ" 2>/dev/null || rc=$?
+check "loopbench's /proc/PID/environ: not readable by its own user (pid $lb, exit $rc)" \
+  bash -c "[ -n '$lb' ] && [ $rc -ne 0 ] && ! grep -a -q '$SECRET' '$TMP/self.environ'"
+rc=0
+other ls "/proc/$lb/fd" >/dev/null 2>&1 || rc=$?
+check "  ... nor its fd/ (exit $rc)" [ "$rc" -ne 0 ]
+wait "$job" || true
 
 # --- 2. a target reads no ancestor's environment -------------------------------------------
-# walk NAME [RUNNER...]: a run of the walker by a loopbench whose parent shell holds the
-# secret in its environment, the shell started through RUNNER.
+# walk NAME LOOPBENCH [RUNNER]: a run of the walker by LOOPBENCH whose parent shell holds
+# the secret in its environment, the shell started through RUNNER (other, as_nobody).
 walk() {
-  local name=$1
-  shift
+  local name=$1 lb=$2
+  shift 2
   rc=0
-  env SECRET_HELD="$SECRET" "$@" bash -c '"$@"; exit $?' walk "$LOOPBENCH" run "$TMP/walker.json" \
+  SECRET_HELD="$SECRET" "$@" bash -c '"$@"; exit $?' walk "$lb" run "$TMP/walker.json" \
     -n 1 -w 0 -t 0.5 -o "$TMP/$name" >"$TMP/$name.out" 2>"$TMP/$name.err" || rc=$?
   log=$TMP/$name/runs/1-1/stdout.log
   echo "$name: exit $rc; $(head -n 1 "$log" 2>/dev/null); isolation" \
@@ -83,13 +87,13 @@ walk() {
 init_block=
 [ -z "${LOOPBENCH_VALGRIND:-}" ] || init_block='/proc/1/'
 for who in self nobody; do
-  if [ "$who" = nobody ] && [ ${#as_nobody[@]} -eq 0 ]; then
-    echo "skip: running as another user needs root and setpriv"
+  if [ "$who" = self ]; then
+    walk "walk-$who" "$LOOPBENCH"
+  elif $nobody; then
+    walk "walk-$who" "$NOBODY_LOOPBENCH" as_nobody
+  else
     continue
   fi
-  runner=()
-  [ "$who" = self ] || runner=("${as_nobody[@]}")
-  walk "walk-$who" "${runner[@]}"
   check "as $who: the run exits 0" [ "$rc" -eq 0 ]
   check "  ... its target walked /proc" grep -q '^ready$' "$log"
   check "  ... and found no secret of loopbench's ancestors" \
@@ -121,18 +125,18 @@ check "loopbench killed mid-window: nothing of its target's namespace is left (w
 
 # --- 3. where no namespace can be made ----------------------------------------------------
 # (LOOPBENCH_TEST_NO_NAMESPACES makes loopbench take the host for one that has none.)
-if [ ${#as_nobody[@]} -gt 0 ]; then
-  walk no-ns-root env LOOPBENCH_TEST_NO_NAMESPACES=1
+if $nobody; then
+  LOOPBENCH_TEST_NO_NAMESPACES=1 walk no-ns-root "$LOOPBENCH"
   check "as root without namespaces: the target runs as nobody (uid 65534)" \
     bash -c "[ $rc -eq 0 ] && grep -q '^uid 65534 ' '$log' &&
       jq -e '.runs[0].exit.isolation == \"user-nobody\"' '$(doc no-ns-root)' >/dev/null"
   check "  ... and finds no secret of loopbench's ancestors" bash -c "! grep -q FOUND '$log'"
 fi
 rc=0
-env LOOPBENCH_TEST_NO_NAMESPACES=1 "${as_nobody[@]}" "$LOOPBENCH" exec -- true 2>"$TMP/exec-no-ns.err" || rc=$?
+LOOPBENCH_TEST_NO_NAMESPACES=1 other "$OTHER_LOOPBENCH" exec -- true 2>"$TMP/exec-no-ns.err" || rc=$?
 check "loopbench exec without namespaces: runs the command (exit $rc), and says what it can read" \
   bash -c "[ $rc -eq 0 ] && grep -q 'it can read the environment of every process of this user' '$TMP/exec-no-ns.err'"
-walk no-ns env LOOPBENCH_TEST_NO_NAMESPACES=1 "${as_nobody[@]}"
+LOOPBENCH_TEST_NO_NAMESPACES=1 walk no-ns "$OTHER_LOOPBENCH" other
 check "as a user without namespaces: the run records isolation none" \
   jq -e '.runs[0].exit.isolation == "none"' "$(doc no-ns)"
 check "  ... and says so plainly, on the terminal and in results.json" \
