@@ -301,5 +301,5 @@ rm "$TMP/conf/fifo-config.json"
 mkfifo "$TMP/conf/fifo-config.json"
 reads config-fifo restore "$TMP/conf/fifo-config.json"
 check "a config file that a target left a FIFO: restore refuses it at once (exit $rc)" \
-  bash -c "[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'missing or unreadable' '$TMP/config-fifo.err'"
+  bash -c "[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'cannot be read, so it was not restored' '$TMP/config-fifo.err'"
 check "  ... and keeps its journal" test -s "$TMP/conf/.fifo-config.json.loopbench-journal"
