@@ -15,14 +15,8 @@ source "$(dirname "$0")/lib.sh"
 : "${REFSHARD:?set REFSHARD to the refshard binary}"
 
 # A real campaign to grow the inputs from: two builds of refshard, two settings, one round.
-for v in base head; do
-  mkdir -p "$tmp/$v"
-  ln -s "$REFSHARD" "$tmp/$v/refshard"
-  cp "$SOURCE_ROOT/profiles/refshard.config.json" "$tmp/$v/"
-done
-jq '.command[0] = "{variant_dir}/refshard"' "$SOURCE_ROOT/profiles/refshard.json" >"$tmp/refshard.json"
-(cd "$tmp" && "$LOOPBENCH" run refshard.json -s 0,2 -n 1 -w 0 -t 0.5 --variant base=base \
-  --variant head=head -o "$tmp/seed" -q >/dev/null)
+source "$(dirname "$0")/../helpers/variants-campaign.sh"
+variants_campaign "$tmp/seed" "$tmp"
 
 # grow DIR KIND ARG...: a campaign in DIR made from the seed (gen below, in python).
 grow() {

@@ -50,6 +50,42 @@ publish() {
 # requests_are LIST: the recorded requests, as "METHOD PATH", are exactly LIST (JSON).
 requests_are() { jq -se --argjson want "$1" '[.[] | .method + " " + .path] == $want' "$LOG" >/dev/null; }
 
+# listen ADDR PORTFILE LOG: a listener on ADDR, its port written to PORTFILE, that appends
+# the head of every request it gets to LOG and answers 502; LISTENER its pid.
+listen() {
+  "$PYTHON" - "$@" <<'PY' &
+import os, socket, sys
+s = socket.socket()
+s.bind((sys.argv[1], 0))
+s.listen(16)
+with open(sys.argv[2] + ".tmp", "w") as f:
+    f.write(str(s.getsockname()[1]))
+os.replace(sys.argv[2] + ".tmp", sys.argv[2])
+while True:
+    c, _ = s.accept()
+    c.settimeout(5)
+    head = b""
+    try:
+        while b"\r\n\r\n" not in head and len(head) < 65536:
+            chunk = c.recv(4096)
+            if not chunk:
+                break
+            head += chunk
+    except OSError:
+        pass
+    with open(sys.argv[3], "ab") as f:
+        f.write(head + b"\n---\n")
+    try:
+        c.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+    except OSError:
+        pass
+    c.close()
+PY
+  LISTENER=$!
+  PIDS+=("$LISTENER")
+  for _ in $(seq 100); do [ -s "$2" ] && break; sleep 0.05; done
+}
+
 # --- 1. http:// to a host that is not the loopback: refused, nothing connects ------------
 # A listener on this machine's first address that is not a loopback one records every
 # connection it accepts.
@@ -57,30 +93,14 @@ addr=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -E '^[0-9]+(\.[0-9]+){3}$' |
 if [ -z "$addr" ]; then
   echo "skip: section 1's listener: this host has no IPv4 address but the loopback"
 else
-  "$PYTHON" - "$addr" "$TMP/listen.port" "$TMP/connections" <<'PY' &
-import socket, sys, os
-s = socket.socket()
-s.bind((sys.argv[1], 0))
-s.listen(8)
-with open(sys.argv[2] + ".tmp", "w") as f:
-    f.write(str(s.getsockname()[1]))
-os.replace(sys.argv[2] + ".tmp", sys.argv[2])
-while True:
-    c, _ = s.accept()
-    with open(sys.argv[3], "a") as f:
-        f.write("connected\n")
-    c.close()
-PY
-  listener=$!
-  PIDS+=("$listener")
-  for _ in $(seq 100); do [ -s "$TMP/listen.port" ] && break; sleep 0.05; done
+  listen "$addr" "$TMP/listen.port" "$TMP/connections"
   publish plain "$REPORT" --github o/r#7 --api-url "http://$addr:$(cat "$TMP/listen.port")"
   check "--api-url http:// to $addr: refused (exit 2)" [ "$RC" -eq 2 ]
   check "  ... saying the token would go in clear text" \
     grep -q "would send the token in clear text: expected https://, or http:// to a loopback" "$TMP/plain.err"
   check "  ... without a single connection" [ ! -s "$TMP/connections" ]
-  kill "$listener"
-  wait "$listener" 2>/dev/null || true
+  kill "$LISTENER"
+  wait "$LISTENER" 2>/dev/null || true
 fi
 publish named-host "$REPORT" --github o/r#7 --api-url http://github.example.com/api/v3 --dry-run
 check "--api-url http:// to a host name: refused (exit 2)" [ "$RC" -eq 2 ]
@@ -222,39 +242,8 @@ check "a report that is a FIFO: refused at once (exit 2), nothing waits" \
   bash -c "[ $RC -eq 2 ] && grep -q 'not a regular file' '$TMP/fifo.err'"
 
 # --- 7. no token to a proxy ---------------------------------------------------------------
-# A listener on the loopback stands in for a proxy: it records the head of every request
-# it gets and answers 502. The token must never be in it.
-"$PYTHON" - "$TMP/proxy.port" "$TMP/proxy.log" <<'PY' &
-import os, socket, sys
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(16)
-with open(sys.argv[1] + ".tmp", "w") as f:
-    f.write(str(s.getsockname()[1]))
-os.replace(sys.argv[1] + ".tmp", sys.argv[1])
-while True:
-    c, _ = s.accept()
-    c.settimeout(5)
-    head = b""
-    try:
-        while b"\r\n\r\n" not in head and len(head) < 65536:
-            chunk = c.recv(4096)
-            if not chunk:
-                break
-            head += chunk
-    except OSError:
-        pass
-    with open(sys.argv[2], "ab") as f:
-        f.write(head + b"\n---\n")
-    try:
-        c.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-    except OSError:
-        pass
-    c.close()
-PY
-proxy=$!
-PIDS+=("$proxy")
-for _ in $(seq 100); do [ -s "$TMP/proxy.port" ] && break; sleep 0.05; done
+# A listener on the loopback stands in for a proxy: the token must never be in what it gets.
+listen 127.0.0.1 "$TMP/proxy.port" "$TMP/proxy.log"
 PROXY=http://127.0.0.1:$(cat "$TMP/proxy.port")
 : >"$TMP/proxy.log"
 stub direct '[{"method": "GET", "body": []},
@@ -275,5 +264,5 @@ https_proxy=$PROXY HTTPS_PROXY=$PROXY all_proxy=$PROXY GITHUB_TOKEN=$TOKEN LOOPB
 check "https:// through a proxy: the proxy is only asked for a tunnel (CONNECT), without the token" \
   bash -c "grep -q -a '^CONNECT 127.0.0.1:9' '$TMP/proxy.log' && ! grep -q -a -i 'authorization\\|$TOKEN' '$TMP/proxy.log' &&
     ! grep -q -a -E '^(GET|POST|PATCH) ' '$TMP/proxy.log'"
-kill "$proxy"
-wait "$proxy" 2>/dev/null || true
+kill "$LISTENER"
+wait "$LISTENER" 2>/dev/null || true

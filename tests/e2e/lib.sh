@@ -198,16 +198,5 @@ rerun_when_busy() {
   "$@"
 }
 
-# variants_campaign OUT: a real campaign in OUT, as cheap as they come: two builds of
-# refshard (variants base and head, in $TMP) at idle wait 0 and 2, one round.
-variants_campaign() {
-  local v
-  for v in base head; do
-    mkdir -p "$TMP/$v"
-    ln -sf "$REFSHARD" "$TMP/$v/refshard"
-    cp "$SOURCE_ROOT/profiles/refshard.config.json" "$TMP/$v/"
-  done
-  jq '.command[0] = "{variant_dir}/refshard"' "$SOURCE_ROOT/profiles/refshard.json" >"$TMP/refshard.json"
-  (cd "$TMP" && "$LOOPBENCH" run refshard.json -s 0,2 -n 1 -w 0 -t 0.5 --variant base=base \
-    --variant head=head -o "$1" -q >/dev/null)
-}
+# variants_campaign OUT: a real campaign of two builds of refshard in OUT.
+source "$(dirname "${BASH_SOURCE[0]}")/../helpers/variants-campaign.sh"
