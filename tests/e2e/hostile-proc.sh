@@ -32,13 +32,15 @@ done
 if [ "$PPID" -gt 0 ] && tr '\0' '\n' <"/proc/$PPID/environ" 2>/dev/null | grep -q "$wanted"; then
   echo "FOUND in the parent's"
 fi
+[ ! -x "$SETUID_ID" ] || echo "a set-user-ID root program runs as euid $("$SETUID_ID" -u)"
 echo ready
 exec sleep 60
 SH
 chmod 755 "$TMP/walker"
 cat >"$TMP/walker.json" <<JSON
 { "name": "walker", "command": ["$TMP/walker"], "cwd": "$TMP",
-  "env": { "WANTED_A": "${SECRET:0:10}", "WANTED_B": "${SECRET:10}" },
+  "env": { "WANTED_A": "${SECRET:0:10}", "WANTED_B": "${SECRET:10}",
+    "SETUID_ID": "$TMP/setuid-id" },
   "knob": { "name": "x", "values": ["1"], "env": "KNOB" },
   "ready": { "log": "^ready$", "timeout": 30 }, "stop": { "grace": 1 } }
 JSON
@@ -50,6 +52,18 @@ OTHER_LOOPBENCH=$LOOPBENCH
 ! $nobody || OTHER_LOOPBENCH=$NOBODY_LOOPBENCH
 other() { if $nobody; then as_nobody "$@"; else "$@"; fi; }
 doc() { echo "$TMP/$1/results.json"; }
+# A set-user-ID root copy of id, which uid 65534 runs as root outside a namespace (where
+# $TMP's file system honours the bit) and the walker runs where it is.
+setuid=false
+if $nobody; then
+  install -o root -m 4755 "$(command -v id)" "$TMP/setuid-id"
+  if [ "$(as_nobody "$TMP/setuid-id" -u)" = 0 ]; then
+    setuid=true
+  else
+    rm "$TMP/setuid-id"
+    echo "skip: set-user-ID programs: $TMP's file system ignores the bit"
+  fi
+fi
 
 # --- 1. loopbench's own /proc files are not its user's to read -----------------------------
 SECRET_HELD="$SECRET" other "$OTHER_LOOPBENCH" run "$TMP/walker.json" -n 1 -w 0 -t 3 \
@@ -102,6 +116,10 @@ for who in self nobody; do
     bash -c "jq -e '.runs[0].exit.isolation == \"pid-namespace\"' '$(doc "walk-$who")' >/dev/null &&
       grep -q 'pid 2 parent 0 sees [1-5] processes' '$log'"
   check "  ... and the campaign warns of nothing about it" bash -c "! grep -q 'could read the environment' '$TMP/walk-$who.err'"
+  if [ "$who" = nobody ] && $setuid; then
+    check "  ... where a set-user-ID root program gains it nothing (outside, uid 65534 runs it as root)" \
+      grep -qx 'a set-user-ID root program runs as euid 65534' "$log"
+  fi
 done
 
 # A loopbench killed by SIGKILL mid-window leaves nothing of its target's namespace running,
