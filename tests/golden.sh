@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Byte-identity of every output across a change of code: tests/golden.sh OLD NEW [WORK]
-# makes a handful of real refshard campaigns once (with OLD, kept in WORK/campaigns; delete
-# that directory to make them again), renders each with both binaries (report md, csv,
-# json, the terminal table run prints, compare DIR, compare A B, a history gate, compare
-# --pool, history; md and json) and prints the difference. Exit 0 when every output is
-# the same byte for byte. OLD's refshard (beside it) is the target.
+# (OLD and NEW: two loopbench binaries) makes a handful of real refshard campaigns once (with
+# OLD, kept in WORK/campaigns; delete that directory to make them again), renders each with
+# both binaries (report md, csv, json, the terminal table run prints, compare DIR, compare
+# A B, a history gate, compare --pool, history; md, json and text; every command's help)
+# and prints the difference. Exit 0 when every output is the same byte for byte. OLD's
+# refshard (beside it) is the target.
 set -euo pipefail
 old=$(realpath "$1")
 new=$(realpath "$2")
@@ -70,10 +71,14 @@ render() {
     [vhistory]="history ab1 ab2 auto duet"
   )
   for c in "${!cmds[@]}"; do
-    for f in md json; do
+    for f in md json text; do
       # shellcheck disable=SC2086
       "$bin" ${cmds[$c]} -f "$f" >"$c.$f" 2>&1 || echo "exit $?" >>"$c.$f"
     done
+  done
+  "$bin" --help >help 2>&1 || echo "exit $?" >>help
+  sed -n 's/^  \([a-z]*\)  .*/\1/p' help | while IFS= read -r c; do
+    "$bin" help "$c" >"help.$c" 2>&1 || echo "exit $?" >>"help.$c"
   done
   cd - >/dev/null
 }

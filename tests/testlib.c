@@ -10,7 +10,6 @@
 #include <sys/stat.h>
 
 #include "compat.h"
-#include "platform/files.h"
 #include "platform/platform.h"
 #include "util.h"
 

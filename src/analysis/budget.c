@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "campaign.h"
+#include "metric.h"
+#include "results.h"
 #include "stats.h"
 #include "text.h"
 #include "util.h"

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "metric.h"
 #include "noise.h"
 #include "text.h"
 #include "util.h"
@@ -292,6 +293,29 @@ static enum verdict worst_gated(const struct compare_result *r)
     return worst;
 }
 
+/* A comparison's row of metric m at cell x of c: what it compares and whether the gate
+ * holds to it (a guardrail always; else the keys asked for, or the metric's default). */
+static void row_init(struct compare_row *row, const struct campaign *c, struct cell x,
+                     const struct metric *m, const struct compare_opts *o)
+{
+    row->setting = c->values.v[x.setting];
+    row->variant = c->n_variants ? c->variants[x.variant].name : NULL;
+    row->metric = m->key;
+    row->label = m->label;
+    row->name = m->name;
+    row->lower_is_better = m->better == LOWER_IS_BETTER;
+    row->gated =
+        m->must_be_zero || (o->primary ? listed(o->primary, m->key) : m->primary_by_default);
+}
+
+/* values[0..n) and values itself freed. */
+static void values_free(double **values, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(values[i]);
+    free(values);
+}
+
 /* The budgets' rows of campaign c, appended to out: each budget at its setting, of every
  * variant against the base (heads) or of the one that campaign_values reads; gated, and
  * in one Holm correction with the gated comparisons already in out. */
@@ -337,9 +361,7 @@ static void add_budgets(const struct campaign *c, bool heads, const struct compa
             gated[m++] = &out->rows[i].g;
     }
     gate_holm_joint(gated, m, o->gate.alpha);
-    for (size_t j = 0; j < n; j++)
-        free(values[j]);
-    free(values);
+    values_free(values, n);
     free(in);
     free(res);
     free(gated);
@@ -440,20 +462,14 @@ int compare_results(const struct campaign *const *base, size_t n_base,
                 continue;
             }
             struct compare_row *row = &out->rows[out->n_rows];
-            row->setting = new_->values.v[x.setting];
-            row->variant = variant;
-            row->metric = key;
-            row->label = m->label;
-            row->name = m->name;
-            row->lower_is_better = m->better == LOWER_IS_BETTER;
-            bool guard = m->must_be_zero;
-            row->gated = guard || (o->primary ? listed(o->primary, key) : m->primary_by_default);
+            row_init(row, new_, x, m, o);
             /* the base build against itself says how far the campaigns drifted apart: told,
              * not gated, unless asked for by name (what a gate fails on is a build's change) */
             if (new_->n_variants && x.variant == 0 && !o->variant)
                 row->gated = false;
-            what[out->n_rows] = (struct gate_comparison){row->setting, key, row->lower_is_better,
-                                                         guard, guardrail_hit(new_, x, m)};
+            what[out->n_rows] = (struct gate_comparison){
+                row->setting, key, row->lower_is_better, m->must_be_zero,
+                guardrail_hit(new_, x, m)};
             summarize_row(rv, row);
             row->saturated = saturation(base, n_base, new_, row->setting);
             out->n_rows++;
@@ -550,14 +566,7 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
                 continue;
             size_t i = out->n_rows++;
             struct compare_row *row = &out->rows[i];
-            row->setting = c->values.v[x.setting];
-            row->variant = c->n_variants ? c->variants[x.variant].name : NULL;
-            row->metric = key;
-            row->label = m->label;
-            row->name = m->name;
-            row->lower_is_better = m->better == LOWER_IS_BETTER;
-            bool guard = m->must_be_zero;
-            row->gated = guard || (o->primary ? listed(o->primary, key) : m->primary_by_default);
+            row_init(row, c, x, m, o);
             row->saturated = saturation(NULL, 0, c, row->setting);
             double *a = values[2 * i] = xcalloc(c->n_runs + 1, sizeof(double));
             double *b = values[2 * i + 1] = xcalloc(c->n_runs + 1, sizeof(double));
@@ -570,7 +579,7 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
             b = values[2 * i + 1] = xrealloc(b, (rounds + 1) * sizeof(double));
             labels[i] = compare_cpu_assignments(cpus_a, cpus_b, rounds);
             in[i] = (struct gate_paired_input){
-                {row->setting, key, row->lower_is_better, guard,
+                {row->setting, key, row->lower_is_better, m->must_be_zero,
                  guardrail_hit(c, x, m)},
                 a, b, rounds, labels[i]};
         }
@@ -579,11 +588,9 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
     int rc = gate_families(out, gate_paired_family, in, o, err);
     if (rc == 0)
         add_budgets(c, true, o, out);
-    for (size_t i = 0; i < 2 * compared; i++)
-        free(values[i]);
+    values_free(values, 2 * compared);
     for (size_t i = 0; i < compared; i++)
         free(labels[i]);
-    free(values);
     free(labels);
     free(cpus_a);
     free(cpus_b);

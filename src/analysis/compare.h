@@ -147,9 +147,8 @@ void compare_looks_release(struct compare_looks *l);
 int compare_sequential(const struct campaign *c, const struct compare_opts *o,
                        struct compare_result *out, struct lb_error *err);
 
-
-/* A change and its interval as the verdict tables write them (src/analysis/pool.c writes
- * its own table): "+12.3% (-1.2% to +27.0%)"; "-" for NaN. */
+/* A change and its interval as the verdict tables write them (compare's, the pool's, the
+ * report's): "+12.3% (-1.2% to +27.0%)"; "-" for NaN. */
 void compare_fmt_interval(const struct gate_result *g, char *buf, size_t len);
 
 #endif

@@ -57,14 +57,21 @@ static bool positive(double x)
     return x > 0 && isfinite(x);
 }
 
-/* The change as a fraction of base for a difference delta on e's scale. */
-static double fraction(const struct estimate *e, double delta)
+/* A difference delta on a scale as a fraction of base: a log ratio, or a difference
+ * over |mean of base| (scale). */
+static double scaled_fraction(bool log_scale, double scale, double delta)
 {
-    if (e->log_scale)
+    if (log_scale)
         return expm1(delta);
     if (delta == 0)
         return 0;
-    return e->scale > 0 ? delta / e->scale : copysign(INFINITY, delta);
+    return scale > 0 ? delta / scale : copysign(INFINITY, delta);
+}
+
+/* The change as a fraction of base for a difference delta on e's scale. */
+static double fraction(const struct estimate *e, double delta)
+{
+    return scaled_fraction(e->log_scale, e->scale, delta);
 }
 
 /* The threshold on e's scale: a ratio of 1 + threshold on logs (symmetric there, so a
@@ -730,6 +737,15 @@ void gate_holm_joint(struct gate_result *const *r, size_t n, double alpha)
     free(p);
     free(adj);
     free(use);
+}
+
+double gate_detectable(const struct gate_result *r, bool lower_is_better, double crit_p,
+                       double power)
+{
+    if (!r->tested || !(r->se > 0))
+        return NAN;
+    double d = stats_t_detectable(r->se, r->df, crit_p, power, r->edge);
+    return scaled_fraction(r->log_scale, r->scale, lower_is_better ? d : -d);
 }
 
 enum verdict gate_worst(const struct gate_result *r, size_t n)

@@ -173,6 +173,19 @@ struct gate_pooled_input {
 int gate_pooled(const struct gate_pooled_input *in, size_t n, const struct gate_opts *o,
                 struct gate_result *out, struct lb_error *err);
 
+/* The stated power of a tested result (any path: paired, across, pooled): the smallest
+ * change its test would call regressed with probability `power` (0.8) at its measured
+ * spread and degrees of freedom, as a fraction toward harm like gate_result.detectable
+ * (negative when higher is better), where crit_p is the one-sided level a regression must
+ * reach (Holm's first step: alpha over the gated comparisons) and the estimate must pass
+ * the threshold too (result.edge). For compare's `detectable` ("could have missed changes
+ * under X"): result.detectable is the change that would just be called, half the time.
+ * stats_t_power's model: normal rounds or runs, the spread estimated on df; a known part
+ * of the error (the drift allowance) folded in by the result's Satterthwaite df. NaN when
+ * untested or without spread. */
+double gate_detectable(const struct gate_result *r, bool lower_is_better, double crit_p,
+                       double power);
+
 /* The worst of n verdicts: regressed > inconclusive > improved > no change. */
 enum verdict gate_worst(const struct gate_result *r, size_t n);
 

@@ -1,13 +1,12 @@
 /* Change points over a kept history of campaigns (loopbench history): for each setting x
  * metric (x variant against the base, in campaigns of variants) the series of the
  * campaigns' estimates, cut into environment epochs where the host's fingerprint changes,
- * and the change points of each epoch (src/analysis/changepoint.c). */
+ * and the change points of each epoch (src/analysis/changepoint.c); its views are
+ * src/output/history_view.c. */
 #ifndef LOOPBENCH_HISTORY_H
 #define LOOPBENCH_HISTORY_H
 
-#include <jansson.h>
 #include <stdbool.h>
-#include <stdio.h>
 
 #include "campaign.h"
 #include "changepoint.h"
@@ -75,11 +74,6 @@ bool history_series_tested(const struct history_series *s, const struct history_
  * one is incompatible with the newest (compare_compatible) or --metric names no key. */
 int history_build(const struct campaign **campaigns, size_t n, const struct history_opts *o,
                   struct history *out, struct lb_error *err);
-/* The change points as a Markdown table with a chart of each series and its segments'
- * means; -1 with err on a write error. */
-int history_markdown(const struct history *h, const struct history_opts *o, FILE *out,
-                     struct lb_error *err);
-json_t *history_json(const struct history *h, const struct history_opts *o);
 void history_release(struct history *h);
 
 #endif

@@ -1,12 +1,10 @@
 /* Campaigns from several hosts (or occasions) pooled into one verdict (loopbench compare
  * --pool): each campaign's paired estimate of every setting x metric, as `compare DIR`
  * gives it, pooled by a random-effects model with hosts as the unit. docs/report.md
- * explains the method and its calibration (tests/bench/calibrate.c, bench-pool). */
+ * explains the method and its calibration (tests/bench/calibrate.c, bench-pool); its
+ * views are src/output/pool_view.c. */
 #ifndef LOOPBENCH_POOL_H
 #define LOOPBENCH_POOL_H
-
-#include <jansson.h>
-#include <stdio.h>
 
 #include "compare.h"
 
@@ -86,11 +84,5 @@ int pool_compatible(const struct campaign *a, const struct campaign *b, struct l
 int pool_campaigns(const struct campaign *const *c, size_t k, const struct compare_opts *o,
                    struct pool_result *out, struct lb_error *err);
 void pool_result_release(struct pool_result *r);
-
-/* The pooled table, each CPU comparison by host with its chart, as Markdown (-1 with err
- * when a chart cannot be drawn), and as JSON. */
-int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FILE *out,
-                  struct lb_error *err);
-json_t *pool_json(const struct pool_result *r, const struct compare_opts *o);
 
 #endif

@@ -33,12 +33,12 @@
  * 0.05); the first look's level is the t's own quantile, exact. */
 #define SEQ_SEED 20261205u
 
-static double spent(long round, long max)
+static double spent(long round, long max, double gamma)
 {
     if (round >= max)
         return 1.0;
     double t = (double)round / (double)max;
-    return expm1(-SEQ_GAMMA * t) / expm1(-SEQ_GAMMA);
+    return gamma == 0 ? t : expm1(-gamma * t) / expm1(-gamma);
 }
 
 /* Two standard normals (Box-Muller, both of its values). */
@@ -83,7 +83,7 @@ static double select_descending(double *t, size_t n, size_t k)
     return t[k];
 }
 
-static void compute_boundary(long max, double alpha, double *nominal)
+static void compute_boundary(long max, double gamma, double alpha, double *nominal)
 {
     /* the paths still running: their mean and sum of squared deviations (Welford) */
     double *mean = xcalloc(SEQ_PATHS, sizeof(double)), *m2 = xcalloc(SEQ_PATHS, sizeof(double));
@@ -104,9 +104,9 @@ static void compute_boundary(long max, double alpha, double *nominal)
             continue;
         for (size_t i = 0; i < running; i++)
             t[i] = m2[i] > 0 ? mean[i] * sqrt(r * (r - 1) / m2[i]) : 0;
-        double level, want = alpha * (spent(round, max) - spent_before);
+        double level, want = alpha * (spent(round, max, gamma) - spent_before);
         size_t cross = (size_t)fmax(0, floor(want * SEQ_PATHS + 0.5));
-        spent_before = spent(round, max);
+        spent_before = spent(round, max, gamma);
         if (round == SEQ_MIN_ROUNDS) {
             /* no path has stopped yet: the level is the t's own quantile, exactly */
             nominal[round] = want;
@@ -150,11 +150,17 @@ double seq_nominal(struct seq *s, double alpha, long round)
     struct seq_boundary *b = &s->boundaries[s->n_boundaries++];
     b->alpha = alpha;
     b->nominal = xcalloc((size_t)s->max + 1, sizeof(double));
-    compute_boundary(s->max, alpha, b->nominal);
+    compute_boundary(s->max, s->gamma, alpha, b->nominal);
     return b->nominal[round];
 }
 
 int seq_init(struct seq *s, size_t n, long max, const struct gate_opts *o, struct lb_error *err)
+{
+    return seq_init_spending(s, n, max, SEQ_GAMMA, o, err);
+}
+
+int seq_init_spending(struct seq *s, size_t n, long max, double gamma, const struct gate_opts *o,
+                      struct lb_error *err)
 {
     memset(s, 0, sizeof(*s));
     if (max < SEQ_MIN_ROUNDS || max > SEQ_LIMIT_MAX)
@@ -168,6 +174,7 @@ int seq_init(struct seq *s, size_t n, long max, const struct gate_opts *o, struc
                        o->alpha, o->equivalence_alpha);
     size_t looks = (size_t)(max - SEQ_MIN_ROUNDS + 1), cells = looks * (n ? n : 1);
     s->max = max;
+    s->gamma = gamma;
     s->alpha = o->alpha;
     s->equivalence_alpha = o->equivalence_alpha;
     s->n = n;

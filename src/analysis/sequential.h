@@ -38,6 +38,7 @@ struct seq_boundary {
 
 struct seq {
     long max;
+    double gamma; /* of the spending function: SEQ_GAMMA, or seq_init_spending's */
     double alpha, equivalence_alpha;
     size_t n;                        /* comparisons */
     long looks;                      /* taken so far: the look after round SEQ_MIN_ROUNDS + i */
@@ -53,6 +54,13 @@ struct seq {
 /* A sequential gate over n comparisons of at most max rounds (SEQ_MIN_ROUNDS..
  * SEQ_LIMIT_MAX), at o's alpha and equivalence alpha. -1 with err when out of range. */
 int seq_init(struct seq *s, size_t n, long max, const struct gate_opts *o, struct lb_error *err);
+
+/* The same with the spending function's gamma given (Hwang-Shih-DeCani: alpha (1 -
+ * e^(-gamma t)) / (1 - e^(-gamma)) spent by the share t of the cap's rounds; 0 spends
+ * evenly, negative later): the gate's is SEQ_GAMMA (-1); tune's, whose verdicts rest on
+ * the settings near their limits reaching the cap, spends later (src/analysis/tune.h). */
+int seq_init_spending(struct seq *s, size_t n, long max, double gamma, const struct gate_opts *o,
+                      struct lb_error *err);
 
 /* Back to before the first look (the boundaries computed are kept). */
 void seq_reset(struct seq *s);

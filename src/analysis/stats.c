@@ -504,3 +504,75 @@ double stats_mann_whitney_min_p(size_t m, size_t n)
                         lgamma((double)(n + 1));
     return fmin(1.0, 2.0 * exp(-log_splits));
 }
+
+/* ---- what a test could have missed ------------------------------------------------ */
+
+/* Simpson's rule over the log of the spread's chi-square, whose density there is smooth
+ * and single-peaked: 400 intervals a piece over 30 of its standard deviations (20 on the
+ * long left tail), cut where a threshold takes over from t s (a kink), put the power within
+ * 1e-8 of the df = 2 closed form (tests/unit/check-stats.c). */
+#define POWER_INTERVALS 400
+#define KNOWN_DF 1e7 /* beyond it the spread counts as known */
+
+static double normal_upper(double z)
+{
+    return 0.5 * erfc(z / M_SQRT2);
+}
+
+/* What stats_t_power integrates, over w = log V from a to b: the density of w, e^(k w -
+ * e^w / 2) / (2^k Gamma(k)) with k = df / 2, times the chance of a call at that spread
+ * (into *called), and the density alone (*mass). */
+static void power_piece(double a, double b, double shift, double se, double df, double t_crit,
+                        double floor, double *called, double *mass)
+{
+    double k = df / 2.0, norm = -k * M_LN2 - lgamma(k), h = (b - a) / POWER_INTERVALS;
+    for (int i = 0; i <= POWER_INTERVALS; i++) {
+        double w = a + h * i, v = exp(w);
+        double weight = (i == 0 || i == POWER_INTERVALS ? 1 : (i % 2 ? 4 : 2)) * h / 3.0;
+        double density = weight * exp(k * w - v / 2.0 + norm);
+        *called += density * normal_upper((fmax(floor, t_crit * se * sqrt(v / df)) - shift) / se);
+        *mass += density;
+    }
+}
+
+double stats_t_power(double shift, double se, double df, double t_crit, double floor)
+{
+    if (!(se > 0) || !(df > 0) || isnan(shift) || isnan(t_crit) || isnan(floor))
+        return NAN;
+    if (df > KNOWN_DF)
+        return normal_upper((fmax(floor, t_crit * se) - shift) / se);
+    /* log V has mean digamma(df / 2) + log 2 and variance trigamma(df / 2) */
+    double mean = stats_digamma(df / 2.0) + M_LN2, sd = sqrt(stats_trigamma(df / 2.0));
+    double lo = mean - 20.0 * sd, hi = mean + 10.0 * sd, called = 0, mass = 0;
+    /* where the threshold stops binding: t s = floor */
+    double kink = floor > 0 && t_crit > 0 ? log(df * pow(floor / (t_crit * se), 2)) : NAN;
+    if (kink > lo && kink < hi) {
+        power_piece(lo, kink, shift, se, df, t_crit, floor, &called, &mass);
+        power_piece(kink, hi, shift, se, df, t_crit, floor, &called, &mass);
+    } else
+        power_piece(lo, hi, shift, se, df, t_crit, floor, &called, &mass);
+    return called / mass; /* the rule's own error in the density cancels */
+}
+
+double stats_t_detectable(double se, double df, double alpha, double power, double floor)
+{
+    if (!(se > 0) || !(df > 0) || !(alpha > 0 && alpha < 1) || !(power > 0 && power < 1))
+        return NAN;
+    double t_crit = stats_t_quantile(1.0 - alpha, fmin(df, KNOWN_DF));
+    if (stats_t_power(0, se, df, t_crit, floor) >= power)
+        return 0;
+    /* the power rises with the shift to 1: bracket, then bisect */
+    double lo = 0, hi = se;
+    while (stats_t_power(hi, se, df, t_crit, floor) < power) {
+        lo = hi;
+        hi *= 2.0;
+    }
+    for (int i = 0; i < 60 && hi - lo > 1e-9 * hi; i++) {
+        double mid = (lo + hi) / 2.0;
+        if (stats_t_power(mid, se, df, t_crit, floor) < power)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2.0;
+}

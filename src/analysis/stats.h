@@ -104,4 +104,21 @@ void stats_paired_log(const double *a, const double *b, size_t n, double level,
  * 1 exactly when p < 1 - level. NaN figures when the test did not run. */
 void stats_t_ratio(const struct stats_test *t, double level, struct stats_ratio *out);
 
+/* ---- what a test could have missed ------------------------------------------------ */
+
+/* The chance that a one-sided t test calls a shift toward harm: P(d > max(floor, t_crit
+ * se^)), where the estimate d is normal around `shift` with standard error se, and se^ is
+ * se estimated on df degrees of freedom (independent of d; INFINITY: se known). floor is a
+ * practical threshold the estimate must pass too (the gate's 10%), -INFINITY for none.
+ * Exact for normal data (an integral over the chi-square of the spread): at shift 0 and
+ * no floor it is 1 - stats_t_cdf(t_crit, df). NaN when se is not > 0 or df not > 0. */
+double stats_t_power(double shift, double se, double df, double t_crit, double floor);
+
+/* The smallest shift such a test, at one-sided level alpha (the nominal p a call must
+ * reach), calls with probability `power` (0.8: "could have missed changes under this"):
+ * the stated power of a verdict, at its measured spread and rounds. On the scale tested
+ * (a log ratio, or a difference); 0 when even no shift is called that often; NaN when se
+ * is not > 0, df not > 0, or alpha or power not in (0, 1). */
+double stats_t_detectable(double se, double df, double alpha, double power, double floor);
+
 #endif

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "metric.h"
 #include "util.h"
 
 /* Compare cell x with its reference for metric m, paired by round when the campaign's

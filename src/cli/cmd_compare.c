@@ -5,13 +5,13 @@
 #include <string.h>
 
 #include "commands.h"
+#include "compare.h"
 #include "emit.h"
 #include "options.h"
-#include "comparison.h"
-#include "compare.h"
 #include "pool.h"
 #include "results.h"
 #include "util.h"
+#include "views.h"
 
 const char cmd_compare_usage[] =
     "usage: loopbench compare DIR [options]\n"
@@ -62,12 +62,7 @@ const char cmd_compare_usage[] =
     "      --variant NAME         campaigns of variants: only NAME (against the base\n"
     "                             within one campaign; across campaigns, NAME of BASE\n"
     "                             against NAME of NEW)\n"
-    "  -f, --format md|text|json  Markdown, plain text or JSON (default: text on a\n"
-    "                             terminal, else Markdown)\n"
-    "      --json                 the same as --format json\n"
-    "  -h, --help                 show this help\n"
-    "\n"
-    "The Markdown is also appended to $GITHUB_STEP_SUMMARY when that is set.\n"
+    EMIT_USAGE
     "\n"
     "exit status: 0 no regression (improved, no change, or inconclusive) and no budget\n"
     "over, 1 regression or a budget over, 2 bad usage or unreadable or incompatible\n"

@@ -10,11 +10,12 @@
 
 #include "commands.h"
 #include "emit.h"
-#include "options.h"
 #include "history.h"
-#include "platform/files.h"
+#include "options.h"
+#include "platform/platform.h"
 #include "results.h"
 #include "util.h"
+#include "views.h"
 
 const char cmd_history_usage[] =
     "usage: loopbench history DIR... [options]\n"
@@ -38,12 +39,7 @@ const char cmd_history_usage[] =
     "                             tested again on their own, at half of max-p, so a change\n"
     "                             in the newest campaigns is found sooner (default 10; 0:\n"
     "                             off)\n"
-    "  -f, --format md|text|json  Markdown, plain text or JSON (default: text on a\n"
-    "                             terminal, else Markdown)\n"
-    "      --json                 the same as --format json\n"
-    "  -h, --help                 show this help\n"
-    "\n"
-    "The Markdown is also appended to $GITHUB_STEP_SUMMARY when that is set.\n"
+    EMIT_USAGE
     "\n"
     "exit status: 0 no series' newest segment opens at a change for the worse of the\n"
     "target's own, 1 one does (what a nightly job fails on), 2 bad usage or unreadable or\n"

@@ -1,10 +1,11 @@
 /* The subcommands, dispatched from one table in main.c.
  *
- * Adding a command: write src/cmd_<name>.c exporting cmd_<name>() and its usage text
- * cmd_<name>_usage[], declare both here, add them with a one-line summary to the table
- * in main.c (with whether it turns signals into events) and to cmd_src in meson.build,
- * list its options from src/cli/options.c (a new one added there), give it a test in
- * tests/e2e/cli.sh (bad arguments exit 2) and a section in docs/cli.md. */
+ * Adding a command: write src/cli/cmd_<name>.c exporting cmd_<name>() and its usage text
+ * cmd_<name>_usage[], declare both here (COMMAND(name)), add them with a one-line summary
+ * to the table in src/cli/main.c (with whether it turns signals into events) and to
+ * cmd_src in meson.build, list its options from src/cli/options.c (a new one added there
+ * and in options.h), give it a test in tests/e2e/cli.sh (bad arguments exit 2), a section
+ * in docs/cli.md and one in man/loopbench.1 (tests/e2e/manpage.sh holds it to --help). */
 #ifndef LOOPBENCH_COMMANDS_H
 #define LOOPBENCH_COMMANDS_H
 

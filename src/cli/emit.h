@@ -10,6 +10,16 @@
 #include "msg.h"
 #include "options.h"
 
+/* What a command whose result emit_result prints says of its output in its usage text:
+ * the formats, --json, --help, and the step summary. */
+#define EMIT_USAGE                                                                                 \
+    "  -f, --format md|text|json  Markdown, plain text or JSON (default: text on a\n"              \
+    "                             terminal, else Markdown)\n"                                      \
+    "      --json                 the same as --format json\n"                                     \
+    "  -h, --help                 show this help\n"                                                \
+    "\n"                                                                                           \
+    "The Markdown is also appended to $GITHUB_STEP_SUMMARY when that is set.\n"
+
 /* Writes a result's Markdown, as opts ask, to out; -1 on failure, with err filled when not
  * NULL. */
 typedef int (*markdown_writer)(const void *result, const void *opts, FILE *out,

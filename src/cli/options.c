@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "msg.h"
-#include "platform/files.h"
+#include "platform/platform.h"
 #include "text.h"
 #include "util.h"
 

@@ -27,15 +27,9 @@ static const unsigned wait_ms[PROBE_N_WAIT_MS] = {1, 2, 4, 8};
 
 const char *probe_verdict_name(enum probe_verdict v)
 {
-    switch (v) {
-    case PROBE_NORMAL:
-        return "normal";
-    case PROBE_SLOW:
-        return "SLOW";
-    case PROBE_TRAPPING:
-        return "TRAPPING";
-    }
-    return "unknown";
+    static const char *const names[] = {
+        [PROBE_NORMAL] = "normal", [PROBE_SLOW] = "SLOW", [PROBE_TRAPPING] = "TRAPPING"};
+    return name_of(names, ARRAY_SIZE(names), (size_t)v);
 }
 
 enum probe_verdict probe_verdict_of(double ns, double ref_ns, double *ratio)

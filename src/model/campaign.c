@@ -9,6 +9,7 @@
 #include "commit.h"
 #include "text.h"
 #include "platform/files.h"
+#include "platform/platform.h"
 
 static const char *const order_names[] = {"interleave", "random", "grouped", "duet"};
 static const char *const status_names[] = {"pending", "ok", "failed", "interrupted"};
@@ -47,57 +48,6 @@ char *run_dir_name(const char *variant, const char *value, long repeat)
     return dir;
 }
 
-/* v's string (new), else dflt's. */
-static char *str_or(json_t *v, const char *dflt)
-{
-    return xstrdup(json_is_string(v) ? json_string_value(v) : dflt);
-}
-
-int campaign_profile_from_json(json_t *section, const char *where, struct campaign_profile *p,
-                               struct lb_error *err)
-{
-    memset(p, 0, sizeof(*p));
-    if (!json_is_object(section))
-        return lb_fail(err, "%s: profile: expected an object", where);
-    json_t *known = profile_section_known(section);
-    p->text = xcheck(json_dumps(known, JSON_COMPACT));
-    json_decref(known);
-    json_t *knob = json_object_get(section, "knob");
-    p->name = str_or(json_object_get(section, "name"), "?");
-    p->path = str_or(json_object_get(section, "path"), "");
-    p->hash = str_or(json_object_get(section, "hash"), "");
-    p->knob_name = str_or(json_object_get(knob, "name"), "?");
-    p->knob_label = str_or(json_object_get(knob, "label"), p->knob_name);
-    p->marker = str_or(json_object_get(section, "marker"), "");
-    json_t *health = json_object_get(section, "health");
-    if (health && !json_is_array(health))
-        return lb_fail(err, "%s: profile.health: expected an array", where);
-    if (json_array_size(health) > PROFILE_HEALTH_MAX)
-        return lb_fail(err, "%s: profile.health: %zu keys, more than the %d of a profile", where,
-                       json_array_size(health), PROFILE_HEALTH_MAX);
-    p->health = xcalloc(json_array_size(health) + 1, sizeof(*p->health));
-    for (size_t k = 0; k < json_array_size(health); k++) {
-        const char *key, *label = NULL, *better = profile_direction_name(LOWER_IS_BETTER);
-        int zero = 0;
-        enum direction dir;
-        if (json_unpack(json_array_get(health, k), "{s:s, s?s, s?s, s?b}", "key", &key, "label",
-                        &label, "better", &better, "must_be_zero", &zero) < 0 ||
-            profile_direction_parse(better, &dir) < 0)
-            return lb_fail(err, "%s: profile.health[%zu]: expected a key, a label, better "
-                                "\"lower\" or \"higher\" and must_be_zero",
-                           where, k);
-        p->health[p->n_health++] =
-            (struct campaign_health){xstrdup(key), xstrdup(label ? label : key), dir, zero};
-    }
-    metric_registry_build(p);
-    return 0;
-}
-
-json_t *campaign_profile_json(const struct campaign_profile *p)
-{
-    return xcheck(json_loads(p->text ? p->text : "{}", 0, NULL));
-}
-
 void campaign_profile_release(struct campaign_profile *p)
 {
     for (size_t k = 0; k < p->n_health; k++) {
@@ -130,6 +80,22 @@ const char *campaign_host(const struct campaign *c)
 const char *campaign_where(const struct campaign *c)
 {
     return c->path ? c->path : c->out_dir;
+}
+
+const char *campaign_fingerprint(const struct campaign *c)
+{
+    return c->fingerprint.id;
+}
+
+const char *campaign_fingerprint_short(const struct campaign *c)
+{
+    return c->fingerprint.short_name;
+}
+
+const char *campaign_fingerprint_differs(const struct campaign *a, const struct campaign *b)
+{
+    int f = fingerprint_first_difference(&a->host, &b->host);
+    return f < 0 ? NULL : fingerprint_fields[f];
 }
 
 size_t campaign_cells(const struct campaign *c)
@@ -214,11 +180,6 @@ static const struct scrape_agg *health_agg(const struct campaign *c, const struc
     return a && a->n > 0 ? a : NULL;
 }
 
-const struct metric *campaign_metric(const struct campaign *c, const char *key)
-{
-    return metric_find(c->profile.metrics, c->profile.n_metrics, key);
-}
-
 double run_health_mean(const struct campaign *c, const struct run_record *r, size_t k)
 {
     const struct scrape_agg *a = health_agg(c, r, k);
@@ -235,105 +196,6 @@ double run_health_total(const struct campaign *c, const struct run_record *r, si
 {
     const struct scrape_agg *a = health_agg(c, r, k);
     return a && a->type == SCRAPE_RATIO ? a->total_sum / (double)a->n : NAN;
-}
-
-size_t campaign_cell_values(const struct campaign *c, struct cell x, const struct metric *m,
-                            double *out)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < c->n_runs; i++)
-        if (run_in_cell(&c->runs[i], x) && c->runs[i].status == RUN_OK)
-            out[n++] = metric_read(c, &c->runs[i], m);
-    return n;
-}
-
-size_t campaign_values(const struct campaign *c, size_t si, const struct metric *m, double *out)
-{
-    return campaign_cell_values(c, (struct cell){si, 0}, m, out);
-}
-
-/* campaign_cell_pairs, with the CPUs each run of a pair was pinned to into cpus_a[] and
- * cpus_b[] when they are not NULL. */
-/* The CPUs a run's figure belongs to, for the gate's CPU-set factor: a run that rotated
- * spent its window on every set of the rotation in equal shares, so the set it started on
- * says nothing and all rotated runs are alike. */
-static const char *run_cpu_assignment(const struct run_record *x)
-{
-    return x->rotation.swaps > 0 ? "rotated" : x->cpus;
-}
-
-/* A completed run of a cell, by its round. */
-struct round_run {
-    long repeat;
-    size_t index;
-};
-
-static int round_order(const void *pa, const void *pb)
-{
-    const struct round_run *a = pa, *b = pb;
-    if (a->repeat != b->repeat)
-        return a->repeat < b->repeat ? -1 : 1;
-    return a->index < b->index ? -1 : a->index > b->index;
-}
-
-/* Each completed run of xa, in the campaign's order, with the first completed run of xb
- * of its round, found by a search of xb's runs sorted by round (not a scan of every run
- * for each: a campaign of 100,000 runs made elsewhere is paired in a blink). */
-static size_t cell_pairs(const struct campaign *c, struct cell xa, struct cell xb,
-                         const struct metric *m, double *a, double *b, const char **cpus_a,
-                         const char **cpus_b)
-{
-    size_t n = 0, nb = 0;
-    if (c->order == ORDER_GROUPED)
-        return 0;
-    struct round_run *rb = xmalloc((c->n_runs + 1) * sizeof(*rb));
-    for (size_t j = 0; j < c->n_runs; j++)
-        if (run_in_cell(&c->runs[j], xb) && c->runs[j].status == RUN_OK)
-            rb[nb++] = (struct round_run){c->runs[j].repeat, j};
-    qsort(rb, nb, sizeof(*rb), round_order);
-    for (size_t i = 0; i < c->n_runs; i++) {
-        const struct run_record *x = &c->runs[i];
-        if (!run_in_cell(x, xa) || x->status != RUN_OK)
-            continue;
-        size_t lo = 0, hi = nb; /* the first of xb's runs of x's round or later */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (rb[mid].repeat < x->repeat)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo == nb || rb[lo].repeat != x->repeat)
-            continue;
-        const struct run_record *y = &c->runs[rb[lo].index];
-        if (cpus_a && cpus_b) {
-            cpus_a[n] = run_cpu_assignment(x);
-            cpus_b[n] = run_cpu_assignment(y);
-        }
-        a[n] = metric_read(c, x, m);
-        b[n++] = metric_read(c, y, m);
-    }
-    free(rb);
-    return n;
-}
-
-size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell xb,
-                           const struct metric *m, double *a, double *b)
-{
-    return cell_pairs(c, xa, xb, m, a, b, NULL, NULL);
-}
-
-size_t campaign_cell_pairs_cpus(const struct campaign *c, struct cell xa, struct cell xb,
-                                const struct metric *m, double *a, double *b,
-                                const char **cpus_a, const char **cpus_b)
-{
-    return cell_pairs(c, xa, xb, m, a, b, cpus_a, cpus_b);
-}
-
-size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, const struct metric *m,
-                      double *a, double *b)
-{
-    return campaign_cell_pairs(c, (struct cell){sa, 0}, (struct cell){sb, 0}, m, a, b);
 }
 
 const char *campaign_health_type(const struct campaign *c, size_t k)

@@ -10,14 +10,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "commit.h"
 #include "fingerprint.h"
 #include "health.h"
-#include "metric.h"
 #include "platform/platform.h"
 #include "probes.h"
 #include "profile.h"
 #include "util.h"
 #include "window.h"
+
+/* The registry's descriptor (metric.h): the campaign holds its registry and reads none of
+ * it, so metric.h, which reads the campaign, stays above it. */
+struct metric;
 
 /* The first round after which --repeat auto looks (src/analysis/sequential.c), and so the
  * round of a campaign's first look. */
@@ -72,31 +76,12 @@ struct campaign_profile {
     struct strv metric_text;    /* the keys and labels of metrics made from the runs */
 };
 
-/* Fill p from a "profile" object (its known keys: profile_section_known). Missing keys
- * read as their defaults (the knob's label is its name, a health key's label its key), so
- * that older and hand-made documents can be read; -1 with err naming `where` when a
- * present key has the wrong type. */
-int campaign_profile_from_json(json_t *section, const char *where, struct campaign_profile *p,
-                               struct lb_error *err);
-/* p's "profile" object again (new reference). */
-json_t *campaign_profile_json(const struct campaign_profile *p);
 void campaign_profile_release(struct campaign_profile *p);
-/* p's metric registry from its health keys (metric.c). */
-void metric_registry_build(struct campaign_profile *p);
 
 /* The HTTP metrics endpoint of the profile, as each run's record names it. */
 struct campaign_endpoint {
     char *url, *format;
     struct strv keys, sources; /* per selected value, in the profile's order */
-};
-
-/* The commit of a build the campaign ran (commit.h): sha NULL when not known. source
- * is static: "git" (its directory's work tree), "option" (run --commit) or "env"
- * ($LOOPBENCH_COMMIT, else $GITHUB_SHA). */
-struct campaign_commit {
-    char *sha;                  /* 40 lowercase hex digits */
-    bool dirty;                 /* its tracked files differed from the commit */
-    const char *source;
 };
 
 /* A build of the target compared with the others in one campaign: its runs take the
@@ -308,13 +293,17 @@ const char *campaign_state_name(const struct campaign *c);
 const char *campaign_host(const struct campaign *c);
 /* Where the campaign's results are, for messages: its results.json or directory. */
 const char *campaign_where(const struct campaign *c);
+/* The campaign's host fingerprint (its id) and short name, as computed when it was read. */
+const char *campaign_fingerprint(const struct campaign *c);
+const char *campaign_fingerprint_short(const struct campaign *c);
+/* The name of the first fingerprint field that differs between a's host and b's, NULL
+ * when they are the same host to the figures. */
+const char *campaign_fingerprint_differs(const struct campaign *a, const struct campaign *b);
 
 /* Index of setting `value`, or -1. */
 long campaign_setting(const struct campaign *c, const char *value);
 /* Index of health key `key`, or -1. */
 long campaign_health_index(const struct campaign *c, const char *key);
-/* The metric of key `key` in c's registry, NULL when c has none. */
-const struct metric *campaign_metric(const struct campaign *c, const char *key);
 
 /* Health key k's mean over run r's windows, NaN when no window had it. */
 double run_health_mean(const struct campaign *c, const struct run_record *r, size_t k);
@@ -323,26 +312,6 @@ double run_health_max(const struct campaign *c, const struct run_record *r, size
 /* Ratio key k's denominator per window in run r, NaN for other keys. */
 double run_health_total(const struct campaign *c, const struct run_record *r, size_t k);
 
-/* The metric's values over cell x's completed runs into out[] (room for n_runs).
- * Returns how many. */
-size_t campaign_cell_values(const struct campaign *c, struct cell x, const struct metric *m,
-                            double *out);
-/* The same of setting si (of the first variant, when there are some). */
-size_t campaign_values(const struct campaign *c, size_t si, const struct metric *m, double *out);
-/* Interleaved (and random-order) campaigns run every cell once per round: pair cell
- * xa's and xb's completed runs of the same round into a[] and b[] (room for n_runs
- * each). Returns the pairs; 0 for grouped campaigns, where rounds do not exist. */
-size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell xb,
-                           const struct metric *m, double *a, double *b);
-/* The same, with the CPUs each run of a pair was pinned to (run_record.cpus, borrowed,
- * NULL when not pinned; "rotated" for a run that rotated its CPU sets inside the window)
- * into cpus_a[] and cpus_b[]. */
-size_t campaign_cell_pairs_cpus(const struct campaign *c, struct cell xa, struct cell xb,
-                                const struct metric *m, double *a, double *b,
-                                const char **cpus_a, const char **cpus_b);
-/* The same of settings sa and sb (of the first variant, when there are some). */
-size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, const struct metric *m,
-                      double *a, double *b);
 /* The scraped type of health key k ("duration_ms", "ratio"...: the first completed run
  * that has it), NULL if no run has. */
 const char *campaign_health_type(const struct campaign *c, size_t k);

@@ -5,8 +5,18 @@
 #define LOOPBENCH_COMMIT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
-#include "campaign.h"
+#include "msg.h"
+
+/* The commit of a build the campaign ran: sha NULL when not known. source is static:
+ * "git" (its directory's work tree), "option" (run --commit) or "env"
+ * ($LOOPBENCH_COMMIT, else $GITHUB_SHA). */
+struct campaign_commit {
+    char *sha;                  /* 40 lowercase hex digits */
+    bool dirty;                 /* its tracked files differed from the commit */
+    const char *source;
+};
 
 /* How long git may take for each of its two questions, and how much of its answer is read. */
 #define COMMIT_GIT_TIMEOUT_MS 5000

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "campaign.h"
 #include "util.h"
 
 const char *const fingerprint_fields[FINGERPRINT_FIELDS] = {
@@ -121,20 +120,4 @@ json_t *fingerprint_json(const struct host_fingerprint *fp)
     for (size_t f = 0; f < FINGERPRINT_FIELDS; f++)
         json_array_append_new(fields, json_string(fingerprint_fields[f]));
     return json_pack("{s:s, s:s, s:o}", "id", fp->id, "short", fp->short_name, "fields", fields);
-}
-
-const char *campaign_fingerprint(const struct campaign *c)
-{
-    return c->fingerprint.id;
-}
-
-const char *campaign_fingerprint_short(const struct campaign *c)
-{
-    return c->fingerprint.short_name;
-}
-
-const char *campaign_fingerprint_differs(const struct campaign *a, const struct campaign *b)
-{
-    int f = fingerprint_first_difference(&a->host, &b->host);
-    return f < 0 ? NULL : fingerprint_fields[f];
 }

@@ -33,12 +33,4 @@ int fingerprint_first_difference(const struct plat_host_facts *a,
 /* host.fingerprint: {"id", "short", "fields"}. */
 json_t *fingerprint_json(const struct host_fingerprint *fp);
 
-struct campaign;
-/* The campaign's host fingerprint (its id) and short name, as computed when it was read. */
-const char *campaign_fingerprint(const struct campaign *c);
-const char *campaign_fingerprint_short(const struct campaign *c);
-/* The name of the first fingerprint field that differs between a's host and b's, NULL
- * when they are the same host to the figures. */
-const char *campaign_fingerprint_differs(const struct campaign *a, const struct campaign *b);
-
 #endif

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "campaign.h"
@@ -22,6 +23,109 @@ const char *metric_unit(const struct campaign *c, const struct metric *m)
 double metric_read(const struct campaign *c, const struct run_record *r, const struct metric *m)
 {
     return m->read(c, r, m);
+}
+
+const struct metric *campaign_metric(const struct campaign *c, const char *key)
+{
+    return metric_find(c->profile.metrics, c->profile.n_metrics, key);
+}
+
+size_t campaign_cell_values(const struct campaign *c, struct cell x, const struct metric *m,
+                            double *out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_runs; i++)
+        if (run_in_cell(&c->runs[i], x) && c->runs[i].status == RUN_OK)
+            out[n++] = metric_read(c, &c->runs[i], m);
+    return n;
+}
+
+size_t campaign_values(const struct campaign *c, size_t si, const struct metric *m, double *out)
+{
+    return campaign_cell_values(c, (struct cell){si, 0}, m, out);
+}
+
+/* The CPUs a run's figure belongs to, for the gate's CPU-set factor: a run that rotated
+ * spent its window on every set of the rotation in equal shares, so the set it started on
+ * says nothing and all rotated runs are alike. */
+static const char *run_cpu_assignment(const struct run_record *x)
+{
+    return x->rotation.swaps > 0 ? "rotated" : x->cpus;
+}
+
+/* A completed run of a cell, by its round. */
+struct round_run {
+    long repeat;
+    size_t index;
+};
+
+static int round_order(const void *pa, const void *pb)
+{
+    const struct round_run *a = pa, *b = pb;
+    if (a->repeat != b->repeat)
+        return a->repeat < b->repeat ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Each completed run of xa, in the campaign's order, with the first completed run of xb
+ * of its round, found by a search of xb's runs sorted by round (not a scan of every run
+ * for each: a campaign of 100,000 runs made elsewhere is paired in a blink); the CPUs
+ * each run of a pair was pinned to into cpus_a[] and cpus_b[] when they are not NULL. */
+static size_t cell_pairs(const struct campaign *c, struct cell xa, struct cell xb,
+                         const struct metric *m, double *a, double *b, const char **cpus_a,
+                         const char **cpus_b)
+{
+    size_t n = 0, nb = 0;
+    if (c->order == ORDER_GROUPED)
+        return 0;
+    struct round_run *rb = xmalloc((c->n_runs + 1) * sizeof(*rb));
+    for (size_t j = 0; j < c->n_runs; j++)
+        if (run_in_cell(&c->runs[j], xb) && c->runs[j].status == RUN_OK)
+            rb[nb++] = (struct round_run){c->runs[j].repeat, j};
+    qsort(rb, nb, sizeof(*rb), round_order);
+    for (size_t i = 0; i < c->n_runs; i++) {
+        const struct run_record *x = &c->runs[i];
+        if (!run_in_cell(x, xa) || x->status != RUN_OK)
+            continue;
+        size_t lo = 0, hi = nb; /* the first of xb's runs of x's round or later */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (rb[mid].repeat < x->repeat)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == nb || rb[lo].repeat != x->repeat)
+            continue;
+        const struct run_record *y = &c->runs[rb[lo].index];
+        if (cpus_a && cpus_b) {
+            cpus_a[n] = run_cpu_assignment(x);
+            cpus_b[n] = run_cpu_assignment(y);
+        }
+        a[n] = metric_read(c, x, m);
+        b[n++] = metric_read(c, y, m);
+    }
+    free(rb);
+    return n;
+}
+
+size_t campaign_cell_pairs(const struct campaign *c, struct cell xa, struct cell xb,
+                           const struct metric *m, double *a, double *b)
+{
+    return cell_pairs(c, xa, xb, m, a, b, NULL, NULL);
+}
+
+size_t campaign_cell_pairs_cpus(const struct campaign *c, struct cell xa, struct cell xb,
+                                const struct metric *m, double *a, double *b,
+                                const char **cpus_a, const char **cpus_b)
+{
+    return cell_pairs(c, xa, xb, m, a, b, cpus_a, cpus_b);
+}
+
+size_t campaign_pairs(const struct campaign *c, size_t sa, size_t sb, const struct metric *m,
+                      double *a, double *b)
+{
+    return campaign_cell_pairs(c, (struct cell){sa, 0}, (struct cell){sb, 0}, m, a, b);
 }
 
 /* CPU: % of one core over the window, for the target's whole process tree. */
@@ -52,16 +156,38 @@ void metric_registry_build(struct campaign_profile *p)
 {
     p->n_metrics = 1 + p->n_health + 1;
     p->metrics = xcalloc(p->n_metrics, sizeof(*p->metrics));
-    p->metrics[0] = (struct metric){"cpu", "CPU %", "CPU", " % of one core", LOWER_IS_BETTER, METRIC_LOG_RATIO, true,
-                                    true, false, -1, NULL, read_cpu};
+    p->metrics[0] = (struct metric){.key = "cpu",
+                                    .label = "CPU %",
+                                    .name = "CPU",
+                                    .unit = " % of one core",
+                                    .better = LOWER_IS_BETTER,
+                                    .scale = METRIC_LOG_RATIO,
+                                    .gateable = true,
+                                    .primary_by_default = true,
+                                    .health = -1,
+                                    .read = read_cpu};
     for (size_t k = 0; k < p->n_health; k++) {
         const struct campaign_health *h = &p->health[k];
-        p->metrics[1 + k] = (struct metric){h->key, h->label, h->label, NULL, h->better, METRIC_DIFFERENCE, true,
-                                            true, h->must_be_zero, (long)k, NULL, read_health};
+        p->metrics[1 + k] = (struct metric){.key = h->key,
+                                            .label = h->label,
+                                            .name = h->label,
+                                            .better = h->better,
+                                            .scale = METRIC_DIFFERENCE,
+                                            .gateable = true,
+                                            .primary_by_default = true,
+                                            .must_be_zero = h->must_be_zero,
+                                            .health = (long)k,
+                                            .read = read_health};
     }
-    p->metrics[p->n_metrics - 1] = (struct metric){
-        "voluntary_per_s", "wake-ups /s", "wake-ups", " per second", LOWER_IS_BETTER,
-        METRIC_LOG_RATIO, true, false, false, -1, NULL, read_wakes};
+    p->metrics[p->n_metrics - 1] = (struct metric){.key = "voluntary_per_s",
+                                                   .label = "wake-ups /s",
+                                                   .name = "wake-ups",
+                                                   .unit = " per second",
+                                                   .better = LOWER_IS_BETTER,
+                                                   .scale = METRIC_LOG_RATIO,
+                                                   .gateable = true,
+                                                   .health = -1,
+                                                   .read = read_wakes};
 }
 
 /* Whether run r's idle-state counters are of CPUs its target owned: pinned, its host
@@ -129,9 +255,15 @@ void campaign_metrics_add_idle(struct campaign *c)
         return;
     }
     p->metrics = xrealloc(p->metrics, (p->n_metrics + 1 + states.n) * sizeof(*p->metrics));
-    p->metrics[p->n_metrics++] = (struct metric){
-        "idle_entries_per_s", "idle entries /s", "idle entries", " per second", LOWER_IS_BETTER,
-        METRIC_DIFFERENCE, true, false, false, -1, NULL, read_idle_entries};
+    p->metrics[p->n_metrics++] = (struct metric){.key = "idle_entries_per_s",
+                                                 .label = "idle entries /s",
+                                                 .name = "idle entries",
+                                                 .unit = " per second",
+                                                 .better = LOWER_IS_BETTER,
+                                                 .scale = METRIC_DIFFERENCE,
+                                                 .gateable = true,
+                                                 .health = -1,
+                                                 .read = read_idle_entries};
     for (size_t k = 0; k < states.n; k++) {
         const char *name = states.v[k];
         /* a key one can type in --primary or --metric: the kernel's state names have
@@ -148,9 +280,16 @@ void campaign_metrics_add_idle(struct campaign *c)
         const char *state = p->metric_text.v[p->metric_text.n - 1];
         /* polling keeps the CPU awake; any other state lets it rest */
         enum direction better = strcmp(name, "POLL") == 0 ? LOWER_IS_BETTER : HIGHER_IS_BETTER;
-        p->metrics[p->n_metrics++] = (struct metric){
-            key, label, label, " of the window", better, METRIC_DIFFERENCE, true, false, false, -1,
-            state, read_idle_share};
+        p->metrics[p->n_metrics++] = (struct metric){.key = key,
+                                                     .label = label,
+                                                     .name = label,
+                                                     .unit = " of the window",
+                                                     .better = better,
+                                                     .scale = METRIC_DIFFERENCE,
+                                                     .gateable = true,
+                                                     .health = -1,
+                                                     .state = state,
+                                                     .read = read_idle_share};
     }
     strv_release(&states);
 }
@@ -172,9 +311,15 @@ void campaign_metrics_add_energy(struct campaign *c)
         return;
     struct campaign_profile *p = &c->profile;
     p->metrics = xrealloc(p->metrics, (p->n_metrics + 1) * sizeof(*p->metrics));
-    p->metrics[p->n_metrics++] = (struct metric){
-        "package_watts", "package W", "package power", " W", LOWER_IS_BETTER, METRIC_LOG_RATIO,
-        true, false, false, -1, NULL, read_watts};
+    p->metrics[p->n_metrics++] = (struct metric){.key = "package_watts",
+                                                 .label = "package W",
+                                                 .name = "package power",
+                                                 .unit = " W",
+                                                 .better = LOWER_IS_BETTER,
+                                                 .scale = METRIC_LOG_RATIO,
+                                                 .gateable = true,
+                                                 .health = -1,
+                                                 .read = read_watts};
 }
 
 const char *campaign_idle_missing(const struct campaign *c)

@@ -20,7 +20,6 @@
 #include "setter.h"
 #include "health.h"
 #include "http.h"
-#include "platform/files.h"
 #include "platform/platform.h"
 #include "text.h"
 #include "targetenv.h"
@@ -169,6 +168,25 @@ static int get_object(struct loader *ld, json_t *obj, const char *kp, const char
         return required ? fail(ld, kp, "missing key '%s'", key) : 0;
     kp_key(at, kp, key);
     return check_object(ld, *out, at, known);
+}
+
+/* obj.key, an optional array of objects, into *out (NULL when absent): -1 when it is
+ * there and no array. */
+static int get_array(struct loader *ld, json_t *obj, const char *key, json_t **out)
+{
+    *out = json_object_get(obj, key);
+    return *out && !json_is_array(*out) ? fail(ld, key, "expected an array of objects") : 0;
+}
+
+/* root.key, an optional section the network serves (an object of the keys in known), into
+ * *out (NULL when absent): -1 when it is malformed, or there and this build has no
+ * network. */
+static int get_network_section(struct loader *ld, json_t *root, const char *key,
+                               const char *const *known, json_t **out)
+{
+    if (get_object(ld, root, "", key, false, known, out) < 0)
+        return -1;
+    return *out && !network_available() ? fail(ld, key, NETWORK_UNAVAILABLE) : 0;
 }
 
 /* A name with STR_NAME in flags holds no control character; -1 when it does. */
@@ -491,11 +509,11 @@ static int parse_fixed_one(struct loader *ld, json_t *arr, size_t idx, const cha
 static int parse_fixed(struct loader *ld, json_t *root, struct profile *p)
 {
     char at[KP_MAX];
-    json_t *v = json_object_get(root, "fixed");
+    json_t *v;
+    if (get_array(ld, root, "fixed", &v) < 0)
+        return -1;
     if (!v)
         return 0;
-    if (!json_is_array(v))
-        return fail(ld, "fixed", "expected an array of objects");
     p->n_fixed = json_array_size(v);
     p->fixed = xcalloc(p->n_fixed, sizeof(*p->fixed));
     for (size_t i = 0; i < p->n_fixed; i++) {
@@ -716,12 +734,10 @@ static int parse_http_metrics(struct loader *ld, json_t *root, struct profile *p
 {
     json_t *o;
     p->endpoint_interval_s = -1;
-    if (get_object(ld, root, "", "http_metrics", false, endpoint_keys, &o) < 0)
+    if (get_network_section(ld, root, "http_metrics", endpoint_keys, &o) < 0)
         return -1;
     if (!o)
         return 0;
-    if (!network_available())
-        return fail(ld, "http_metrics", NETWORK_UNAVAILABLE);
     struct metrics_endpoint *ep = &p->endpoint;
     const char *url = NULL, *format = "prometheus";
     json_t *values = json_object_get(o, "values");
@@ -782,12 +798,10 @@ static int get_bytes(struct loader *ld, json_t *o, const char *kp, const char *k
 static int parse_rtt(struct loader *ld, json_t *root, struct profile *p)
 {
     json_t *o;
-    if (get_object(ld, root, "", "rtt", false, rtt_keys, &o) < 0)
+    if (get_network_section(ld, root, "rtt", rtt_keys, &o) < 0)
         return -1;
     if (!o)
         return 0;
-    if (!network_available())
-        return fail(ld, "rtt", NETWORK_UNAVAILABLE);
     struct rtt_opts *r = &p->rtt;
     const char *tcp = NULL;
     char *host = NULL, *send = NULL, *expect = NULL;
@@ -907,11 +921,11 @@ static int check_primary(struct loader *ld, const struct profile *p)
 static int parse_budgets(struct loader *ld, json_t *root, struct profile *p)
 {
     char at[KP_MAX], sub[KP_MAX];
-    json_t *arr = json_object_get(root, "budgets");
+    json_t *arr;
+    if (get_array(ld, root, "budgets", &arr) < 0)
+        return -1;
     if (!arr)
         return 0;
-    if (!json_is_array(arr))
-        return fail(ld, "budgets", "expected an array of objects");
     p->budgets = xcalloc(json_array_size(arr) + 1, sizeof(*p->budgets));
     size_t i;
     json_t *o;
@@ -1573,4 +1587,92 @@ int profile_check_command(const struct profile *p, struct lb_error *err)
 double profile_estimate_s(const struct profile *p)
 {
     return (double)p->knob.values.n * (double)p->repeat * (p->warmup_s + p->sample_s);
+}
+
+/* ---- what the profile makes of a value ---------------------------------------------- */
+
+const struct setter *setter_at(const struct profile *p, size_t i, const char *knob_value,
+                               const char **value)
+{
+    if (i < p->n_fixed) {
+        *value = p->fixed[i].value;
+        return &p->fixed[i].set;
+    }
+    *value = knob_value;
+    return &p->knob.set;
+}
+
+int setter_argv(const struct profile *p, const char *value, struct strv *argv, struct lb_error *err)
+{
+    size_t cap = p->n_fixed + 1, n = 0;
+    const char **from = xcalloc(cap, sizeof(*from));
+    const char **to = xcalloc(cap, sizeof(*to));
+    size_t *owner = xcalloc(cap, sizeof(*owner));
+    size_t *hits = xcalloc(cap, sizeof(*hits));
+    for (size_t i = 0; i < cap; i++) {
+        const char *v;
+        const struct setter *s = setter_at(p, i, value, &v);
+        if (s->kind != SETTER_ARGV)
+            continue;
+        from[n] = s->placeholder;
+        to[n] = v;
+        owner[n++] = i;
+    }
+    memset(argv, 0, sizeof(*argv));
+    /* One pass over each element: a value that looks like a placeholder stays as is. */
+    for (size_t i = 0; i < p->command.n; i++)
+        strv_push_owned(argv, setter_subst(p->command.v[i], from, to, n, hits));
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        if (hits[k])
+            continue;
+        if (owner[k] == p->n_fixed)
+            rc = lb_fail(err, "knob.argv.placeholder: '%s' occurs in no element of command",
+                         from[k]);
+        else
+            rc = lb_fail(err, "fixed[%zu].argv.placeholder: '%s' occurs in no element of command",
+                         owner[k], from[k]);
+    }
+    if (rc < 0)
+        strv_release(argv);
+    free(from);
+    free(to);
+    free(owner);
+    free(hits);
+    return rc;
+}
+
+/* Add NAME=VALUE, replacing an entry of the same name where it stands. Steals entry. */
+static void env_put(struct strv *envp, char *entry)
+{
+    size_t nl = strcspn(entry, "=");
+    for (size_t i = 0; i < envp->n; i++) {
+        char *e = envp->v[i];
+        if (strncmp(e, entry, nl) == 0 && (e[nl] == '=' || e[nl] == '\0')) {
+            free(e);
+            envp->v[i] = entry;
+            return;
+        }
+    }
+    strv_push_owned(envp, entry);
+}
+
+void setter_envp(const struct profile *p, const char *value, char *const *base, struct strv *envp)
+{
+    memset(envp, 0, sizeof(*envp));
+    for (size_t i = 0; base && base[i]; i++)
+        env_put(envp, xstrdup(base[i]));
+    for (size_t i = 0; i < p->env.n; i++)
+        env_put(envp, xstrdup(p->env.v[i]));
+    for (size_t i = 0; i <= p->n_fixed; i++) {
+        const char *v;
+        const struct setter *s = setter_at(p, i, value, &v);
+        if (s->kind == SETTER_ENV)
+            env_put(envp, xasprintf("%s=%s", s->env_name, v));
+    }
+    /* execve() wants an array even when it is empty. */
+    if (!envp->v) {
+        envp->v = xcalloc(1, sizeof(*envp->v));
+        envp->cap = 1;
+    }
 }

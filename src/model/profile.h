@@ -15,33 +15,8 @@
 #include "endpoint_spec.h"
 #include "msg.h"
 #include "probes.h"
+#include "setter.h"
 #include "util.h"
-
-/* How a value reaches the target. */
-enum setter_kind {
-    SETTER_CONFIG = 0, /* into a JSON config file at a key path */
-    SETTER_ARGV,       /* into argv, replacing a placeholder */
-    SETTER_ENV,        /* as an environment variable */
-};
-
-enum setter_type {
-    SETTER_STRING = 0, /* written as a JSON string: "2" (ModernUO's settings) */
-    SETTER_NUMBER,     /* written as a JSON number: 2 */
-};
-
-struct setter {
-    enum setter_kind kind;
-    /* SETTER_CONFIG */
-    char *file;        /* absolute or relative to the process cwd, resolved */
-    char **key_path;   /* segments: {"settings", "server.eventLoopIdleWaitMs"} */
-    size_t key_depth;
-    enum setter_type type;
-    /* SETTER_ARGV: the placeholder, e.g. "{value}"; every occurrence in each argv
-     * element is replaced. */
-    char *placeholder;
-    /* SETTER_ENV */
-    char *env_name;
-};
 
 struct knob {
     char *name;        /* e.g. "server.eventLoopIdleWaitMs" */
@@ -195,5 +170,22 @@ int profile_log_limit_parse(const char *s, uint64_t *out);
 /* "SIGTERM" for SIGTERM, for the signals a profile's stop.signal accepts; NULL for any
  * other. Static string. */
 const char *profile_signal_name(int sig);
+
+/* What the profile's setters (setter.h) make of a value, the fixed settings and the knob
+ * applied in order: the profile's own, since its checks at load use them too. Still named
+ * for the setters, as when setter.c held them (measure/run.c calls them so). */
+
+/* Settings in the order they are applied: the fixed ones, then the knob (i ==
+ * p->n_fixed). *value is the value that setting writes. */
+const struct setter *setter_at(const struct profile *p, size_t i, const char *knob_value,
+                               const char **value);
+/* The target's argv for this value: the profile's command with the knob's placeholder
+ * (and each fixed argv setting's) replaced. argv is new, caller releases. */
+int setter_argv(const struct profile *p, const char *value, struct strv *argv,
+                struct lb_error *err);
+/* The target's complete environment: base (e.g. environ), then the profile's env
+ * additions, then env setters (knob and fixed). A later entry replaces an earlier one
+ * of the same name. envp is new, caller releases. */
+void setter_envp(const struct profile *p, const char *value, char *const *base, struct strv *envp);
 
 #endif

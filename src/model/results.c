@@ -8,7 +8,9 @@
 #include "compat.h"
 #include "fingerprint.h"
 #include "histogram.h"
+#include "metric.h"
 #include "platform/files.h"
+#include "platform/platform.h"
 #include "text.h"
 #include "targetenv.h"
 #include "util.h"
@@ -1079,6 +1081,58 @@ static int names_check(const struct campaign *c, const char *where, struct lb_er
         rc = rc < 0 ? rc : name_check(c->runs[i].unsteady, where, key, err);
     }
     return rc;
+}
+
+/* o's string at key (new), else dflt's. */
+static char *get_str_or(json_t *o, const char *key, const char *dflt)
+{
+    const char *s = get_str(o, key);
+    return xstrdup(s ? s : dflt);
+}
+
+int campaign_profile_from_json(json_t *section, const char *where, struct campaign_profile *p,
+                               struct lb_error *err)
+{
+    memset(p, 0, sizeof(*p));
+    if (!json_is_object(section))
+        return lb_fail(err, "%s: profile: expected an object", where);
+    json_t *known = profile_section_known(section);
+    p->text = xcheck(json_dumps(known, JSON_COMPACT));
+    json_decref(known);
+    json_t *knob = json_object_get(section, "knob");
+    p->name = get_str_or(section, "name", "?");
+    p->path = get_str_or(section, "path", "");
+    p->hash = get_str_or(section, "hash", "");
+    p->knob_name = get_str_or(knob, "name", "?");
+    p->knob_label = get_str_or(knob, "label", p->knob_name);
+    p->marker = get_str_or(section, "marker", "");
+    json_t *health = json_object_get(section, "health");
+    if (health && !json_is_array(health))
+        return lb_fail(err, "%s: profile.health: expected an array", where);
+    if (json_array_size(health) > PROFILE_HEALTH_MAX)
+        return lb_fail(err, "%s: profile.health: %zu keys, more than the %d of a profile", where,
+                       json_array_size(health), PROFILE_HEALTH_MAX);
+    p->health = xcalloc(json_array_size(health) + 1, sizeof(*p->health));
+    for (size_t k = 0; k < json_array_size(health); k++) {
+        const char *key, *label = NULL, *better = profile_direction_name(LOWER_IS_BETTER);
+        int zero = 0;
+        enum direction dir;
+        if (json_unpack(json_array_get(health, k), "{s:s, s?s, s?s, s?b}", "key", &key, "label",
+                        &label, "better", &better, "must_be_zero", &zero) < 0 ||
+            profile_direction_parse(better, &dir) < 0)
+            return lb_fail(err, "%s: profile.health[%zu]: expected a key, a label, better "
+                                "\"lower\" or \"higher\" and must_be_zero",
+                           where, k);
+        p->health[p->n_health++] =
+            (struct campaign_health){xstrdup(key), xstrdup(label ? label : key), dir, zero};
+    }
+    metric_registry_build(p);
+    return 0;
+}
+
+json_t *campaign_profile_json(const struct campaign_profile *p)
+{
+    return xcheck(json_loads(p->text ? p->text : "{}", 0, NULL));
 }
 
 int results_from_json(json_t *doc, const char *out_dir, const char *where, struct campaign *c,

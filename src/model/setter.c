@@ -1,20 +1,10 @@
-/* What a setter makes of a value: the config document, argv and environment (setter.h). */
+/* What a setter makes of a value: the config document, a string with placeholders replaced
+ * (setter.h). */
 #include "setter.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const struct setter *setter_at(const struct profile *p, size_t i, const char *knob_value,
-                               const char **value)
-{
-    if (i < p->n_fixed) {
-        *value = p->fixed[i].value;
-        return &p->fixed[i].set;
-    }
-    *value = knob_value;
-    return &p->knob.set;
-}
 
 /* "settings/server.eventLoopIdleWaitMs": keys hold dots, so slashes separate them. */
 static char *key_path_string(char *const *key_path, size_t depth)
@@ -190,79 +180,4 @@ char *setter_subst(const char *s, const char *const *from, const char *const *to
     }
     out[len] = '\0';
     return out;
-}
-
-int setter_argv(const struct profile *p, const char *value, struct strv *argv, struct lb_error *err)
-{
-    size_t cap = p->n_fixed + 1, n = 0;
-    const char **from = xcalloc(cap, sizeof(*from));
-    const char **to = xcalloc(cap, sizeof(*to));
-    size_t *owner = xcalloc(cap, sizeof(*owner));
-    size_t *hits = xcalloc(cap, sizeof(*hits));
-    for (size_t i = 0; i < cap; i++) {
-        const char *v;
-        const struct setter *s = setter_at(p, i, value, &v);
-        if (s->kind != SETTER_ARGV)
-            continue;
-        from[n] = s->placeholder;
-        to[n] = v;
-        owner[n++] = i;
-    }
-    memset(argv, 0, sizeof(*argv));
-    /* One pass over each element: a value that looks like a placeholder stays as is. */
-    for (size_t i = 0; i < p->command.n; i++)
-        strv_push_owned(argv, setter_subst(p->command.v[i], from, to, n, hits));
-    int rc = 0;
-    for (size_t k = 0; k < n && rc == 0; k++) {
-        if (hits[k])
-            continue;
-        if (owner[k] == p->n_fixed)
-            rc = lb_fail(err, "knob.argv.placeholder: '%s' occurs in no element of command",
-                         from[k]);
-        else
-            rc = lb_fail(err, "fixed[%zu].argv.placeholder: '%s' occurs in no element of command",
-                         owner[k], from[k]);
-    }
-    if (rc < 0)
-        strv_release(argv);
-    free(from);
-    free(to);
-    free(owner);
-    free(hits);
-    return rc;
-}
-
-/* Add NAME=VALUE, replacing an entry of the same name where it stands. Steals entry. */
-static void env_put(struct strv *envp, char *entry)
-{
-    size_t nl = strcspn(entry, "=");
-    for (size_t i = 0; i < envp->n; i++) {
-        char *e = envp->v[i];
-        if (strncmp(e, entry, nl) == 0 && (e[nl] == '=' || e[nl] == '\0')) {
-            free(e);
-            envp->v[i] = entry;
-            return;
-        }
-    }
-    strv_push_owned(envp, entry);
-}
-
-void setter_envp(const struct profile *p, const char *value, char *const *base, struct strv *envp)
-{
-    memset(envp, 0, sizeof(*envp));
-    for (size_t i = 0; base && base[i]; i++)
-        env_put(envp, xstrdup(base[i]));
-    for (size_t i = 0; i < p->env.n; i++)
-        env_put(envp, xstrdup(p->env.v[i]));
-    for (size_t i = 0; i <= p->n_fixed; i++) {
-        const char *v;
-        const struct setter *s = setter_at(p, i, value, &v);
-        if (s->kind == SETTER_ENV)
-            env_put(envp, xasprintf("%s=%s", s->env_name, v));
-    }
-    /* execve() wants an array even when it is empty. */
-    if (!envp->v) {
-        envp->v = xcalloc(1, sizeof(*envp->v));
-        envp->cap = 1;
-    }
 }

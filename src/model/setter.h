@@ -1,7 +1,8 @@
-/* What a profile's setters make of a value, computed without touching anything: the
- * config document with the value set at a key path, the target's argv with placeholders
- * replaced, its environment (the three setter kinds: profile.h). Applied to the target's
- * files by measure/confedit.h; used by the profile's checks at load. */
+/* A setter, how a value reaches the target, and what it makes of a value, computed
+ * without touching anything: the config document with the value set at a key path, a
+ * string with placeholders replaced. The profile (profile.h) holds its setters and
+ * applies them in order (setter_at, setter_argv, setter_envp); confedit.h writes the
+ * target's files. Nothing here knows a profile. */
 #ifndef LOOPBENCH_SETTER_H
 #define LOOPBENCH_SETTER_H
 
@@ -11,13 +12,33 @@
 #include <jansson.h>
 
 #include "msg.h"
-#include "profile.h"
 #include "util.h"
 
-/* Settings in the order they are applied: the fixed ones, then the knob (i ==
- * p->n_fixed). *value is the value that setting writes. */
-const struct setter *setter_at(const struct profile *p, size_t i, const char *knob_value,
-                               const char **value);
+/* How a value reaches the target. */
+enum setter_kind {
+    SETTER_CONFIG = 0, /* into a JSON config file at a key path */
+    SETTER_ARGV,       /* into argv, replacing a placeholder */
+    SETTER_ENV,        /* as an environment variable */
+};
+
+enum setter_type {
+    SETTER_STRING = 0, /* written as a JSON string: "2" (ModernUO's settings) */
+    SETTER_NUMBER,     /* written as a JSON number: 2 */
+};
+
+struct setter {
+    enum setter_kind kind;
+    /* SETTER_CONFIG */
+    char *file;        /* absolute or relative to the process cwd, resolved */
+    char **key_path;   /* segments: {"settings", "server.eventLoopIdleWaitMs"} */
+    size_t key_depth;
+    enum setter_type type;
+    /* SETTER_ARGV: the placeholder, e.g. "{value}"; every occurrence in each argv
+     * element is replaced. */
+    char *placeholder;
+    /* SETTER_ENV */
+    char *env_name;
+};
 
 /* Set key_path to value in the JSON document text (other content and key order
  * kept; written with 2-space indentation and a final newline). SETTER_NUMBER values
@@ -45,15 +66,5 @@ bool setter_is_number(const char *value);
  * hits[i] (hits may be NULL). New string, caller frees. */
 char *setter_subst(const char *s, const char *const *from, const char *const *to, size_t n,
                    size_t *hits);
-
-/* The target's argv for this value: the profile's command with the knob's placeholder
- * (and each fixed argv setting's) replaced. argv is new, caller releases. */
-int setter_argv(const struct profile *p, const char *value, struct strv *argv,
-                struct lb_error *err);
-
-/* The target's complete environment: base (e.g. environ), then the profile's env
- * additions, then env setters (knob and fixed). A later entry replaces an earlier one
- * of the same name. envp is new, caller releases. */
-void setter_envp(const struct profile *p, const char *value, char *const *base, struct strv *envp);
 
 #endif

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "compat.h"
+#include "metric.h"
 #include "platform/files.h"
 #include "platform/platform.h"
 #include "stats.h"

@@ -5,6 +5,7 @@
 
 #include "compare.h"
 #include "mermaid.h"
+#include "metric.h"
 #include "noise.h"
 #include "summary.h"
 #include "text.h"

@@ -33,7 +33,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "platform/files.h"
 #include "platform/posix.h"
 #include "util.h"
 

@@ -158,53 +158,6 @@ int mkdir_p(const char *path, unsigned mode, struct lb_error *err)
     return rc;
 }
 
-bool path_is_within(const char *rel)
-{
-    if (!*rel || plat_path_root_len(rel) > 0)
-        return false;
-    for (const char *c = rel; *c;) {
-        size_t len = 0;
-        while (c[len] && !plat_path_is_separator(c[len]))
-            len++;
-        if (len == 2 && c[0] == '.' && c[1] == '.')
-            return false;
-        c += len;
-        while (*c && plat_path_is_separator(*c))
-            c++;
-    }
-    return true;
-}
-
-const char *path_basename(const char *path)
-{
-    const char *base = path + plat_path_root_len(path);
-    for (const char *c = base; *c; c++)
-        if (plat_path_is_separator(*c))
-            base = c + 1;
-    return base;
-}
-
-char *path_dirname(const char *path)
-{
-    size_t root = plat_path_root_len(path);
-    const char *base = path_basename(path);
-    if (base == path)
-        return xstrdup(".");
-    if (base == path + root)
-        return xstrndup(path, root);
-    return xstrndup(path, (size_t)(base - 1 - path));
-}
-
-char *path_join(const char *dir, const char *rel)
-{
-    if (plat_path_root_len(rel) > 0 || !dir || !*dir)
-        return xstrdup(rel);
-    size_t dl = strlen(dir);
-    if (plat_path_is_separator(dir[dl - 1]))
-        return xasprintf("%s%s", dir, rel);
-    return xasprintf("%s/%s", dir, rel);
-}
-
 /* What read_back_file read so far in this process. */
 static uint64_t read_back_total;
 

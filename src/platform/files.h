@@ -1,10 +1,9 @@
-/* Files and paths through the platform (platform.h): atomic replacement, mkdir -p, lock
- * files, and paths split and joined with the system's separators and roots. Above base/
- * (util.h), which calls nothing of the platform. */
+/* Files through the platform (platform.h): atomic replacement, mkdir -p and lock files.
+ * Above base/ (util.h), which calls nothing of the platform; the back-ends, below it,
+ * call nothing of it. */
 #ifndef LOOPBENCH_FILES_H
 #define LOOPBENCH_FILES_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "msg.h"
@@ -46,15 +45,5 @@ int read_back_file(const char *path, const char *what, size_t cap, char **data, 
 int lock_take(const char *path, const char *what, struct lb_error *err);
 /* Remove the lock file and release the lock. */
 void lock_drop(const char *path, int fd);
-
-/* The last component of path (a pointer into it), its directory part (new string) and
- * a path joined onto a directory (new string; an absolute `rel` is returned as a copy).
- * Separators and roots are the system's (plat_path_root_len). */
-const char *path_basename(const char *path);
-char *path_dirname(const char *path);
-char *path_join(const char *dir, const char *rel);
-/* Whether rel stays inside the directory it is joined to: relative, not empty, and no
- * component is "..". */
-bool path_is_within(const char *rel);
 
 #endif

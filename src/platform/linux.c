@@ -39,7 +39,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "platform/files.h"
 #include "platform/posix.h"
 #include "util.h"
 

@@ -209,6 +209,15 @@ FILE *plat_scratch_file(struct lb_error *err);
  * directories ('/'; Windows also '\'). */
 size_t plat_path_root_len(const char *path);
 bool plat_path_is_separator(char c);
+/* Over these, the same on every system (common.c): the last component of path (a pointer
+ * into it), its directory part (new string) and a path joined onto a directory (new
+ * string; an absolute `rel` is returned as a copy). */
+const char *path_basename(const char *path);
+char *path_dirname(const char *path);
+char *path_join(const char *dir, const char *rel);
+/* Whether rel stays inside the directory it is joined to: relative, not empty, and no
+ * component is "..". */
+bool path_is_within(const char *rel);
 
 /* ---- Programs and the network ------------------------------------------------------ */
 

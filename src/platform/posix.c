@@ -24,7 +24,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "platform/files.h"
 #include "util.h"
 
 extern char **environ;

@@ -39,7 +39,6 @@
 #include <wchar.h>
 
 #include "compat.h"
-#include "platform/files.h"
 #include "util.h"
 
 #define TREE_MAX 4096                 /* processes listed per read of a job */
@@ -61,41 +60,6 @@
 const char *plat_name(void)
 {
     return "windows";
-}
-
-char *strsignal(int sig)
-{
-    static const struct {
-        int sig;
-        const char *name;
-    } names[] = {
-        {SIGHUP, "Hangup"},
-        {SIGINT, "Interrupt"},
-        {SIGQUIT, "Quit"},
-        {SIGILL, "Illegal instruction"},
-        {SIGFPE, "Floating point exception"},
-        {SIGKILL, "Killed"},
-        {SIGUSR1, "User defined signal 1"},
-        {SIGSEGV, "Segmentation fault"},
-        {SIGUSR2, "User defined signal 2"},
-        {SIGPIPE, "Broken pipe"},
-        {SIGTERM, "Terminated"},
-        {SIGABRT, "Aborted"},
-    };
-    for (size_t i = 0; i < ARRAY_SIZE(names); i++)
-        if (names[i].sig == sig)
-            return (char *)names[i].name;
-    static char other[32];
-    snprintf(other, sizeof(other), "Signal %d", sig);
-    return other;
-}
-
-int symlink(const char *target, const char *linkpath)
-{
-    (void)target;
-    (void)linkpath;
-    errno = ENOSYS;
-    return -1;
 }
 
 /* ---- Errors and strings ----------------------------------------------------------- */

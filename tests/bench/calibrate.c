@@ -11,11 +11,14 @@
  * `crossover` (bench-crossover) the same figures for a duet whose CPUs differ or whose
  * host disturbs a round, judged by today's paired t, the CPU set as a factor, and that
  * trimmed (Yuen); with `noisefloor` (bench-noisefloor) what the CI job's gate calls at
- * the per-round spreads measured for each duet design (docs/ci.md); with `budget` (bench-budget) a budget's false "over" rate when set
- * exactly at the truth, its interval's coverage and its power, fixed and sequential;
- * with `pool [SEED]` (bench-pool) the gate of campaigns from k hosts pooled
+ * the per-round spreads measured for each duet design (docs/ci.md); with `budget` (bench-budget) a
+ * budget's false "over" rate when set exactly at the truth, its interval's coverage and its power,
+ * fixed and sequential; with `pool [SEED]` (bench-pool) the gate of campaigns from k hosts pooled
  * (compare --pool, src/analysis/pool.c) beside one host running all their rounds, and the time
- * each design takes to a verdict.
+ * each design takes to a verdict; with `tune` (bench-tune) `loopbench tune`'s statistics
+ * (src/analysis/tune.c) on simulated knobs with a known boundary: how often the true best
+ * setting is recommended, and one outside a guard, the runs against a full grid, and the
+ * stated power of a guard and of the gate (gate_detectable).
  *
  * The gate simulated: 3 settings (refshard's idle wait 0, 2 and 8) x 3 metrics: CPU, a
  * peak lag (log-normal, like CPU) and a count that is often 0 (missed16ms: compared on
@@ -35,6 +38,7 @@
 #include "pool.h"
 #include "sequential.h"
 #include "stats.h"
+#include "tune.h"
 #include "util.h"
 
 /* ---- the noise model (log scale: a standard deviation of 0.15 is about 15%) ---------- */
@@ -1158,12 +1162,572 @@ static int noise_floor(void)
     return 0;
 }
 
+/* ---- tune: which value to run (src/analysis/tune.c) ------------------------------------ */
+
+/* Knobs with a known truth, run as `loopbench tune` would run them: each round the
+ * reference and the settings tune_next asks for, interleaved; every run's keys are the
+ * setting's level times the round's drift (ROUND_SD, shared by the round's runs) times its
+ * own noise (RUN_SD), log-normal; no drift between campaigns (the truth is the
+ * campaign's own level, as for budgets). A guard's truth on logs: the log of its level
+ * (or of its level over the reference's) against the log of the limit. */
+#define KNOB_MAX 17
+#define TUNE_TRIALS 2000     /* a share near 5% within 0.49 points (one standard error) */
+#define TUNE_BUDGET_RUNS 200 /* --max-runs of every simulated campaign */
+#define TUNE_RUNS_MAX 256    /* the most runs a campaign holds here: the budget, or a grid */
+
+struct sim_knob {
+    const char *name, *shape;
+    size_t n, reference, guards;
+    struct tune_guard guard[2];
+    double objective[KNOB_MAX];
+    double level[2][KNOB_MAX];
+    const char *const *labels; /* a categorical knob's names; NULL: 0..n-1 */
+};
+
+static const char *const sbwt[] = {"none", "very_short", "short", "medium", "long", "very_long"};
+
+/* CPU falling as 1 / (1 + w), as refshard's idle wait lowers it (% of a core). */
+static double cpu_at(double w)
+{
+    return 100.0 / (1.0 + w);
+}
+
+/* A lag flat at 2 ms to the knee, then rising by `slope` of it per step. */
+static double knee(double w, double at, double slope)
+{
+    return 2.0 * (1.0 + (w > at ? slope * (w - at) : 0));
+}
+
+enum knob_id { KNEE, STEEP, SMOOTH, DIP, TWO_GUARDS, CATEGORICAL, PLATEAU, AT_LIMIT, KNOBS };
+
+static void knob_make(enum knob_id id, struct sim_knob *k)
+{
+    memset(k, 0, sizeof(*k));
+    k->n = KNOB_MAX;
+    k->guards = 1;
+    k->guard[0] = (struct tune_guard){"lag", TUNE_PERCENT, 30, false};
+    for (size_t s = 0; s < KNOB_MAX; s++)
+        k->objective[s] = cpu_at((double)s);
+    for (size_t s = 0; s < KNOB_MAX; s++) {
+        double w = (double)s, *lag = &k->level[0][s];
+        switch (id) {
+        case KNEE:
+            k->name = "knee";
+            k->shape = "lag flat to 6, then +50% of it a step; <= +30%";
+            *lag = knee(w, 6, 0.5);
+            break;
+        case STEEP:
+            k->name = "knee, wider margin";
+            k->shape = "lag flat to 6, then +100% a step; <= +50%";
+            k->guard[0].limit = 50;
+            *lag = knee(w, 6, 1.0);
+            break;
+        case SMOOTH:
+            k->name = "smooth rise";
+            k->shape = "lag x e^(0.3 w); <= +100%";
+            k->guard[0].limit = 100;
+            *lag = 2.0 * exp(0.3 * w);
+            break;
+        case DIP:
+            k->name = "not monotonic (a dip)";
+            k->shape = "lag x2 at 3-5, flat to 9, then +50% a step; <= +30%";
+            *lag = s >= 3 && s <= 5 ? 4.0 : knee(w, 9, 0.5);
+            break;
+        case TWO_GUARDS:
+            k->name = "two guards";
+            k->shape = "lag <= +30% (knee at 10) and p99 <= 3.5 ms absolute (2.5 ms to 6, "
+                       "then +60% a step)";
+            k->guards = 2;
+            k->guard[1] = (struct tune_guard){"p99", TUNE_ABSOLUTE, 3.5, false};
+            *lag = knee(w, 10, 0.5);
+            k->level[1][s] = 2.5 * (1.0 + (w > 6 ? 0.6 * (w - 6) : 0));
+            break;
+        case CATEGORICAL: {
+            static const double cpu[] = {1, 2, 4, 8, 16, 32}, latency[] = {4, 2, 0.95, 1, 1, 1};
+            k->name = "categorical (+sbwt)";
+            k->shape = "6 names, reference medium; latency <= +25%, CPU doubling a name";
+            k->n = ARRAY_SIZE(sbwt);
+            k->labels = sbwt;
+            k->reference = 3;
+            k->guard[0] = (struct tune_guard){"latency", TUNE_PERCENT, 25, false};
+            if (s < k->n) {
+                k->objective[s] = cpu[s];
+                *lag = latency[s];
+            }
+            break;
+        }
+        case PLATEAU:
+            k->name = "plateau at the limit";
+            k->shape = "lag flat to 4, then 1.01 x the limit (+30%) at every value";
+            *lag = s <= 4 ? 2.0 : 2.0 * 1.3 * 1.01;
+            break;
+        default:
+            k->name = "every value at the limit";
+            k->shape = "lag 1.001 x the limit (+30%) at every value but the reference";
+            *lag = s == 0 ? 2.0 : 2.0 * 1.3 * 1.001;
+            break;
+        }
+    }
+}
+
+/* Whether setting s is truly within every guard of k. */
+static bool knob_within(const struct sim_knob *k, size_t s)
+{
+    for (size_t g = 0; g < k->guards; g++) {
+        const struct tune_guard *q = &k->guard[g];
+        double x = log(k->level[g][s]);
+        if (q->kind == TUNE_ABSOLUTE ? x > log(q->limit)
+                                     : x - log(k->level[g][k->reference]) > log1p(q->limit / 100))
+            return false;
+    }
+    return true;
+}
+
+/* The lowest objective among the settings truly within (a tie to the nearest the
+ * reference). */
+static size_t knob_best(const struct sim_knob *k)
+{
+    size_t best = k->reference;
+    for (size_t s = 0; s < k->n; s++) {
+        size_t d = s > k->reference ? s - k->reference : k->reference - s;
+        size_t db = best > k->reference ? best - k->reference : k->reference - best;
+        if (knob_within(k, s) && (k->objective[s] < k->objective[best] ||
+                                  (k->objective[s] == k->objective[best] && d < db)))
+            best = s;
+    }
+    return best;
+}
+
+struct knob_runs {
+    size_t n;
+    size_t setting[TUNE_RUNS_MAX];
+    long round[TUNE_RUNS_MAX];
+    double objective[TUNE_RUNS_MAX], key[2][TUNE_RUNS_MAX];
+};
+
+/* One round of the settings run[] asks for. */
+static void knob_round(const struct sim_knob *k, const bool *run, long round, uint64_t *rng,
+                       struct knob_runs *x)
+{
+    double drift = ROUND_SD * draw_normal(rng);
+    for (size_t s = 0; s < k->n && x->n < TUNE_RUNS_MAX; s++) {
+        if (!run[s])
+            continue;
+        x->setting[x->n] = s;
+        x->round[x->n] = round;
+        x->objective[x->n] = k->objective[s] * exp(drift + RUN_SD * draw_normal(rng));
+        for (size_t g = 0; g < k->guards; g++)
+            x->key[g][x->n] = k->level[g][s] * exp(drift + RUN_SD * draw_normal(rng));
+        x->n++;
+    }
+}
+
+static void knob_analyse(struct tune *t, const struct knob_runs *x, struct tune_result *r)
+{
+    const double *keys[2] = {x->key[0], x->key[1]};
+    struct tune_obs o = {x->n, x->setting, x->round, x->objective, keys};
+    struct lb_error err;
+    if (tune_analyse(t, &o, r, &err) < 0) {
+        fprintf(stderr, "calibrate: %s\n", err.msg);
+        exit(1);
+    }
+}
+
+struct knob_tally {
+    long trials, best, outside, none, runs, rounds, stops[4];
+};
+
+static void knob_count(const struct sim_knob *k, const struct tune_result *r, struct knob_tally *t)
+{
+    t->trials++;
+    t->best += r->recommended == (long)knob_best(k);
+    t->outside += r->recommended >= 0 && !knob_within(k, (size_t)r->recommended);
+    t->none += r->recommended < 0;
+    t->runs += (long)r->runs;
+    t->rounds += (long)r->rounds;
+}
+
+static void knob_tune(struct tune *t, const struct tune_grid *grid, const struct sim_knob *k,
+                      long cap)
+{
+    struct lb_error err;
+    struct tune_spec spec = tune_spec_default();
+    spec.grid = grid;
+    spec.reference = k->reference;
+    spec.guard = k->guard;
+    spec.guards = k->guards;
+    spec.max_rounds = cap;
+    spec.max_runs = TUNE_BUDGET_RUNS;
+    if (tune_init(t, &spec, &err) < 0) {
+        fprintf(stderr, "calibrate: %s\n", err.msg);
+        exit(1);
+    }
+}
+
+/* `loopbench tune` to its end (rounds == 0), or the full grid of `rounds` fixed rounds. */
+static void knob_trials(struct tune *t, const struct sim_knob *k, long rounds, long trials,
+                        uint64_t *rng, struct knob_tally *tally)
+{
+    static struct knob_runs x;
+    bool next[KNOB_MAX], all[KNOB_MAX];
+    for (size_t s = 0; s < KNOB_MAX; s++)
+        all[s] = s < k->n;
+    memset(tally, 0, sizeof(*tally));
+    for (long i = 0; i < trials; i++) {
+        struct tune_result r;
+        x.n = 0;
+        for (long round = 0;; round++) {
+            if (rounds) {
+                if (round < rounds) {
+                    knob_round(k, all, round, rng, &x);
+                    continue;
+                }
+                knob_analyse(t, &x, &r);
+                break;
+            }
+            knob_analyse(t, &x, &r);
+            enum tune_stop stop = tune_next(t, &r, next);
+            if (stop != TUNE_RUN) {
+                tally->stops[stop]++;
+                break;
+            }
+            tune_result_release(&r);
+            knob_round(k, next, round, rng, &x);
+        }
+        knob_count(k, &r, tally);
+        tune_result_release(&r);
+    }
+}
+
+/* The margins of the true best and of the next value beyond it, in the per-round sd of
+ * a paired log ratio (RUN_SD sqrt 2; an absolute guard's runs: RUN_SD and ROUND_SD). */
+static void knob_margins(const struct sim_knob *k, size_t best, double *in, double *out)
+{
+    *in = INFINITY;
+    *out = -INFINITY;
+    for (size_t g = 0; g < k->guards; g++) {
+        const struct tune_guard *q = &k->guard[g];
+        bool rel = q->kind != TUNE_ABSOLUTE;
+        double sd = rel ? RUN_SD * M_SQRT2 : sqrt(RUN_SD * RUN_SD + ROUND_SD * ROUND_SD);
+        double lim = rel ? log1p(q->limit / 100) : log(q->limit);
+        double base = rel ? log(k->level[g][k->reference]) : 0;
+        *in = fmin(*in, (lim - (log(k->level[g][best]) - base)) / sd);
+        long beyond = best == k->reference ? -1 : (long)best + (best > k->reference ? 1 : -1);
+        if (beyond >= 0 && beyond < (long)k->n && !knob_within(k, (size_t)beyond))
+            *out = fmax(*out, (log(k->level[g][beyond]) - base - lim) / sd);
+    }
+}
+
+static void knob_name(const struct sim_knob *k, size_t s, char *buf, size_t len)
+{
+    if (k->labels)
+        snprintf(buf, len, "%s", k->labels[s]);
+    else
+        snprintf(buf, len, "%zu", s);
+}
+
+/* Each knob tuned to its end with at most `cap` rounds a setting, against the full grid
+ * of fixed rounds: the fewest that recommend the true best as often (bisected: the share
+ * grows with the rounds), or the cap's share when it falls short. */
+static void knob_table(uint64_t *rng, long cap)
+{
+    printf("At most %ld rounds a setting (--max-rounds %ld):\n\n"
+           "| knob | shape | true best (margins) | true best recommended | outside recommended "
+           "| none | mean runs (rounds) | stopped: located / budget / at the cap | full grid "
+           "as often right: rounds, runs | its outside | runs against the grid |\n"
+           "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+           cap, cap);
+    for (enum knob_id id = 0; id < KNOBS; id++) {
+        struct sim_knob k;
+        knob_make(id, &k);
+        struct tune_grid grid;
+        struct lb_error err;
+        int ok = k.labels ? tune_grid_list(&grid, k.labels, k.n, &err)
+                          : tune_grid_range(&grid, 0, (double)k.n - 1, 1, &err);
+        if (ok < 0) {
+            fprintf(stderr, "calibrate: %s\n", err.msg);
+            exit(1);
+        }
+        struct tune t;
+        knob_tune(&t, &grid, &k, cap);
+        struct knob_tally a, f, at_cap;
+        knob_trials(&t, &k, 0, TUNE_TRIALS, rng, &a);
+        knob_trials(&t, &k, cap, TUNE_TRIALS, rng, &at_cap);
+        long lo = SEQ_MIN_ROUNDS - 1, hi = cap;
+        f = at_cap;
+        while (at_cap.best >= a.best && hi - lo > 1) {
+            long mid = (lo + hi) / 2;
+            struct knob_tally m;
+            knob_trials(&t, &k, mid, TUNE_TRIALS, rng, &m);
+            if (m.best >= a.best) {
+                hi = mid;
+                f = m;
+            } else
+                lo = mid;
+        }
+        size_t best = knob_best(&k);
+        double in, out;
+        knob_margins(&k, best, &in, &out);
+        char name[32], grid_col[64];
+        knob_name(&k, best, name, sizeof(name));
+        bool short_of = at_cap.best < a.best;
+        if (short_of)
+            snprintf(grid_col, sizeof(grid_col), "not at %ld rounds (%.1f%%), %zu", cap,
+                     pct(at_cap.best, at_cap.trials), (size_t)cap * k.n);
+        else
+            snprintf(grid_col, sizeof(grid_col), "%ld, %zu", hi, (size_t)hi * k.n);
+        printf("| %s | %s | %s (%.2f / %.2f) | %.1f | %.1f | %.1f | %.1f (%.1f) | %.0f / %.0f / "
+               "%.0f | %s | %.1f | %.2f |\n",
+               k.name, k.shape, name, in, out, pct(a.best, a.trials), pct(a.outside, a.trials),
+               pct(a.none, a.trials), (double)a.runs / (double)a.trials,
+               (double)a.rounds / (double)a.trials, pct(a.stops[TUNE_LOCATED], a.trials),
+               pct(a.stops[TUNE_BUDGET], a.trials), pct(a.stops[TUNE_STUCK], a.trials), grid_col,
+               pct(f.outside, f.trials),
+               (double)a.runs / (double)a.trials / (double)((short_of ? cap : hi) * (long)k.n));
+        fflush(stdout);
+        tune_release(&t);
+        tune_grid_release(&grid);
+    }
+}
+
+/* The error at its worst, where 2000 trials a knob leave half a point of noise: the two
+ * least favourable knobs, more trials. */
+#define TUNE_WORST_TRIALS 10000 /* a share near 5% within 0.22 points */
+
+static void knob_worst(uint64_t *rng)
+{
+    printf("\nThe least favourable knobs again, %d trials each: a setting truly outside a "
+           "guard recommended (%% of trials).\n\n| knob | rounds a setting at most | tune | "
+           "full grid at that many rounds |\n|---|--:|--:|--:|\n",
+           TUNE_WORST_TRIALS);
+    static const enum knob_id worst[] = {PLATEAU, AT_LIMIT};
+    static const long caps[] = {TUNE_DEFAULT_ROUNDS, 10};
+    for (size_t i = 0; i < ARRAY_SIZE(worst); i++)
+        for (size_t c = 0; c < ARRAY_SIZE(caps); c++) {
+            struct sim_knob k;
+            knob_make(worst[i], &k);
+            struct tune_grid grid;
+            struct lb_error err;
+            if (tune_grid_range(&grid, 0, (double)k.n - 1, 1, &err) < 0) {
+                fprintf(stderr, "calibrate: %s\n", err.msg);
+                exit(1);
+            }
+            struct tune t;
+            knob_tune(&t, &grid, &k, caps[c]);
+            struct knob_tally a, f;
+            knob_trials(&t, &k, 0, TUNE_WORST_TRIALS, rng, &a);
+            knob_trials(&t, &k, caps[c], TUNE_WORST_TRIALS, rng, &f);
+            printf("| %s | %ld | %.2f | %.2f |\n", k.name, caps[c], pct(a.outside, a.trials),
+                   pct(f.outside, f.trials));
+            fflush(stdout);
+            tune_release(&t);
+            tune_grid_release(&grid);
+        }
+}
+
+/* ---- stated power: "could have missed changes under X" ---------------------------------- */
+
+#define POWER_TRIALS 4000 /* a share near 80% within 0.63 points (one standard error) */
+static const size_t power_rounds[] = {3, 5, 10, TUNE_DEFAULT_ROUNDS};
+static const double power_sds[] = {0.10, 0.21, 0.30};
+
+/* A tune guard's outside test at n rounds: a setting against the reference, its per-round
+ * log ratio of sd `sd`, its truth `excess` beyond a limit of +30%. Counts the trials whose
+ * test at this look calls it (p_outside at its level), those outside by this look (the
+ * verdict: any look so far), and averages the power, at the true spread, of the exceedance
+ * each trial states (tune_advise). */
+struct power_tally {
+    long called, outside;
+    double stated;
+};
+
+static struct power_tally guard_power(struct tune *t, size_t n, double sd, double excess,
+                                      long trials, uint64_t *rng)
+{
+    static struct knob_runs x;
+    struct power_tally p = {0, 0, 0};
+    for (long i = 0; i < trials; i++) {
+        x.n = 0;
+        for (size_t r = 0; r < n; r++)
+            for (size_t s = 0; s < 2; s++) {
+                x.setting[x.n] = s;
+                x.round[x.n] = (long)r;
+                x.objective[x.n] = 1.0;
+                x.key[0][x.n] =
+                    (s ? 1.3 * exp(excess) : 1.0) * exp(sd / M_SQRT2 * draw_normal(rng));
+                x.n++;
+            }
+        struct tune_result res;
+        knob_analyse(t, &x, &res);
+        tune_advise(t, &res);
+        const struct tune_check *c = &res.check[1];
+        p.called += c->p_outside <= c->level_outside;
+        p.outside += c->verdict == TUNE_OUTSIDE;
+        double t_crit = stats_t_quantile(1.0 - c->level_outside, (double)n - 1);
+        if (!isnan(c->detectable))
+            p.stated += stats_t_power(log1p(c->detectable), sd / sqrt((double)n), (double)n - 1,
+                                      t_crit, -INFINITY);
+        tune_result_release(&res);
+    }
+    p.stated /= (double)trials;
+    return p;
+}
+
+/* The gate's paired path (one comparison, base and head paired by round, per-round sd of
+ * the log ratio `sd`) or its across path with one campaign a side (n runs each, run sd
+ * `sd`, each campaign drifting by the allowance): the share called regressed when the
+ * change is `change` (a log ratio), and the power, at the true spread, of the change each
+ * trial's result states (gate_detectable). */
+static struct power_tally gate_power(bool across, size_t n, double sd, double change, long trials,
+                                     uint64_t *rng, double true_se, double true_df)
+{
+    struct gate_opts o = gate_opts_default();
+    struct gate_comparison what = {"2", "cpu", true, false, false};
+    double base[MAX_N], head[MAX_N], t_crit = stats_t_quantile(1.0 - o.alpha, fmin(true_df, 1e9));
+    struct power_tally p = {0, 0, 0};
+    for (long i = 0; i < trials; i++) {
+        double cb = across ? o.drift * draw_normal(rng) : 0,
+               ch = across ? o.drift * draw_normal(rng) : 0;
+        for (size_t r = 0; r < n; r++) {
+            double shared = across ? 0 : draw_normal(rng);
+            base[r] = exp(cb + (across ? sd : 0) * draw_normal(rng) + shared);
+            head[r] = exp(ch + change + (across ? sd * draw_normal(rng) : shared) +
+                          (across ? 0 : sd * draw_normal(rng)));
+        }
+        struct gate_result r;
+        struct lb_error err;
+        int rc;
+        if (across) {
+            const double *b[1] = {base};
+            size_t runs[1] = {n};
+            struct gate_across_input in = {what, b, runs, 1, head, n};
+            rc = gate_across(&in, 1, &o, &r, &err);
+        } else {
+            struct gate_paired_input in = {what, base, head, n, NULL};
+            rc = gate_paired(&in, 1, &o, &r, &err);
+        }
+        if (rc < 0) {
+            fprintf(stderr, "calibrate: %s\n", err.msg);
+            exit(1);
+        }
+        p.called += r.verdict == VERDICT_REGRESSED;
+        double d = log1p(gate_detectable(&r, true, o.alpha, TUNE_POWER));
+        if (!isnan(d))
+            p.stated += stats_t_power(d, true_se, true_df, t_crit, r.edge);
+    }
+    p.stated /= (double)trials;
+    return p;
+}
+
+static void stated_power(uint64_t *rng)
+{
+    struct tune_grid grid;
+    struct lb_error err;
+    tune_grid_range(&grid, 0, 1, 1, &err);
+    struct tune_guard guard = {"lag", TUNE_PERCENT, 30, false};
+    struct tune_spec spec = tune_spec_default();
+    spec.grid = &grid;
+    spec.guard = &guard;
+    spec.guards = 1;
+    struct tune t;
+    if (tune_init(&t, &spec, &err) < 0) {
+        fprintf(stderr, "calibrate: %s\n", err.msg);
+        exit(1);
+    }
+    printf("\nStated power of a guard (tune_advise): a setting against the reference, a +30%% "
+           "guard, the per-round sd of the log ratio as given; the exceedance stated at the "
+           "true spread, and the share of %d trials at that truth whose outside test calls it "
+           "at this look (p at its nominal level: the statement's claim), and outside by "
+           "this look (the verdict: any look so far). Beside it the power, at the true "
+           "spread, of the exceedance each trial states from its own spread (A/A: the "
+           "truth at the limit), averaged.\n\n"
+           "| rounds | sd | level at this look | stated exceedance | called at this look | "
+           "outside by it | power at each trial's own statement |\n"
+           "|--:|--:|--:|--:|--:|--:|--:|\n",
+           POWER_TRIALS);
+    for (size_t i = 0; i < ARRAY_SIZE(power_rounds); i++)
+        for (size_t j = 0; j < ARRAY_SIZE(power_sds); j++) {
+            size_t n = power_rounds[i];
+            double sd = power_sds[j], level = seq_nominal(t.seq, spec.alpha, (long)n);
+            double d = stats_t_detectable(sd / sqrt((double)n), (double)n - 1, level, TUNE_POWER,
+                                          -INFINITY);
+            struct power_tally at = guard_power(&t, n, sd, d, POWER_TRIALS, rng);
+            struct power_tally aa = guard_power(&t, n, sd, 0, TUNE_TRIALS, rng);
+            printf("| %zu | %.2f | %.4f | +%.1f%% | %.1f | %.1f | %.1f |\n", n, sd, level,
+                   100 * expm1(d), pct(at.called, POWER_TRIALS), pct(at.outside, POWER_TRIALS),
+                   100 * aa.stated);
+            fflush(stdout);
+        }
+    tune_release(&t);
+    tune_grid_release(&grid);
+    struct gate_opts o = gate_opts_default();
+    printf("\nThe gate's stated power (gate_detectable, for compare's `detectable`): one "
+           "comparison at alpha %.2f and its +%.0f%% threshold; paired: base and head paired by "
+           "round, the per-round sd of the log ratio as given; across: one campaign a side of "
+           "n runs, run sd as given, each campaign drifting by the allowance (%.2f, what the "
+           "test assumes). The change stated at the true spread, the share of %d trials at "
+           "that change called regressed, and the power at the true spread of each trial's "
+           "own statement (A/A), averaged.\n\n"
+           "| path | n | sd | stated change | called regressed | power at each trial's own "
+           "statement |\n|---|--:|--:|--:|--:|--:|\n",
+           o.alpha, 100 * o.threshold, o.drift, POWER_TRIALS);
+    for (int across = 0; across < 2; across++)
+        for (size_t i = 0; i + 1 < ARRAY_SIZE(power_rounds); i++)
+            for (size_t j = 0; j < 2; j++) {
+                size_t n = power_rounds[i];
+                double sd = across ? sqrt(RUN_SD * RUN_SD + ROUND_SD * ROUND_SD) : power_sds[j];
+                if (across && j)
+                    sd = 2 * sd;
+                /* the result a test at the true spread would give */
+                struct gate_result truth = {
+                    .tested = true, .log_scale = true, .scale = 1, .edge = log1p(o.threshold)};
+                double sampled = sd * sd / (double)n * (across ? 2.0 : 1.0),
+                       fixed = across ? 2 * o.drift * o.drift : 0,
+                       dof = across ? 2.0 * (double)n - 2 : (double)n - 1;
+                truth.se = sqrt(sampled + fixed);
+                truth.df = across ? pow(sampled + fixed, 2) / (sampled * sampled / dof) : dof;
+                double change = gate_detectable(&truth, true, o.alpha, TUNE_POWER);
+                struct power_tally at =
+                    gate_power(across, n, sd, log1p(change), POWER_TRIALS, rng, truth.se, truth.df);
+                struct power_tally aa =
+                    gate_power(across, n, sd, 0, TUNE_TRIALS, rng, truth.se, truth.df);
+                printf("| %s | %zu | %.2f | +%.1f%% | %.1f | %.1f |\n",
+                       across ? "across, one campaign a side" : "paired", n, sd, 100 * change,
+                       pct(at.called, POWER_TRIALS), 100 * aa.stated);
+                fflush(stdout);
+            }
+}
+
+static int tune_calibration(void)
+{
+    uint64_t rng = 20261206u;
+    printf("`loopbench tune` (src/analysis/tune.c) on simulated knobs with a known truth: a "
+           "grid of 17 values (0..16; one knob of 6 names), the reference 0 (medium), CPU "
+           "falling as 100 / (1 + w); each run's keys log-normal around the setting's level, "
+           "run sd %.2f, the round's drift %.2f shared by its runs; alpha %.2f, at most %d "
+           "rounds a setting (and 10) and %d runs a campaign; %d trials a knob. Margins: how "
+           "far the "
+           "true best lies inside its guard and the value beyond it outside, in the "
+           "per-round sd of the test (a paired log ratio: %.3f; an absolute key: %.3f). The "
+           "full grid: every value every round, the fewest fixed rounds that recommend the "
+           "true best as often, judged the same way.\n\n",
+           RUN_SD, ROUND_SD, TUNE_ALPHA, TUNE_DEFAULT_ROUNDS, TUNE_BUDGET_RUNS, TUNE_TRIALS,
+           RUN_SD * M_SQRT2, sqrt(RUN_SD * RUN_SD + ROUND_SD * ROUND_SD));
+    knob_table(&rng, TUNE_DEFAULT_ROUNDS);
+    knob_table(&rng, 10);
+    knob_worst(&rng);
+    stated_power(&rng);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "history") == 0)
         return history();
     if (argc > 1 && strcmp(argv[1], "budget") == 0)
         return budgets();
+    if (argc > 1 && strcmp(argv[1], "tune") == 0)
+        return tune_calibration();
     if (argc > 1 && strcmp(argv[1], "pool") == 0) /* a second seed checks the figures */
         return pooled_hosts(argc > 2 ? strtoull(argv[2], NULL, 10) : 20261205u);
     if (argc > 1 && strcmp(argv[1], "crossover") == 0)

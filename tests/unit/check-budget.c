@@ -8,6 +8,7 @@
 
 #include "budget.h"
 #include "campaign.h"
+#include "metric.h"
 #include "testlib.h"
 
 #define TOL 1e-6

@@ -22,7 +22,7 @@
 #include <sys/prctl.h>
 #endif
 
-#include "platform/files.h"
+#include "platform/platform.h"
 #include "prometheus.h"
 #include "testlib.h"
 #include "util.h"

@@ -17,7 +17,6 @@
 #endif
 
 #include "compat.h"
-#include "platform/files.h"
 #include "platform/platform.h"
 #include "testlib.h"
 #include "util.h"

@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "compare.h"
-#include "platform/files.h"
+#include "metric.h"
+#include "platform/platform.h"
 #include "report.h"
 #include "results.h"
 #include "testlib.h"

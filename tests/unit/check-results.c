@@ -8,7 +8,7 @@
 
 #include "commit.h"
 #include "document.h"
-#include "platform/files.h"
+#include "platform/platform.h"
 #include "report.h"
 #include "results.h"
 #include "scrape.h"

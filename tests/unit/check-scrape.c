@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "platform/files.h"
+#include "platform/platform.h"
 #include "scrape.h"
 #include "util.h"
 #include "testlib.h"

@@ -11,6 +11,7 @@
 #include "../draws.h"
 #include "stats.h"
 #include "testlib.h"
+#include "tune.h"
 
 /* Campaigns of `max` rounds under "no change" (normal rounds), looked at from
  * SEQ_MIN_ROUNDS by the one-sample t of the rounds so far, as the gate tests them: the
@@ -44,6 +45,17 @@ static double crossing_share(struct seq *s, double alpha, long max, long walks)
     return (double)crossed / (double)walks;
 }
 
+/* s's boundary of alpha crossed by as many walks as alpha says: within 4 standard errors,
+ * the walks' and those of the boundaries' own simulation. */
+static void keeps_alpha(struct seq *s, double alpha, long cap)
+{
+    long walks = 200000;
+    double got = crossing_share(s, alpha, cap, walks);
+    double se = sqrt(alpha * (1 - alpha) * (1.0 / (double)walks + 1.0 / (double)SEQ_PATHS));
+    ck_assert_msg(fabs(got - alpha) < 4 * se, "cap %ld alpha %g: crossed %g (se %g)", cap, alpha,
+                  got, se);
+}
+
 START_TEST(boundaries_keep_alpha)
 {
     static const long caps[] = {3, 5, 10, 20};
@@ -54,19 +66,35 @@ START_TEST(boundaries_keep_alpha)
             struct gate_opts o = gate_opts_default();
             struct lb_error err;
             ck_assert_int_eq(seq_init(&s, 1, caps[c], &o, &err), 0);
-            long walks = 200000;
-            double got = crossing_share(&s, alphas[a], caps[c], walks);
-            /* the walks' error and that of the boundaries' own simulation */
-            double se = sqrt(alphas[a] * (1 - alphas[a]) * (1.0 / (double)walks +
-                                                           1.0 / (double)SEQ_PATHS));
-            ck_assert_msg(fabs(got - alphas[a]) < 4 * se, "cap %ld alpha %g: crossed %g (se %g)",
-                          caps[c], alphas[a], got, se);
+            keeps_alpha(&s, alphas[a], caps[c]);
             /* a single look spends it all; each later look less than the fixed design */
             if (caps[c] == SEQ_MIN_ROUNDS)
                 ck_assert_double_eq_tol(seq_nominal(&s, alphas[a], 3), alphas[a], 1e-9);
             else
                 ck_assert(seq_nominal(&s, alphas[a], caps[c]) < alphas[a]);
             seq_release(&s);
+        }
+}
+END_TEST
+
+/* tune's spending (src/analysis/tune.h): later than the gate's, the same alpha in all. */
+START_TEST(later_spending_keeps_alpha)
+{
+    static const long caps[] = {10, 15};
+    static const double alphas[] = {0.0475, 0.0475 / 2};
+    for (size_t c = 0; c < 2; c++)
+        for (size_t a = 0; a < 2; a++) {
+            struct seq s, gate;
+            struct gate_opts o = gate_opts_default();
+            struct lb_error err;
+            ck_assert_int_eq(seq_init_spending(&s, 0, caps[c], TUNE_GAMMA, &o, &err), 0);
+            ck_assert_int_eq(seq_init(&gate, 0, caps[c], &o, &err), 0);
+            keeps_alpha(&s, alphas[a], caps[c]);
+            /* less at the first look than the gate's, more at the cap */
+            ck_assert(seq_nominal(&s, alphas[a], 3) < seq_nominal(&gate, alphas[a], 3));
+            ck_assert(seq_nominal(&s, alphas[a], caps[c]) > seq_nominal(&gate, alphas[a], caps[c]));
+            seq_release(&s);
+            seq_release(&gate);
         }
 }
 END_TEST
@@ -175,6 +203,7 @@ int main(void)
     TCase *tc = tcase_create("sequential");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, boundaries_keep_alpha);
+    tcase_add_test(tc, later_spending_keeps_alpha);
     tcase_add_test(tc, verdicts_fixed_at_the_first_decisive_look);
     tcase_add_test(tc, past_the_threshold_and_untested);
     tcase_add_test(tc, futile_comparisons_stop_holding_the_campaign);

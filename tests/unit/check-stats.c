@@ -248,6 +248,47 @@ START_TEST(paired_rounds)
 }
 END_TEST
 
+/* The power of a one-sided t test against the df = 2 closed form: with se 1 and s^2 on 2
+ * df exponential, P(d > max(f, t s)) = int over z > max(-d, f - d) of phi(z) (1 -
+ * exp(-(z + d)^2 / t^2)), integrated apart (Simpson, 200000 steps); t = 2.919986 is the
+ * 95% point of t on 2 df, 6.964557 the 99% one. */
+START_TEST(power_and_detectable)
+{
+    const double t95 = 2.9199855803537242, t99 = 6.9645567342832715;
+    ck_assert_double_eq_tol(stats_t_power(0, 1, 2, t95, -INFINITY), 0.05, 1e-7);
+    ck_assert_double_eq_tol(stats_t_power(3, 1, 2, t95, -INFINITY), 0.6172221444721081, 1e-6);
+    ck_assert_double_eq_tol(stats_t_power(5, 1, 2, t95, -INFINITY), 0.9162869089138265, 1e-6);
+    ck_assert_double_eq_tol(stats_t_power(4, 1, 2, t99, -INFINITY), 0.28609301183800234, 1e-6);
+    /* a threshold the estimate must pass too */
+    ck_assert_double_eq_tol(stats_t_power(2, 1, 2, t95, 1.0), 0.3769357181810922, 1e-6);
+    /* scale-free: se 0.1 and a shift of 0.3 is the shift 3 at se 1 */
+    ck_assert_double_eq_tol(stats_t_power(0.3, 0.1, 2, t95, -INFINITY), 0.6172221444721081,
+                            1e-6);
+    /* at no shift, any df: the t's own tail */
+    ck_assert_double_eq_tol(stats_t_power(0, 1, 9, 1.833113, -INFINITY),
+                            1.0 - stats_t_cdf(1.833113, 9), 1e-7);
+    /* a known spread: the normal */
+    ck_assert_double_eq_tol(stats_t_power(2.5, 1, INFINITY, 1.644854, -INFINITY),
+                            0.5 * erfc((1.644854 - 2.5) / sqrt(2.0)), 1e-12);
+    ck_assert(isnan(stats_t_power(1, 0, 2, t95, -INFINITY)));
+    ck_assert(isnan(stats_t_power(1, 1, 0, t95, -INFINITY)));
+    /* the shift called 80% of the time, solved apart on the closed form */
+    ck_assert_double_eq_tol(stats_t_detectable(1, 2, 0.05, 0.8, -INFINITY), 3.9789966159187085,
+                            1e-5);
+    ck_assert_double_eq_tol(stats_t_detectable(1, 2, 0.05, 0.8, 3.0), 4.3296507159180795, 1e-5);
+    ck_assert_double_eq_tol(stats_t_detectable(0.5, 2, 0.05, 0.8, -INFINITY),
+                            0.5 * 3.9789966159187085, 1e-5);
+    /* more rounds, less missed */
+    ck_assert(stats_t_detectable(1, 9, 0.05, 0.8, -INFINITY) <
+              stats_t_detectable(1, 2, 0.05, 0.8, -INFINITY));
+    /* a power the level already gives needs no shift */
+    ck_assert_double_eq(stats_t_detectable(1, 2, 0.05, 0.04, -INFINITY), 0);
+    ck_assert(isnan(stats_t_detectable(0, 2, 0.05, 0.8, -INFINITY)));
+    ck_assert(isnan(stats_t_detectable(1, 2, 0, 0.8, -INFINITY)));
+    ck_assert(isnan(stats_t_detectable(1, 2, 0.05, 1, -INFINITY)));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("stats");
@@ -265,6 +306,7 @@ int main(void)
     tcase_add_test(tc, ratio_bootstrap_reproducible);
     tcase_add_test(tc, intervals_of_the_test);
     tcase_add_test(tc, paired_rounds);
+    tcase_add_test(tc, power_and_detectable);
     suite_add_tcase(s, tc);
     return testlib_run(s);
 }

@@ -1,6 +1,6 @@
 /* What the core needs from POSIX and mingw-w64 lacks, for the Windows build.
  *
- * The POSIX sibling (src/platform/posix/compat.h) only includes system headers; here
+ * The POSIX sibling (src/base/posix/compat.h) only includes system headers; here
  * the few missing names are made, with Linux's values and encodings, so that the core,
  * results files and docs read the same on both systems. Windows has no signals between
  * processes: these numbers are only names the back-end maps to what Windows does
@@ -73,14 +73,14 @@
 /* The CRT's names for these. Its stat does not tell a link from its target, and the
  * core has no links to tell apart (only the tests ask), nor makes any (it makes one only
  * to put back a link plat_link_text found, and that finds none here): symlink() fails
- * with ENOSYS (windows.c), since Windows' links need a privilege or developer mode. */
+ * with ENOSYS (compat.c), since Windows' links need a privilege or developer mode. */
 #define fsync _commit
 #define lstat stat
 #define S_ISLNK(m) 0
 int symlink(const char *target, const char *linkpath);
 
 /* The name of a signal number ("Terminated", "Killed", else "Signal N"), as glibc's;
- * the CRT has none. Implemented in windows.c. */
+ * the CRT has none. */
 char *strsignal(int sig);
 
 /* mingw declares the _r forms only under _POSIX_C_SOURCE or

@@ -1,6 +1,6 @@
 /* compare's verdicts presented: the Markdown table with its chart and notes, and the JSON
  * (src/analysis/compare.c computes them). */
-#include "comparison.h"
+#include "views.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,0 +1,1070 @@
+#include "tune.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "budget.h"
+#include "gate.h"
+#include "sequential.h"
+#include "stats.h"
+#include "text.h"
+#include "util.h"
+
+/* ---- the grid ------------------------------------------------------------------------ */
+
+int tune_grid_range(struct tune_grid *g, double lo, double hi, double step, struct lb_error *err)
+{
+    memset(g, 0, sizeof(*g));
+    if (!isfinite(lo) || !isfinite(hi) || !isfinite(step) || !(step > 0))
+        return lb_fail(err, "range %g:%g:%g: expected finite bounds and a step above 0", lo, hi,
+                       step);
+    if (hi < lo)
+        return lb_fail(err, "range %g:%g:%g is reversed: expected LO <= HI", lo, hi, step);
+    /* a hair of slack: 0:1:0.1 holds 11 values though (1 - 0) / 0.1 is 9.999... */
+    double count = floor((hi - lo) / step + 1e-9) + 1.0;
+    if (count < 2)
+        return lb_fail(err, "range %g:%g:%g holds one value: expected at least 2", lo, hi, step);
+    if (count > TUNE_GRID_MAX)
+        return lb_fail(err, "range %g:%g:%g holds %.0f values: expected at most %d", lo, hi, step,
+                       count, TUNE_GRID_MAX);
+    g->n = (size_t)count;
+    g->value = xcalloc(g->n, sizeof(double));
+    for (size_t k = 0; k < g->n; k++)
+        g->value[k] = lo + step * (double)k;
+    return 0;
+}
+
+int tune_grid_list(struct tune_grid *g, const char *const *label, size_t n, struct lb_error *err)
+{
+    memset(g, 0, sizeof(*g));
+    if (n < 2 || n > TUNE_GRID_MAX)
+        return lb_fail(err, "a list of %zu settings: expected 2 to %d", n, TUNE_GRID_MAX);
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < i && strcmp(label[j], label[i]) != 0)
+            j++;
+        if (*label[i] && j == i)
+            continue;
+        char *shown = text_shown(label[i]);
+        lb_fail(err, "setting '%s' of the list is %s: expected distinct names", shown,
+                *label[i] ? "given twice" : "empty");
+        free(shown);
+        return -1;
+    }
+    g->n = n;
+    g->value = xcalloc(n, sizeof(double));
+    g->label = xcalloc(n, sizeof(char *));
+    for (size_t i = 0; i < n; i++) {
+        g->value[i] = (double)i;
+        g->label[i] = xstrdup(label[i]);
+    }
+    return 0;
+}
+
+long tune_grid_find(const struct tune_grid *g, const char *text)
+{
+    if (g->label) {
+        for (size_t i = 0; i < g->n; i++)
+            if (strcmp(g->label[i], text) == 0)
+                return (long)i;
+        return -1;
+    }
+    double v, step = g->value[1] - g->value[0];
+    if (parse_double(text, &v) < 0)
+        return -1;
+    double k = floor((v - g->value[0]) / step + 0.5);
+    if (k < 0 || k >= (double)g->n || fabs(g->value[(size_t)k] - v) > step / 1000.0)
+        return -1;
+    return (long)k;
+}
+
+void tune_grid_release(struct tune_grid *g)
+{
+    for (size_t i = 0; g->label && i < g->n; i++)
+        free(g->label[i]);
+    free(g->label);
+    free(g->value);
+    memset(g, 0, sizeof(*g));
+}
+
+/* ---- the spec --------------------------------------------------------------------------- */
+
+struct tune_spec tune_spec_default(void)
+{
+    return (struct tune_spec){
+        .alpha = TUNE_ALPHA, .power = TUNE_POWER, .max_rounds = TUNE_DEFAULT_ROUNDS};
+}
+
+int tune_init(struct tune *t, const struct tune_spec *spec, struct lb_error *err)
+{
+    memset(t, 0, sizeof(*t));
+    const struct tune_spec *s = spec;
+    if (!s->grid || s->grid->n < 2 || s->reference >= s->grid->n)
+        return lb_fail(err, "tune: the reference (index %zu) must be a value of the grid of %zu",
+                       s->reference, s->grid ? s->grid->n : 0);
+    if (s->guards == 0)
+        return lb_fail(err, "tune: expected at least one guard");
+    for (size_t g = 0; g < s->guards; g++) {
+        const struct tune_guard *q = &s->guard[g];
+        bool relative = q->kind != TUNE_ABSOLUTE;
+        if (isfinite(q->limit) && (!relative || q->limit >= 0))
+            continue;
+        char *key = text_shown(q->key ? q->key : "");
+        lb_fail(err, "tune: guard on '%s': limit %g, expected a finite number%s", key, q->limit,
+                relative ? ", 0 or more for a rise over the reference" : "");
+        free(key);
+        return -1;
+    }
+    if (!(s->alpha > 0 && s->alpha < 0.5) || !(s->power > 0 && s->power < 1))
+        return lb_fail(err, "tune: alpha %g must lie in (0, 0.5) and power %g in (0, 1)", s->alpha,
+                       s->power);
+    if (s->max_runs < 0)
+        return lb_fail(err, "tune: max runs %ld: expected 0 (no limit) or more", s->max_runs);
+    struct gate_opts o = gate_opts_default();
+    o.alpha = s->alpha;
+    t->seq = xcalloc(1, sizeof(*t->seq));
+    if (seq_init_spending(t->seq, 0, s->max_rounds, TUNE_GAMMA, &o, err) < 0) {
+        free(t->seq);
+        t->seq = NULL;
+        return lb_fail(err, "tune: max rounds %ld: expected %d to %d", s->max_rounds,
+                       SEQ_MIN_ROUNDS, SEQ_LIMIT_MAX);
+    }
+    t->spec = *s;
+    t->sides = (s->reference > 0) + (s->reference + 1 < s->grid->n);
+    return 0;
+}
+
+void tune_release(struct tune *t)
+{
+    if (t->seq)
+        seq_release(t->seq);
+    free(t->seq);
+    memset(t, 0, sizeof(*t));
+}
+
+const char *tune_verdict_name(enum tune_verdict v)
+{
+    switch (v) {
+    case TUNE_WITHIN:
+        return "within";
+    case TUNE_OUTSIDE:
+        return "outside";
+    default:
+        return "undecided";
+    }
+}
+
+const char *tune_stop_name(enum tune_stop s)
+{
+    switch (s) {
+    case TUNE_LOCATED:
+        return "located";
+    case TUNE_BUDGET:
+        return "budget spent";
+    case TUNE_STUCK:
+        return "undecided at the cap";
+    default:
+        return "run";
+    }
+}
+
+/* ---- one setting x guard's values ------------------------------------------------------ */
+
+/* The alpha of the within sequence: the outside tests run at alpha, and a setting they
+ * prove outside is passed over; were it truly outside but at its limit, the passing
+ * itself had a chance of up to alpha, after which the next setting gets the sequence's
+ * alpha again. alpha (1 - alpha) keeps the sum within alpha (docs/report.md). */
+static double within_alpha(const struct tune_spec *s)
+{
+    return s->alpha * (1.0 - s->alpha);
+}
+
+static int sign_of(const struct tune_guard *q)
+{
+    return q->higher_is_better ? -1 : 1;
+}
+
+/* A guard's scale and its limit there: the excess toward harm of a value u on the raw
+ * scale (a log, a value, a difference from the reference, a log ratio or a change
+ * relative to the reference's mean) is h = sign (u - raw_limit). */
+struct scale {
+    bool log_scale;
+    double raw_limit;
+};
+
+/* u (raw scale) in the limit's terms. */
+static double terms(const struct tune_guard *q, const struct scale *sc, double u)
+{
+    if (sc->log_scale)
+        return q->kind == TUNE_ABSOLUTE ? exp(u) : expm1(u);
+    return u;
+}
+
+/* An excess h back in the limit's terms. */
+static double excess_terms(const struct tune_guard *q, const struct scale *sc, double h)
+{
+    return terms(q, sc, sc->raw_limit + sign_of(q) * h);
+}
+
+struct series {
+    size_t n;      /* values (at most the cap) */
+    size_t seen;   /* values by the look being replayed */
+    size_t *at;    /* [n]: the look value k arrived at */
+    double *h;     /* [n]: excess toward harm on the scale */
+    double *p_in;  /* [n]: p of within over the first k + 1 values */
+    double *p_out; /* [n]: p of outside */
+};
+
+/* One-sided p of the first k of h: the t test of their mean against 0, or, when they all
+ * tie, the sign test (2^-k, the chance that k values fall on one side of a median at the
+ * limit; a value at the limit counts as within it). */
+static void fill_p(struct series *s)
+{
+    double mean = 0, m2 = 0, lo = INFINITY, hi = -INFINITY;
+    for (size_t k = 0; k < s->n; k++) {
+        double v = s->h[k], d = v - mean;
+        mean += d / (double)(k + 1);
+        m2 += d * (v - mean);
+        lo = fmin(lo, v);
+        hi = fmax(hi, v);
+        s->p_in[k] = s->p_out[k] = 1.0;
+        if (k == 0)
+            continue;
+        double df = (double)k;
+        if (lo == hi) {
+            double sign_p = ldexp(1.0, -(int)(k + 1));
+            *(v <= 0 ? &s->p_in[k] : &s->p_out[k]) = sign_p;
+            continue;
+        }
+        double t = mean / sqrt(m2 / df / (double)(k + 1));
+        s->p_in[k] = stats_t_cdf(t, df);
+        s->p_out[k] = stats_t_cdf(-t, df);
+    }
+}
+
+/* Whether s's within (or outside) test crossed the boundary of level alpha at any of its
+ * looks up to `seen` values. */
+static bool crossed(struct seq *q, const struct series *s, bool outside, double alpha)
+{
+    const double *p = outside ? s->p_out : s->p_in;
+    for (size_t k = SEQ_MIN_ROUNDS; k <= s->seen; k++)
+        if (p[k - 1] <= seq_nominal(q, alpha, (long)k))
+            return true;
+    return false;
+}
+
+/* ---- the replay ------------------------------------------------------------------------- */
+
+struct replay {
+    struct tune *t;
+    const struct tune_obs *obs;
+    size_t S, G, R, runs_n; /* grid values, guards, rounds */
+    long *round_id;         /* [R], ascending */
+    size_t *run_order;      /* [settings run], ascending index */
+    size_t nrun;
+    size_t *sequence[2]; /* each side's settings run, in the order they are tested */
+    size_t in_sequence[2];
+    size_t *first;       /* [S]: the look a setting first ran at; R when not run */
+    size_t *slot;        /* [S]: a setting's row in cell; SIZE_MAX when not run */
+    long *cell;          /* [settings run * R]: the run of a setting in round r; -1 */
+    struct scale *scale; /* [G] */
+    bool *trivial;       /* [S * G]: the reference's relative guards, within by definition */
+    struct series *ser;  /* [S * G] */
+    double *level;       /* [S]: its alpha in the within sequence */
+    long *claimed;       /* [S]: the look it was called within every guard; -1 */
+    long *within;        /* [S * G]: the look its guard was called within; -1 */
+    long *outside;       /* [S * G]: the look its guard was proven outside; -1 */
+    double *out_alpha;   /* [S * G]: the Holm share its outside test was held to */
+};
+
+static size_t apart(size_t a, size_t b)
+{
+    return a > b ? a - b : b - a;
+}
+
+static int side_of(const struct replay *p, size_t s)
+{
+    size_t ref = p->t->spec.reference;
+    return s < ref ? -1 : (s > ref ? 1 : 0);
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* Rounds in order, who ran where. -1 with err on an observation that makes no sense. */
+static int index_runs(struct replay *p, struct lb_error *err)
+{
+    const struct tune_obs *o = p->obs;
+    long *ids = xcalloc(o->n + 1, sizeof(long));
+    for (size_t i = 0; i < o->n; i++) {
+        if (o->setting[i] >= p->S || o->round[i] < 0) {
+            free(ids);
+            return lb_fail(err,
+                           "tune: run %zu: setting %zu, round %ld: expected a setting of "
+                           "the grid of %zu and a round of 0 or more",
+                           i, o->setting[i], o->round[i], p->S);
+        }
+        ids[i] = o->round[i];
+    }
+    qsort(ids, o->n, sizeof(long), cmp_long);
+    for (size_t i = 0; i < o->n; i++)
+        if (p->R == 0 || ids[i] != ids[p->R - 1])
+            ids[p->R++] = ids[i];
+    p->round_id = ids;
+    /* the settings run, ascending, each its row of the rounds (a grid may hold thousands
+     * of values, a campaign runs tens) */
+    p->slot = xcalloc(p->S, sizeof(size_t));
+    for (size_t i = 0; i < o->n; i++)
+        p->slot[o->setting[i]] = 1;
+    p->run_order = xcalloc(p->S, sizeof(size_t));
+    for (size_t s = 0; s < p->S; s++)
+        if (p->slot[s]) {
+            p->slot[s] = p->nrun;
+            p->run_order[p->nrun++] = s;
+        } else
+            p->slot[s] = SIZE_MAX;
+    size_t R = p->R ? p->R : 1;
+    p->cell = xmalloc((p->nrun ? p->nrun : 1) * R * sizeof(long));
+    for (size_t i = 0; i < p->nrun * p->R; i++)
+        p->cell[i] = -1;
+    p->first = xcalloc(p->S, sizeof(size_t));
+    for (size_t s = 0; s < p->S; s++)
+        p->first[s] = p->R;
+    for (size_t i = 0; i < o->n; i++) {
+        long *at = bsearch(&o->round[i], ids, p->R, sizeof(long), cmp_long);
+        size_t r = (size_t)(at - ids), s = o->setting[i], c = p->slot[s] * p->R + r;
+        if (p->cell[c] >= 0)
+            return lb_fail(err, "tune: setting %zu ran twice in round %ld: expected once a round",
+                           s, o->round[i]);
+        p->cell[c] = (long)i;
+        p->first[s] = r < p->first[s] ? r : p->first[s];
+    }
+    return 0;
+}
+
+/* The run of setting s in round r (a position among the rounds); -1 when none. */
+static long run_at(const struct replay *p, size_t s, size_t r)
+{
+    return p->slot[s] == SIZE_MAX ? -1 : p->cell[p->slot[s] * p->R + r];
+}
+
+/* Guard g's value in setting s's round r (NaN when it did not run or gave none). */
+static double value_at(const struct replay *p, size_t g, size_t s, size_t r)
+{
+    long i = run_at(p, s, r);
+    return i < 0 ? NAN : p->obs->guard[g][i];
+}
+
+/* On logs when every value of the key is > 0 (and an absolute limit too): a ratio scale,
+ * like the gate's CPU; a difference limit (+DELTA) is on the values. */
+static void choose_scale(struct replay *p, size_t g)
+{
+    const struct tune_guard *q = &p->t->spec.guard[g];
+    struct scale *sc = &p->scale[g];
+    sc->log_scale = q->kind == TUNE_PERCENT || (q->kind == TUNE_ABSOLUTE && q->limit > 0);
+    for (size_t i = 0; i < p->obs->n && sc->log_scale; i++) {
+        double v = p->obs->guard[g][i];
+        sc->log_scale = isnan(v) || (v > 0 && isfinite(v));
+    }
+    int sign = sign_of(q);
+    switch (q->kind) {
+    case TUNE_ABSOLUTE:
+        sc->raw_limit = sc->log_scale ? log(q->limit) : q->limit;
+        break;
+    case TUNE_DELTA:
+        sc->raw_limit = sign * q->limit;
+        break;
+    case TUNE_PERCENT:
+        sc->raw_limit = sign * (sc->log_scale ? log1p(q->limit / 100.0) : q->limit / 100.0);
+        break;
+    }
+}
+
+/* Setting s's values of guard g in the order of its rounds, the first max_rounds usable. */
+static void build_series(struct replay *p, size_t s, size_t g)
+{
+    const struct tune_guard *q = &p->t->spec.guard[g];
+    const struct scale *sc = &p->scale[g];
+    struct series *z = &p->ser[s * p->G + g];
+    size_t ref = p->t->spec.reference, cap = (size_t)p->t->spec.max_rounds;
+    bool relative = q->kind != TUNE_ABSOLUTE;
+    z->at = xcalloc(cap, sizeof(size_t));
+    z->h = xcalloc(cap, sizeof(double));
+    z->p_in = xcalloc(cap, sizeof(double));
+    z->p_out = xcalloc(cap, sizeof(double));
+    double *u = xcalloc(cap, sizeof(double)), ref_sum = 0;
+    for (size_t r = 0; r < p->R && z->n < cap; r++) {
+        double x = value_at(p, g, s, r), y = relative ? value_at(p, g, ref, r) : 0;
+        if (isnan(x) || isnan(y))
+            continue;
+        z->at[z->n] = r;
+        ref_sum += y;
+        if (q->kind == TUNE_ABSOLUTE)
+            u[z->n] = sc->log_scale ? log(x) : x;
+        else
+            u[z->n] = sc->log_scale ? log(x / y) : x - y;
+        z->n++;
+    }
+    /* a change relative to the reference on values: of its mean over these pairs */
+    double rs = z->n ? fabs(ref_sum / (double)z->n) : 0;
+    for (size_t k = 0; k < z->n; k++) {
+        double raw = q->kind == TUNE_PERCENT && !sc->log_scale && rs > 0 ? u[k] / rs : u[k];
+        z->h[k] = sign_of(q) * (raw - sc->raw_limit);
+    }
+    free(u);
+    fill_p(z);
+}
+
+/* Holm's alpha over m: exact to 4, then the next power of 2 up (each alpha needs its own
+ * boundaries, 2^17 simulated paths: a few serve every campaign). */
+static double holm_share(double alpha, size_t m)
+{
+    if (m <= 4)
+        return alpha / (double)m;
+    size_t k = 8;
+    while (k < m)
+        k *= 2;
+    return alpha / (double)k;
+}
+
+static bool any_outside(const struct replay *p, size_t s)
+{
+    for (size_t g = 0; g < p->G; g++)
+        if (p->outside[s * p->G + g] >= 0)
+            return true;
+    return false;
+}
+
+/* Holm's step-down over the settings run (those called within left out), every guard:
+ * each held at every look so far to alpha over those not yet proven outside. */
+static void look_outside(struct replay *p, size_t look)
+{
+    size_t family = 0, called = 0;
+    double alpha = p->t->spec.alpha;
+    for (size_t i = 0; i < p->nrun; i++) {
+        size_t s = p->run_order[i];
+        for (size_t g = 0; g < p->G && p->first[s] <= look; g++) {
+            size_t c = s * p->G + g;
+            if (p->trivial[c] || (p->claimed[s] >= 0 && p->outside[c] < 0))
+                continue;
+            family += p->outside[c] >= 0 || p->ser[c].seen >= SEQ_MIN_ROUNDS;
+            called += p->outside[c] >= 0;
+        }
+    }
+    for (bool more = true; more && called < family;) {
+        more = false;
+        double share = holm_share(alpha, family - called);
+        for (size_t i = 0; i < p->nrun; i++) {
+            size_t s = p->run_order[i];
+            for (size_t g = 0; g < p->G && p->first[s] <= look; g++) {
+                size_t c = s * p->G + g;
+                if (p->trivial[c] || p->claimed[s] >= 0 || p->outside[c] >= 0 ||
+                    p->ser[c].seen < SEQ_MIN_ROUNDS)
+                    continue;
+                p->out_alpha[c] = share;
+                if (crossed(p->t->seq, &p->ser[c], true, share)) {
+                    p->outside[c] = (long)look;
+                    called++;
+                    more = true;
+                }
+            }
+        }
+    }
+}
+
+/* s is the head of its sequence at this look: each guard not yet within is tested at s's
+ * alpha over every look so far. Returns whether s is now within every guard. */
+static bool test_head(struct replay *p, size_t s, size_t look)
+{
+    bool all = true;
+    for (size_t g = 0; g < p->G; g++) {
+        size_t c = s * p->G + g;
+        if (!p->trivial[c] && p->within[c] < 0 && p->level[s] > 0 &&
+            crossed(p->t->seq, &p->ser[c], false, p->level[s]))
+            p->within[c] = (long)look;
+        all = all && (p->trivial[c] || p->within[c] >= 0);
+    }
+    if (all)
+        p->claimed[s] = (long)look;
+    return all;
+}
+
+/* Whether s is passed over: called within, or proven outside a guard. Else it is the
+ * head of its sequence, and is tested. */
+static bool passed(struct replay *p, size_t s, size_t look)
+{
+    if (p->claimed[s] >= 0 || any_outside(p, s))
+        return true;
+    return test_head(p, s, look);
+}
+
+/* The sequences at this look: the reference, then each side's, each stopping at its first
+ * setting not passed. */
+static void look_within(struct replay *p, size_t look)
+{
+    if (!passed(p, p->t->spec.reference, look))
+        return;
+    for (int side = 0; side < 2; side++)
+        for (size_t i = 0; i < p->in_sequence[side]; i++) {
+            size_t s = p->sequence[side][i];
+            if (p->first[s] > look || !passed(p, s, look))
+                break;
+        }
+}
+
+/* The settings run on each side, in the order of their first round, those of one round
+ * from the reference outward: a setting joins the end of its side's sequence when it
+ * first runs, never ahead of one there, so each head stays the head until it is decided
+ * (a setting put ahead of an undecided head, because that head looked outside, took it
+ * out of the test exactly when it would not have crossed: 8.7% of a knob at its limit
+ * recommended, docs/report.md). */
+static bool tested_before(const struct replay *p, size_t x, size_t y)
+{
+    size_t ref = p->t->spec.reference;
+    if (p->first[x] != p->first[y])
+        return p->first[x] < p->first[y];
+    return apart(x, ref) < apart(y, ref);
+}
+
+/* Each side's sequence (an insertion sort: a campaign runs tens of settings), and every
+ * setting's alpha in it: the reference's whole, each side's a share of it. */
+static void build_sequences(struct replay *p)
+{
+    size_t ref = p->t->spec.reference;
+    double whole = within_alpha(&p->t->spec);
+    for (int side = 0; side < 2; side++) {
+        size_t *q = p->sequence[side] = xcalloc(p->nrun + 1, sizeof(size_t)), m = 0;
+        for (size_t i = 0; i < p->nrun; i++) {
+            size_t s = p->run_order[i];
+            if (side_of(p, s) != (side ? 1 : -1))
+                continue;
+            size_t j = m++;
+            while (j > 0 && tested_before(p, s, q[j - 1])) {
+                q[j] = q[j - 1];
+                j--;
+            }
+            q[j] = s;
+        }
+        p->in_sequence[side] = m;
+    }
+    for (size_t s = 0; s < p->S; s++)
+        p->level[s] = s == ref ? whole : whole / (double)p->t->sides;
+}
+
+static void replay(struct replay *p)
+{
+    size_t ref = p->t->spec.reference;
+    /* the reference's relative guards hold by definition; with none else it is within */
+    bool ref_trivial = true;
+    for (size_t g = 0; g < p->G; g++)
+        ref_trivial = ref_trivial && p->trivial[ref * p->G + g];
+    if (ref_trivial)
+        p->claimed[ref] = (long)(p->first[ref] < p->R ? p->first[ref] : 0);
+    for (size_t look = 0; look < p->R; look++) {
+        for (size_t i = 0; i < p->nrun; i++) {
+            size_t s = p->run_order[i];
+            for (size_t g = 0; g < p->G; g++) {
+                struct series *z = &p->ser[s * p->G + g];
+                while (z->seen < z->n && z->at[z->seen] <= look)
+                    z->seen++;
+            }
+        }
+        look_outside(p, look);
+        look_within(p, look);
+    }
+}
+
+/* ---- the result ------------------------------------------------------------------------ */
+
+/* The check of setting s x guard g from its series at the last look. */
+static void fill_check(struct replay *p, size_t s, size_t g, struct tune_check *c)
+{
+    const struct tune_guard *q = &p->t->spec.guard[g];
+    const struct scale *sc = &p->scale[g];
+    size_t at = s * p->G + g;
+    const struct series *z = &p->ser[at];
+    long last = p->R ? p->round_id[p->R - 1] : -1;
+    memset(c, 0, sizeof(*c));
+    c->log_scale = sc->log_scale;
+    c->limit = terms(q, sc, sc->raw_limit);
+    c->lo = c->hi = c->value = c->p_within = c->p_outside = c->excess = c->se = c->df =
+        c->detectable = NAN;
+    c->decided = -1;
+    if (p->trivial[at]) {
+        c->verdict = TUNE_WITHIN;
+        c->value = c->lo = c->hi = terms(q, sc, 0);
+        c->decided = p->first[s] < p->R ? p->round_id[p->first[s]] : last;
+        return;
+    }
+    long within = p->within[at], outside = p->outside[at];
+    c->verdict = outside >= 0 ? TUNE_OUTSIDE : (within >= 0 ? TUNE_WITHIN : TUNE_UNDECIDED);
+    c->decided = outside >= 0 ? p->round_id[outside] : (within >= 0 ? p->round_id[within] : -1);
+    c->n = z->n;
+    if (z->n == 0)
+        return;
+    struct stats_summary sum;
+    stats_summarize(z->h, z->n, &sum);
+    c->excess = sum.mean;
+    c->value = excess_terms(q, sc, sum.mean);
+    c->tested = z->n >= 2;
+    if (!c->tested)
+        return;
+    c->df = (double)(z->n - 1);
+    c->se = sum.sd / sqrt((double)z->n);
+    c->p_within = z->p_in[z->n - 1];
+    c->p_outside = z->p_out[z->n - 1];
+    c->level_within = p->level[s] > 0 ? seq_nominal(p->t->seq, p->level[s], (long)z->n) : 0;
+    c->share_outside = p->out_alpha[at] > 0 ? p->out_alpha[at] : p->t->spec.alpha;
+    c->level_outside = seq_nominal(p->t->seq, c->share_outside, (long)z->n);
+    /* the bounds the verdicts are judged by; with no spread the sign test's: the point
+     * once its p reaches the level, else nothing */
+    double worst = NAN, best = NAN;
+    if (c->level_within > 0)
+        worst = c->se > 0 ? sum.mean + stats_t_quantile(1.0 - c->level_within, c->df) * c->se
+                          : (c->p_within <= c->level_within ? sum.mean : INFINITY);
+    if (c->level_outside > 0)
+        best = c->se > 0 ? sum.mean - stats_t_quantile(1.0 - c->level_outside, c->df) * c->se
+                         : (c->p_outside <= c->level_outside ? sum.mean : -INFINITY);
+    double a = excess_terms(q, sc, worst), b = excess_terms(q, sc, best);
+    c->hi = q->higher_is_better ? b : a;
+    c->lo = q->higher_is_better ? a : b;
+}
+
+/* The objective against the reference, every setting run paired by round (the gate's
+ * paired t: its spread moderated by the other settings'). */
+static void fill_objective(struct replay *p, struct tune_result *r)
+{
+    size_t ref = p->t->spec.reference, m = 0, R = p->R ? p->R : 1;
+    struct gate_paired_input *in = xcalloc(p->nrun + 1, sizeof(*in));
+    struct gate_result *out = xcalloc(p->nrun + 1, sizeof(*out));
+    size_t *who = xcalloc(p->nrun + 1, sizeof(size_t));
+    double *base = xcalloc(p->nrun * R + 1, sizeof(double)),
+           *head = xcalloc(p->nrun * R + 1, sizeof(double)), *own = xcalloc(R, sizeof(double));
+    for (size_t i = 0; i < p->nrun; i++) {
+        size_t s = p->run_order[i], k = 0;
+        for (size_t rr = 0; rr < p->R; rr++) {
+            long run = run_at(p, s, rr), at_ref = run_at(p, ref, rr);
+            if (run < 0)
+                continue;
+            own[k] = p->obs->objective[run];
+            base[m * R + k] = at_ref < 0 ? NAN : p->obs->objective[at_ref];
+            head[m * R + k] = own[k];
+            k++;
+        }
+        struct tune_setting *st = &r->setting[s];
+        st->objective = budget_typical(own, k);
+        if (s == ref)
+            continue;
+        in[m] = (struct gate_paired_input){
+            {"", "objective", !p->t->spec.objective_higher_is_better, false, false},
+            base + m * R,
+            head + m * R,
+            k,
+            NULL};
+        who[m++] = s;
+    }
+    struct gate_opts o = gate_opts_default();
+    struct lb_error err;
+    if (m && gate_paired(in, m, &o, out, &err) == 0)
+        for (size_t i = 0; i < m; i++)
+            if (out[i].tested) {
+                r->setting[who[i]].change = out[i].change;
+                r->setting[who[i]].change_lo = out[i].lo;
+                r->setting[who[i]].change_hi = out[i].hi;
+            }
+    free(in);
+    free(out);
+    free(who);
+    free(base);
+    free(head);
+    free(own);
+}
+
+/* The first guard that some setting proved outside nearer the reference than a setting
+ * within it on the same side (side 0: either); false when none. */
+static bool contradiction(const struct tune_result *r, size_t ref, int side, size_t *guard,
+                          long *outside, long *within)
+{
+    for (size_t g = 0; g < r->guards; g++)
+        for (int d = -1; d <= 1; d += 2) {
+            if (side && d != side)
+                continue;
+            long seen = -1;
+            for (long s = (long)ref + d; s >= 0 && s < (long)r->settings; s += d) {
+                enum tune_verdict v = r->check[(size_t)s * r->guards + g].verdict;
+                if (r->setting[s].rounds == 0)
+                    continue;
+                if (v == TUNE_OUTSIDE && seen < 0)
+                    seen = s;
+                if (v == TUNE_WITHIN && seen >= 0) {
+                    *guard = g;
+                    *outside = seen;
+                    *within = s;
+                    return true;
+                }
+            }
+        }
+    return false;
+}
+
+/* Among the settings within every guard, the lowest objective; a tie to the nearest the
+ * reference (the smaller change from what runs now). */
+static void recommend(const struct tune *t, struct tune_result *r)
+{
+    size_t ref = t->spec.reference;
+    double sign = t->spec.objective_higher_is_better ? -1.0 : 1.0, best = INFINITY;
+    r->recommended = -1;
+    r->saving = r->saving_lo = r->saving_hi = NAN;
+    for (size_t s = 0; s < r->settings; s++) {
+        const struct tune_setting *st = &r->setting[s];
+        if (st->verdict != TUNE_WITHIN || isnan(st->change))
+            continue;
+        double key = sign * st->change;
+        if (r->recommended < 0 || key < best ||
+            (key == best && apart(s, ref) < apart((size_t)r->recommended, ref))) {
+            best = key;
+            r->recommended = (long)s;
+        }
+    }
+    if (r->recommended < 0)
+        return;
+    const struct tune_setting *st = &r->setting[r->recommended];
+    r->saving = -sign * st->change;
+    r->saving_lo = sign > 0 ? -st->change_hi : st->change_lo;
+    r->saving_hi = sign > 0 ? -st->change_lo : st->change_hi;
+}
+
+static void fill_result(struct replay *p, struct tune_result *r)
+{
+    size_t ref = p->t->spec.reference;
+    r->rounds = p->R;
+    r->runs = p->obs->n;
+    for (size_t s = 0; s < p->S; s++) {
+        struct tune_setting *st = &r->setting[s];
+        st->side = side_of(p, s);
+        st->level = p->level[s];
+        st->waits_for = -1;
+        st->decided = -1;
+        st->objective = st->change = st->change_lo = st->change_hi = NAN;
+        bool out = false;
+        for (size_t g = 0; g < p->G; g++) {
+            fill_check(p, s, g, &r->check[s * p->G + g]);
+            out = out || r->check[s * p->G + g].verdict == TUNE_OUTSIDE;
+        }
+        st->verdict = p->claimed[s] >= 0 ? TUNE_WITHIN : (out ? TUNE_OUTSIDE : TUNE_UNDECIDED);
+        if (p->claimed[s] >= 0)
+            st->decided = p->R ? p->round_id[p->claimed[s]] : -1;
+        for (size_t g = 0; out && g < p->G; g++) {
+            long o = p->outside[s * p->G + g];
+            if (o >= 0 && (st->decided < 0 || p->round_id[o] < st->decided))
+                st->decided = p->round_id[o];
+        }
+    }
+    for (size_t i = 0; i < p->obs->n; i++)
+        r->setting[p->obs->setting[i]].rounds++;
+    /* who waits for whom: the head of each sequence (the reference holds both) */
+    for (int side = 0; side < 2; side++) {
+        long head = r->setting[ref].verdict == TUNE_UNDECIDED ? (long)ref : -1;
+        for (size_t i = 0; i < p->in_sequence[side]; i++) {
+            struct tune_setting *st = &r->setting[p->sequence[side][i]];
+            if (st->verdict != TUNE_UNDECIDED)
+                continue;
+            if (head >= 0)
+                st->waits_for = head;
+            else
+                head = (long)p->sequence[side][i];
+        }
+    }
+    /* the reference against itself: no change, run or not */
+    r->setting[ref].change = r->setting[ref].change_lo = r->setting[ref].change_hi = 0;
+    fill_objective(p, r);
+    r->monotonic = !contradiction(r, ref, 0, &r->contradiction_guard, &r->contradiction_outside,
+                                  &r->contradiction_within);
+    if (r->monotonic)
+        r->contradiction_outside = r->contradiction_within = -1;
+    recommend(p->t, r);
+}
+
+static void replay_release(struct replay *p)
+{
+    for (size_t i = 0; p->ser && i < p->S * p->G; i++) {
+        free(p->ser[i].at);
+        free(p->ser[i].h);
+        free(p->ser[i].p_in);
+        free(p->ser[i].p_out);
+    }
+    free(p->ser);
+    free(p->round_id);
+    free(p->run_order);
+    free(p->first);
+    free(p->cell);
+    free(p->slot);
+    free(p->scale);
+    free(p->trivial);
+    free(p->level);
+    free(p->sequence[0]);
+    free(p->sequence[1]);
+    free(p->claimed);
+    free(p->within);
+    free(p->outside);
+    free(p->out_alpha);
+}
+
+int tune_analyse(struct tune *t, const struct tune_obs *obs, struct tune_result *r,
+                 struct lb_error *err)
+{
+    memset(r, 0, sizeof(*r));
+    struct replay p = {.t = t, .obs = obs, .S = t->spec.grid->n, .G = t->spec.guards};
+    size_t cells = p.S * p.G, ref = t->spec.reference;
+    if (index_runs(&p, err) < 0) {
+        replay_release(&p);
+        return -1;
+    }
+    p.scale = xcalloc(p.G, sizeof(*p.scale));
+    p.trivial = xcalloc(cells, sizeof(bool));
+    p.ser = xcalloc(cells, sizeof(*p.ser));
+    p.level = xcalloc(p.S, sizeof(double));
+    p.claimed = xmalloc(p.S * sizeof(long));
+    p.within = xmalloc(cells * sizeof(long));
+    p.outside = xmalloc(cells * sizeof(long));
+    p.out_alpha = xcalloc(cells, sizeof(double));
+    for (size_t s = 0; s < p.S; s++)
+        p.claimed[s] = -1;
+    build_sequences(&p);
+    for (size_t c = 0; c < cells; c++)
+        p.within[c] = p.outside[c] = -1;
+    for (size_t g = 0; g < p.G; g++) {
+        choose_scale(&p, g);
+        p.trivial[ref * p.G + g] = t->spec.guard[g].kind != TUNE_ABSOLUTE;
+        for (size_t i = 0; i < p.nrun; i++)
+            if (!p.trivial[p.run_order[i] * p.G + g])
+                build_series(&p, p.run_order[i], g);
+    }
+    replay(&p);
+    r->settings = p.S;
+    r->guards = p.G;
+    r->setting = xcalloc(p.S, sizeof(*r->setting));
+    r->check = xcalloc(cells, sizeof(*r->check));
+    fill_result(&p, r);
+    replay_release(&p);
+    return 0;
+}
+
+void tune_result_release(struct tune_result *r)
+{
+    free(r->setting);
+    free(r->check);
+    memset(r, 0, sizeof(*r));
+}
+
+/* ---- the stated power and the advice ----------------------------------------------------- */
+
+/* The nominal level of a boundary of alpha at n rounds, past the cap that of the cap (a
+ * longer campaign's boundaries differ: advice, not a promise). */
+static double level_at(struct tune *t, double alpha, long n)
+{
+    long cap = t->spec.max_rounds;
+    return seq_nominal(t->seq, alpha, n < cap ? n : cap);
+}
+
+/* The smallest rounds in all from n + 1 at which an excess of size |excess| (spread sd a
+ * value) is called with the spec's power at alpha; 0 when none by TUNE_ADVICE_MAX. */
+static long rounds_for(struct tune *t, double excess, double sd, double alpha, size_t n)
+{
+    if (!(sd > 0) || excess == 0 || !(alpha > 0) || isnan(excess))
+        return 0;
+    long lo = (long)n > SEQ_MIN_ROUNDS - 1 ? (long)n : SEQ_MIN_ROUNDS - 1, hi = TUNE_ADVICE_MAX;
+    double need = fabs(excess);
+#define CALLS(k)                                                                                   \
+    (stats_t_detectable(sd / sqrt((double)(k)), (double)(k)-1, level_at(t, alpha, k),              \
+                        t->spec.power, -INFINITY) <= need)
+    if (!CALLS(hi))
+        return 0;
+    /* what it takes shrinks as rounds grow: bisect for the first that calls it */
+    while (hi - lo > 1) {
+        long mid = (lo + hi) / 2;
+        if (CALLS(mid))
+            hi = mid;
+        else
+            lo = mid;
+    }
+#undef CALLS
+    return hi;
+}
+
+void tune_advise(struct tune *t, struct tune_result *r)
+{
+    for (size_t s = 0; s < r->settings; s++)
+        for (size_t g = 0; g < r->guards; g++) {
+            struct tune_check *c = &r->check[s * r->guards + g];
+            c->detectable = NAN;
+            c->rounds_needed = 0;
+            if (!c->tested || !(c->se > 0) || !(c->level_outside > 0))
+                continue;
+            double d = stats_t_detectable(c->se, c->df, c->level_outside, t->spec.power, -INFINITY);
+            c->detectable = c->log_scale ? expm1(d) : d;
+            /* an undecided one is settled by the test on the side its estimate lies */
+            if (c->verdict == TUNE_UNDECIDED)
+                c->rounds_needed =
+                    rounds_for(t, c->excess, c->se * sqrt((double)c->n),
+                               c->excess > 0 ? c->share_outside : r->setting[s].level, c->n);
+        }
+}
+
+/* ---- what to run next -------------------------------------------------------------------- */
+
+struct plan {
+    size_t *who;
+    int *priority;
+    size_t n;
+};
+
+static void want(struct plan *pl, size_t s, int priority)
+{
+    for (size_t i = 0; i < pl->n; i++)
+        if (pl->who[i] == s) {
+            pl->priority[i] = priority < pl->priority[i] ? priority : pl->priority[i];
+            return;
+        }
+    pl->who[pl->n] = s;
+    pl->priority[pl->n++] = priority;
+}
+
+static bool looks_outside(const struct tune_result *r, size_t s)
+{
+    for (size_t g = 0; g < r->guards; g++) {
+        const struct tune_check *c = &r->check[s * r->guards + g];
+        if (c->tested && c->excess > 0)
+            return true;
+    }
+    return false;
+}
+
+/* One side of the reference: what it wants run; returns whether its boundary is found.
+ * Every setting run joins its side's sequence at the end, behind every setting run before
+ * it (src/analysis/tune.c's replay): each undecided one holds all that come after it, so
+ * each is run to its decision first, and nothing is added behind one that is undecided at
+ * its cap (it would never be tested). */
+static bool plan_side(const struct tune *t, const struct tune_result *r, int side, struct plan *pl)
+{
+    long ref = (long)t->spec.reference, n = (long)r->settings, cap = t->spec.max_rounds;
+    long end = side > 0 ? n - 1 : 0, last = ref;
+    bool blocked = false, unrun = false;
+    size_t before = pl->n;
+    for (long s = ref + side; s >= 0 && s < n; s += side) {
+        const struct tune_setting *st = &r->setting[s];
+        last = st->verdict == TUNE_WITHIN ? s : last;
+        unrun = unrun || st->rounds == 0;
+        if (st->rounds == 0 || st->verdict != TUNE_UNDECIDED)
+            continue;
+        if ((long)st->rounds < cap)
+            want(pl, (size_t)s, 0);
+        else
+            blocked = true;
+    }
+    size_t g;
+    long o, w;
+    if (contradiction(r, (size_t)ref, side, &g, &o, &w)) {
+        /* not monotonic: every value of this side instead of bisecting. Each joins the
+         * sequence behind those run before it, so where a better answer could lie goes
+         * first: beyond the last within when its objective beats the reference's (the
+         * objective improves outward), else nearer the reference; then the others. */
+        double sign = t->spec.objective_higher_is_better ? -1.0 : 1.0;
+        bool outward = sign * r->setting[last].change < 0;
+        size_t added = 0;
+        for (int pass = 0; pass < 2 && !blocked; pass++) {
+            int dir = (pass == 0) == outward ? side : -side;
+            for (long s = last + dir; s != ref && s >= 0 && s < n && added < TUNE_FILL; s += dir)
+                if (r->setting[s].rounds == 0) {
+                    want(pl, (size_t)s, 1);
+                    added++;
+                }
+        }
+        return !unrun && pl->n == before;
+    }
+    long next = -1;
+    for (long s = last + side; last != end && s >= 0 && s < n && next < 0; s += side)
+        if (r->setting[s].rounds > 0)
+            next = s;
+    if (next < 0) {
+        if (last != end && !blocked)
+            want(pl, (size_t)end, 1);
+        return last == end;
+    }
+    const struct tune_setting *st = &r->setting[next];
+    long gap = labs(next - last);
+    /* bisection, once the value beyond the last within is outside or looks it */
+    if (gap > 1 && !blocked && (st->verdict == TUNE_OUTSIDE || looks_outside(r, (size_t)next)))
+        want(pl, (size_t)(last + side * (gap / 2)), 1);
+    return gap == 1 && st->verdict == TUNE_OUTSIDE;
+}
+
+/* The answer's rivals: settings within every guard whose objective's interval still
+ * overlaps the recommended one's (the reference's is its own 0: a saving not yet shown),
+ * each run up to its cap with the answer, so that it is not picked on a point estimate
+ * that a few rounds cannot order (adjacent values of a knob often differ by 10%). */
+static void plan_answer(const struct tune *t, const struct tune_result *r, struct plan *pl)
+{
+    if (r->recommended < 0)
+        return;
+    const struct tune_setting *best = &r->setting[r->recommended];
+    long cap = t->spec.max_rounds;
+    bool rivals = false;
+    for (size_t s = 0; s < r->settings; s++) {
+        const struct tune_setting *st = &r->setting[s];
+        if ((long)s == r->recommended || st->verdict != TUNE_WITHIN ||
+            st->change_hi < best->change_lo || st->change_lo > best->change_hi)
+            continue;
+        rivals = true;
+        if ((long)st->rounds < cap && s != t->spec.reference)
+            want(pl, s, 2);
+    }
+    if (rivals && (long)best->rounds < cap && (size_t)r->recommended != t->spec.reference)
+        want(pl, (size_t)r->recommended, 2);
+}
+
+enum tune_stop tune_next(const struct tune *t, const struct tune_result *r, bool *next)
+{
+    size_t n = r->settings, ref = t->spec.reference;
+    struct plan pl = {xcalloc(n + 1, sizeof(size_t)), xcalloc(n + 1, sizeof(int)), 0};
+    memset(next, 0, n * sizeof(bool));
+    /* the coarse grid: the ends and values evenly between, and the reference */
+    size_t coarse = n < TUNE_COARSE ? n : TUNE_COARSE;
+    for (size_t k = 0; k <= coarse; k++) {
+        size_t s = k == coarse
+                       ? ref
+                       : (size_t)floor((double)k * (double)(n - 1) / (double)(coarse - 1) + 0.5);
+        if (r->setting[s].rounds < SEQ_MIN_ROUNDS && s != ref)
+            want(&pl, s, 0);
+    }
+    bool located = true;
+    if (pl.n == 0) {
+        for (int side = -1; side <= 1; side += 2)
+            if ((side < 0 && ref > 0) || (side > 0 && ref + 1 < n))
+                located = plan_side(t, r, side, &pl) && located;
+        plan_answer(t, r, &pl);
+    }
+    enum tune_stop stop = TUNE_RUN;
+    if (pl.n == 0)
+        stop = located ? TUNE_LOCATED : TUNE_STUCK;
+    /* what the budget allows, the most wanted first (then nearest the reference) */
+    long room = t->spec.max_runs ? t->spec.max_runs - (long)r->runs - 1 : (long)pl.n;
+    if (stop == TUNE_RUN && room < 1)
+        stop = TUNE_BUDGET;
+    for (int priority = 0; stop == TUNE_RUN && priority <= 3; priority++)
+        for (size_t i = 0; i < pl.n && room > 0; i++)
+            if (pl.priority[i] == priority) {
+                next[pl.who[i]] = true;
+                room--;
+            }
+    if (stop == TUNE_RUN)
+        next[ref] = true;
+    free(pl.who);
+    free(pl.priority);
+    return stop;
+}
