@@ -197,7 +197,7 @@ static int open_regular(const char *path, const char *what, uint64_t *size, stru
 static int read_capped(const char *path, const char *what, size_t cap, uint64_t *budget_used,
                        char **data, size_t *len, struct lb_error *err)
 {
-    uint64_t size;
+    uint64_t size = 0; /* set by open_regular; a compiler cannot tell */
     int fd = open_regular(path, what, &size, err);
     if (fd < 0)
         return -1;
