@@ -59,7 +59,7 @@ _loopbench() {
     -s | --settings | -n | --repeat | -w | --warmup | -t | --sample | --seed | --interval | \
       --pid | --seconds | --marker | --metric | --max-increase | --alpha | --title | \
       --github | --api-url | --webhook | --primary | --cpus | --rotate | --commit | \
-      --max-p | --min-magnitude | --min-segment | --recent | --budget | --variant) return ;;
+      --max-p | --min-magnitude | --min-segment | --recent | --budget | --variant | --note) return ;;
   esac
 
   if [[ $cur == -* ]]; then

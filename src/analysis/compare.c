@@ -5,7 +5,6 @@
 
 #include "metric.h"
 #include "noise.h"
-#include "text.h"
 #include "util.h"
 
 /* True when every value that is a number is > 0: a log scale applies. */
@@ -88,8 +87,8 @@ int compare_compatible(const struct campaign *a, const struct campaign *b,
     if (strcmp(a->profile.knob_label, b->profile.knob_label) != 0)
         return lb_fail(err, "'%s' varies '%s' and '%s' varies '%s': expected the same knob",
                        pa, a->profile.knob_label, pb, b->profile.knob_label);
-    for (size_t i = 0; i < b->values.n; i++)
-        if (campaign_setting(a, b->values.v[i]) >= 0)
+    for (size_t i = 0; i < b->spec.values.n; i++)
+        if (campaign_setting(a, b->spec.values.v[i]) >= 0)
             return 0;
     return lb_fail(err, "'%s' and '%s' have no setting in common", pa, pb);
 }
@@ -110,28 +109,6 @@ static bool listed(const char *list, const char *key)
     return false;
 }
 
-int compare_check_keys(const struct campaign *new_, const char *list, const char *option,
-                       struct lb_error *err)
-{
-    for (const char *p = list; p && *p;) {
-        const char *end = strchr(p, ',');
-        char *key = xstrndup(p, end ? (size_t)(end - p) : strlen(p));
-        bool known = campaign_metric(new_, key) != NULL;
-        if (!known) {
-            /* the list may be a campaign's own, made elsewhere */
-            char *shown = text_shown(key);
-            lb_fail(err, "%s '%s': not a health key of profile '%s'", option, shown,
-                    new_->profile.name);
-            free(shown);
-        }
-        free(key);
-        if (!known)
-            return -1;
-        p = end ? end + 1 : NULL;
-    }
-    return 0;
-}
-
 /* The values of one row: every base campaign's runs (k arrays) and NEW's. */
 struct row_values {
     double **base;
@@ -144,10 +121,10 @@ struct row_values {
  * name), -1 when c has variants and none of that name. */
 static long variant_index(const struct campaign *c, const char *name)
 {
-    if (!c->n_variants)
+    if (!c->spec.n_variants)
         return 0;
-    for (size_t v = 0; name && v < c->n_variants; v++)
-        if (strcmp(c->variants[v].name, name) == 0)
+    for (size_t v = 0; name && v < c->spec.n_variants; v++)
+        if (strcmp(c->spec.variants[v].name, name) == 0)
             return (long)v;
     return -1;
 }
@@ -157,8 +134,8 @@ static long variant_index(const struct campaign *c, const char *name)
 static void gather(const struct campaign *const *base, size_t n_base, const struct campaign *new_,
                    struct cell x, const struct metric *m, struct row_values *v)
 {
-    const char *value = new_->values.v[x.setting];
-    const char *variant = new_->n_variants ? new_->variants[x.variant].name : NULL;
+    const char *value = new_->spec.values.v[x.setting];
+    const char *variant = new_->spec.n_variants ? new_->spec.variants[x.variant].name : NULL;
     v->base = xcalloc(n_base, sizeof(*v->base));
     v->runs = xcalloc(n_base, sizeof(*v->runs));
     for (size_t c = 0; c < n_base; c++) {
@@ -298,8 +275,8 @@ static enum verdict worst_gated(const struct compare_result *r)
 static void row_init(struct compare_row *row, const struct campaign *c, struct cell x,
                      const struct metric *m, const struct compare_opts *o)
 {
-    row->setting = c->values.v[x.setting];
-    row->variant = c->n_variants ? c->variants[x.variant].name : NULL;
+    row->setting = c->spec.values.v[x.setting];
+    row->variant = c->spec.n_variants ? c->spec.variants[x.variant].name : NULL;
     row->metric = m->key;
     row->label = m->label;
     row->name = m->name;
@@ -322,7 +299,7 @@ static void values_free(double **values, size_t n)
 static void add_budgets(const struct campaign *c, bool heads, const struct compare_opts *o,
                         struct compare_result *out)
 {
-    size_t per = heads && c->n_variants > 1 ? c->n_variants - 1 : 1;
+    size_t per = heads && c->spec.n_variants > 1 ? c->spec.n_variants - 1 : 1;
     size_t n = o->budgets ? o->budgets->n * per : 0, first = out->n_rows;
     out->rows = xrealloc(out->rows, (out->n_rows + n + 1) * sizeof(*out->rows));
     struct budget_input *in = xcalloc(n + 1, sizeof(*in));
@@ -331,11 +308,11 @@ static void add_budgets(const struct campaign *c, bool heads, const struct compa
         const struct budget *b = &o->budgets->v[j / per];
         long si = campaign_setting(c, b->setting);
         const struct metric *m = campaign_metric(c, b->key);
-        struct cell x = {(size_t)si, heads && c->n_variants > 1 ? 1 + j % per : 0};
+        struct cell x = {(size_t)si, heads && c->spec.n_variants > 1 ? 1 + j % per : 0};
         struct compare_row *row = &out->rows[out->n_rows++];
         memset(row, 0, sizeof(*row));
-        row->setting = c->values.v[x.setting];
-        row->variant = heads && c->n_variants ? c->variants[x.variant].name : NULL;
+        row->setting = c->spec.values.v[x.setting];
+        row->variant = heads && c->spec.n_variants ? c->spec.variants[x.variant].name : NULL;
         row->metric = b->key;
         row->label = m->label;
         row->name = m->name;
@@ -371,8 +348,8 @@ static void add_budgets(const struct campaign *c, bool heads, const struct compa
 static char *variant_list(const struct campaign *c)
 {
     char *s = xstrdup("");
-    for (size_t v = 0; v < c->n_variants; v++) {
-        char *longer = xasprintf("%s%s%s", s, v ? ", " : "", c->variants[v].name);
+    for (size_t v = 0; v < c->spec.n_variants; v++) {
+        char *longer = xasprintf("%s%s%s", s, v ? ", " : "", c->spec.variants[v].name);
         free(s);
         s = longer;
     }
@@ -385,8 +362,9 @@ static char *variant_list(const struct campaign *c)
 static int same_shape(const struct campaign *base, const struct campaign *new_, const char *only,
                       struct lb_error *err)
 {
-    const struct campaign *v = base->n_variants ? base : new_, *k = base->n_variants ? new_ : base;
-    if (!base->n_variants != !new_->n_variants) {
+    const struct campaign *v = base->spec.n_variants ? base : new_,
+                          *k = base->spec.n_variants ? new_ : base;
+    if (!base->spec.n_variants != !new_->spec.n_variants) {
         char *names = variant_list(v);
         lb_fail(err,
                 "'%s' is a campaign of variants (%s) and '%s' one of settings: expected "
@@ -396,8 +374,8 @@ static int same_shape(const struct campaign *base, const struct campaign *new_, 
         free(names);
         return -1;
     }
-    for (size_t i = 0; i < new_->n_variants; i++) {
-        const char *name = new_->variants[i].name;
+    for (size_t i = 0; i < new_->spec.n_variants; i++) {
+        const char *name = new_->spec.variants[i].name;
         if ((only && strcmp(only, name) != 0) || variant_index(base, name) >= 0)
             continue;
         char *have = variant_list(base);
@@ -417,7 +395,7 @@ static int check_variant(const struct campaign *c, const char *only, struct lb_e
     if (!only || variant_index(c, only) >= 0)
         return 0;
     char *have = variant_list(c);
-    if (!c->n_variants)
+    if (!c->spec.n_variants)
         lb_fail(err, "--variant '%s': '%s' is a campaign of settings, without variants", only,
                 campaign_where(c));
     else
@@ -439,8 +417,8 @@ int compare_results(const struct campaign *const *base, size_t n_base,
         if (compare_compatible(base[c], new_, err) < 0 ||
             same_shape(base[c], new_, o->variant, err) < 0)
             return -1;
-    if (compare_check_keys(new_, o->metric, "--metric", err) < 0 ||
-        compare_check_keys(new_, o->primary, "--primary", err) < 0)
+    if (campaign_check_keys(new_, o->metric, "--metric", err) < 0 ||
+        campaign_check_keys(new_, o->primary, "--primary", err) < 0)
         return -1;
     size_t nm = new_->profile.n_metrics, cap = campaign_cells(new_) * nm;
     out->rows = xcalloc(cap + 1, sizeof(*out->rows));
@@ -451,7 +429,8 @@ int compare_results(const struct campaign *const *base, size_t n_base,
             struct cell x = campaign_cell(new_, ci);
             const struct metric *m = &new_->profile.metrics[k];
             const char *key = m->key;
-            const char *variant = new_->n_variants ? new_->variants[x.variant].name : NULL;
+            const char *variant =
+                new_->spec.n_variants ? new_->spec.variants[x.variant].name : NULL;
             if (!m->gateable || (o->metric && strcmp(o->metric, key) != 0) ||
                 (o->variant && strcmp(o->variant, variant) != 0))
                 continue;
@@ -465,7 +444,7 @@ int compare_results(const struct campaign *const *base, size_t n_base,
             row_init(row, new_, x, m, o);
             /* the base build against itself says how far the campaigns drifted apart: told,
              * not gated, unless asked for by name (what a gate fails on is a build's change) */
-            if (new_->n_variants && x.variant == 0 && !o->variant)
+            if (new_->spec.n_variants && x.variant == 0 && !o->variant)
                 row->gated = false;
             what[out->n_rows] = (struct gate_comparison){
                 row->setting, key, row->lower_is_better, m->must_be_zero,
@@ -477,7 +456,7 @@ int compare_results(const struct campaign *const *base, size_t n_base,
     size_t compared = out->n_rows;
     int rc = gate_families(out, gate_across_family, &(struct across_inputs){v, what}, o, err);
     if (rc == 0) /* of a campaign of variants, its builds', as compare DIR holds them */
-        add_budgets(new_, new_->n_variants > 1, o, out);
+        add_budgets(new_, new_->spec.n_variants > 1, o, out);
     for (size_t i = 0; i < compared; i++)
         row_values_release(&v[i]);
     free(v);
@@ -505,15 +484,15 @@ int compare_variants(const struct campaign *c, const struct compare_opts *o,
 {
     memset(out, 0, sizeof(*out));
     bool budgets = o->budgets && o->budgets->n;
-    if (c->n_variants < 2 && !budgets)
+    if (c->spec.n_variants < 2 && !budgets)
         return lb_fail(err, "'%s' is a campaign of settings, not of variants: compare it with "
                             "another campaign (compare BASE NEW), run builds as variants "
                             "(run --variant NAME=DIR ...), or hold it to budgets (--budget, "
                             "the profile's budgets)", campaign_where(c));
     struct compare_opts own = *o;
-    own.budgets_only = c->n_variants < 2;
-    return c->sequential_max ? compare_sequential(c, &own, out, err)
-                             : compare_within(c, &own, out, err);
+    own.budgets_only = c->spec.n_variants < 2;
+    return c->spec.sequential_max ? compare_sequential(c, &own, out, err)
+                                  : compare_within(c, &own, out, err);
 }
 
 int *compare_cpu_assignments(const char *const *cpus_a, const char *const *cpus_b, size_t n)
@@ -538,14 +517,14 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
                    struct compare_result *out, struct lb_error *err)
 {
     memset(out, 0, sizeof(*out));
-    if (o->variant && c->n_variants && strcmp(o->variant, c->variants[0].name) == 0)
+    if (o->variant && c->spec.n_variants && strcmp(o->variant, c->spec.variants[0].name) == 0)
         return lb_fail(err,
                        "--variant '%s': the base of '%s', which the others are compared "
                        "with: expected one of the others",
                        o->variant, campaign_where(c));
     if (check_variant(c, o->variant, err) < 0 ||
-        compare_check_keys(c, o->metric, "--metric", err) < 0 ||
-        compare_check_keys(c, o->primary, "--primary", err) < 0)
+        campaign_check_keys(c, o->metric, "--metric", err) < 0 ||
+        campaign_check_keys(c, o->primary, "--primary", err) < 0)
         return -1;
     size_t nm = c->profile.n_metrics, cap = campaign_cells(c) * nm;
     out->rows = xcalloc(cap + 1, sizeof(*out->rows));
@@ -557,7 +536,7 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
     for (size_t ci = 0; ci < campaign_cells(c); ci++) {
         struct cell x = campaign_cell(c, ci), base = campaign_reference(c, x);
         if ((base.setting == x.setting && base.variant == x.variant) || o->budgets_only ||
-            (o->variant && strcmp(o->variant, c->variants[x.variant].name) != 0))
+            (o->variant && strcmp(o->variant, c->spec.variants[x.variant].name) != 0))
             continue;
         for (size_t k = 0; k < nm; k++) {
             const struct metric *m = &c->profile.metrics[k];
@@ -667,8 +646,8 @@ int compare_sequential(const struct campaign *c, const struct compare_opts *o,
     if (compare_within(c, o, out, err) < 0)
         return -1;
     struct compare_looks l;
-    int rc = compare_looks_init(&l, out, c->sequential_max, &o->gate, err);
-    long last = c->repeat < c->sequential_max ? c->repeat : c->sequential_max;
+    int rc = compare_looks_init(&l, out, c->spec.sequential_max, &o->gate, err);
+    long last = c->spec.repeat < c->spec.sequential_max ? c->spec.repeat : c->spec.sequential_max;
     for (long round = SEQ_MIN_ROUNDS; rc == 0 && round <= last; round++) {
         /* the campaign as it stood after that round: a prefix of its runs */
         struct campaign then = *c;
@@ -683,7 +662,7 @@ int compare_sequential(const struct campaign *c, const struct compare_opts *o,
         out->rows[i].g.verdict = l.verdict[i];
         out->rows[i].decided_at = l.decided_at[i];
     }
-    out->sequential_max = c->sequential_max;
+    out->sequential_max = c->spec.sequential_max;
     out->worst = worst_gated(out);
     compare_looks_release(&l);
     return rc;

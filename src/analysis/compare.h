@@ -89,11 +89,6 @@ struct compare_result {
                                * after every round of a campaign run with --repeat auto */
 };
 
-/* Every key of a comma-separated list names CPU ("cpu") or a health key of the
- * campaign; -1 with err naming the option and the first key that does not. */
-int compare_check_keys(const struct campaign *c, const char *list, const char *option,
-                       struct lb_error *err);
-
 /* Whether two campaigns can be compared: the same profile (by name), the same knob
  * and at least one setting in common; -1 with err saying which differs. */
 int compare_compatible(const struct campaign *a, const struct campaign *b,

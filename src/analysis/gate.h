@@ -56,7 +56,8 @@ const char *verdict_name(enum verdict v);
 struct gate_opts {
     double alpha;      /* the chance an A/A gate fails, over every tested comparison: 0.05 */
     double threshold;  /* practical threshold, a fraction: 0.10 (on logs: a ratio of 1.10) */
-    double level;      /* of the printed intervals: 0.95 */
+    double level;      /* of the printed intervals: 0.90, the one-sided tests at alpha both
+                        * ways, so a verdict's interval always excludes 0 on its side */
     double drift;      /* GATE_DRIFT_ALLOWANCE, for the single-campaign-a-side path */
     double prior_df;   /* GATE_PRIOR_DF; 0: each setting's own spread; INFINITY: pooled */
     double equivalence_alpha; /* of each of the two one-sided tests that prove "no change"

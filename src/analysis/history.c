@@ -82,8 +82,8 @@ static struct history_series *find_series(struct history *h, const char *setting
 static void add_point(struct history *h, size_t ci, size_t si, size_t vi, const struct metric *m)
 {
     const struct campaign *c = h->campaigns[ci];
-    const char *setting = c->values.v[si], *metric = m->key;
-    const char *variant = vi ? c->variants[vi].name : NULL;
+    const char *setting = c->spec.values.v[si], *metric = m->key;
+    const char *variant = vi ? c->spec.variants[vi].name : NULL;
     struct history_series *s = find_series(h, setting, metric, variant);
     if (!s) {
         h->series = xrealloc(h->series, (h->n_series + 1) * sizeof(*h->series));
@@ -188,7 +188,7 @@ int history_build(const struct campaign **campaigns, size_t n, const struct hist
     for (size_t i = 0; i + 1 < n; i++)
         if (compare_compatible(campaigns[i], newest, err) < 0)
             return -1;
-    if (compare_check_keys(newest, o->metric, "--metric", err) < 0)
+    if (campaign_check_keys(newest, o->metric, "--metric", err) < 0)
         return -1;
     out->campaigns = campaigns;
     out->n_campaigns = n;
@@ -197,9 +197,9 @@ int history_build(const struct campaign **campaigns, size_t n, const struct hist
         out->environment[i] = campaign_fingerprint_differs(campaigns[i - 1], campaigns[i]);
     for (size_t ci = 0; ci < n; ci++) {
         const struct campaign *c = campaigns[ci];
-        for (size_t vi = c->n_variants > 1 ? 1 : 0; vi < (c->n_variants > 1 ? c->n_variants : 1);
-             vi++)
-            for (size_t si = 0; si < c->values.n; si++)
+        for (size_t vi = c->spec.n_variants > 1 ? 1 : 0;
+             vi < (c->spec.n_variants > 1 ? c->spec.n_variants : 1); vi++)
+            for (size_t si = 0; si < c->spec.values.n; si++)
                 for (size_t m = 0; m < c->profile.n_metrics; m++)
                     if (!o->metric || strcmp(o->metric, c->profile.metrics[m].key) == 0)
                         add_point(out, ci, si, vi, &c->profile.metrics[m]);

@@ -39,7 +39,7 @@ static void outliers(const struct campaign *c, struct cell x, double *cpu, struc
                         xasprintf("run %s #%ld: CPU %.3g%% is more than %g median absolute "
                                   "deviations from its %s's median %.3g%% (an outlier)",
                                   name, r->repeat, r->sample.cpu_percent, NOISE_OUTLIER_MADS,
-                                  c->n_variants ? "cell" : "setting", s.median));
+                                  c->spec.n_variants ? "cell" : "setting", s.median));
     }
     free(name);
 }
@@ -141,8 +141,11 @@ void noise_assess(const struct campaign *c, struct noise *n)
         }
         n->runs[i].saturated = noise_saturated(c, r);
         if (r->warmup_capped)
-            warn_run(c, r, xasprintf("the auto warm-up reached its most (%g s) before the "
-                                     "target settled", c->warmup_s), n);
+            warn_run(c, r,
+                     xasprintf("the auto warm-up reached its most (%g s) before the "
+                               "target settled",
+                               c->spec.warmup_s),
+                     n);
         if (r->steady_tested && !r->steady)
             warn_run(c, r, xasprintf("the window was not steady (CPU %s): the target had not "
                                      "settled, or never does",
@@ -158,8 +161,8 @@ void noise_assess(const struct campaign *c, struct noise *n)
                         xasprintf("other processes used more than %g%% of a core in %zu of %zu "
                                   "runs (up to %.0f%%): the host was not quiet",
                                   NOISE_OTHERS_PERCENT, n_others, n_sampled, others_max));
-    for (size_t si = 0; si < c->values.n; si++) {
-        char *why = noise_setting_saturated(c, c->values.v[si]);
+    for (size_t si = 0; si < c->spec.values.n; si++) {
+        char *why = noise_setting_saturated(c, c->spec.values.v[si]);
         if (why)
             strv_push_owned(&n->warnings,
                             xasprintf("%s: their figures measured contention for the CPUs, "

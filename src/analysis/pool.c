@@ -148,26 +148,27 @@ int pool_compatible(const struct campaign *a, const struct campaign *b, struct l
 {
     if (compare_compatible(a, b, err) < 0)
         return -1;
-    size_t i = first_difference((const char *const *)a->values.v, a->values.n,
-                                (const char *const *)b->values.v, b->values.n);
+    size_t i = first_difference((const char *const *)a->spec.values.v, a->spec.values.n,
+                                (const char *const *)b->spec.values.v, b->spec.values.n);
     if (i != SIZE_MAX)
-        return list_differs(a, b, "setting", (const char *const *)a->values.v, a->values.n,
-                            (const char *const *)b->values.v, b->values.n, i, err);
-    const char **va = xcalloc(a->n_variants + 1, sizeof(*va));
-    const char **vb = xcalloc(b->n_variants + 1, sizeof(*vb));
+        return list_differs(a, b, "setting", (const char *const *)a->spec.values.v,
+                            a->spec.values.n, (const char *const *)b->spec.values.v,
+                            b->spec.values.n, i, err);
+    const char **va = xcalloc(a->spec.n_variants + 1, sizeof(*va));
+    const char **vb = xcalloc(b->spec.n_variants + 1, sizeof(*vb));
     const char **ha = xcalloc(a->profile.n_health + 1, sizeof(*ha));
     const char **hb = xcalloc(b->profile.n_health + 1, sizeof(*hb));
-    for (size_t j = 0; j < a->n_variants; j++)
-        va[j] = a->variants[j].name;
-    for (size_t j = 0; j < b->n_variants; j++)
-        vb[j] = b->variants[j].name;
+    for (size_t j = 0; j < a->spec.n_variants; j++)
+        va[j] = a->spec.variants[j].name;
+    for (size_t j = 0; j < b->spec.n_variants; j++)
+        vb[j] = b->spec.variants[j].name;
     for (size_t j = 0; j < a->profile.n_health; j++)
         ha[j] = a->profile.health[j].key;
     for (size_t j = 0; j < b->profile.n_health; j++)
         hb[j] = b->profile.health[j].key;
     int rc = 0;
-    if ((i = first_difference(va, a->n_variants, vb, b->n_variants)) != SIZE_MAX)
-        rc = list_differs(a, b, "variant", va, a->n_variants, vb, b->n_variants, i, err);
+    if ((i = first_difference(va, a->spec.n_variants, vb, b->spec.n_variants)) != SIZE_MAX)
+        rc = list_differs(a, b, "variant", va, a->spec.n_variants, vb, b->spec.n_variants, i, err);
     else if ((i = first_difference(ha, a->profile.n_health, hb, b->profile.n_health)) !=
              SIZE_MAX)
         rc = list_differs(a, b, "health key", ha, a->profile.n_health, hb,

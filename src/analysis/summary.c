@@ -22,7 +22,7 @@ static void diff_cell(const struct campaign *c, struct cell x, struct cell ref,
                                                 cpus_a, cpus_b);
     int *cpu_set = np ? compare_cpu_assignments(cpus_a, cpus_b, np) : NULL;
     compare_metric(scratch[0], na, scratch[1], nb, scratch[2], scratch[3], np, cpu_set,
-                   SUMMARY_LEVEL, out);
+                   gate_opts_default().level, out);
     free(cpu_set);
     free(cpus_a);
     free(cpus_b);
@@ -155,10 +155,10 @@ json_t *summary_cell_json(const struct campaign *c, const struct setting_summary
     bool report = view == SUMMARY_REPORT;
     size_t si = s->cell.setting;
     bool reference = si == s->reference.setting && s->cell.variant == s->reference.variant;
-    json_t *o = json_pack("{s:s}", "setting", c->values.v[si]);
-    if (c->n_variants)
-        json_object_set_new(o, "variant", json_string(c->variants[s->cell.variant].name));
-    json_object_update_new(o, json_pack("{s:b, s:I}", "baseline", si == c->baseline, "runs",
+    json_t *o = json_pack("{s:s}", "setting", c->spec.values.v[si]);
+    if (c->spec.n_variants)
+        json_object_set_new(o, "variant", json_string(c->spec.variants[s->cell.variant].name));
+    json_object_update_new(o, json_pack("{s:b, s:I}", "baseline", si == c->spec.baseline, "runs",
                                         (json_int_t)s->runs_ok));
     if (!report)
         json_object_set_new(o, "runs_attempted", json_integer((json_int_t)s->runs_attempted));

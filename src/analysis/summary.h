@@ -13,10 +13,6 @@
 #include "compare.h"
 #include "histogram.h"
 
-/* Confidence level of the intervals, and the p below which a difference is called. */
-#define SUMMARY_LEVEL 0.95
-#define SUMMARY_ALPHA 0.05
-
 struct setting_summary {
     struct cell cell, reference;
     size_t runs_ok, runs_attempted;

@@ -175,7 +175,7 @@ struct tune_setting {
                      * in the sequence that is not decided; -1 */
     /* The objective: its typical value (geometric mean on logs), and its change against
      * the reference paired by round (src/analysis/gate.c's paired t: a ratio - 1 on
-     * logs) with the 95% interval; NaN with fewer than 2 pairs. */
+     * logs) with the 90% interval; NaN with fewer than 2 pairs. */
     double objective, change, change_lo, change_hi;
 };
 
@@ -186,7 +186,7 @@ struct tune_result {
     /* Among the settings within every guard (the reference's relative guards hold by
      * definition), the lowest objective; a tie goes to the setting nearest the
      * reference. -1: none. Its saving against the reference (1 - ratio on logs; a
-     * maximised objective's gain) with the 95% interval; 0 for the reference itself. */
+     * maximised objective's gain) with the 90% interval; 0 for the reference itself. */
     long recommended;
     double saving, saving_lo, saving_hi;
     /* false: a guard proven outside at a setting nearer the reference than one within it

@@ -221,17 +221,17 @@ void verdict_headline(const struct compare_result *r, const struct verdict_frame
 int reading_init(struct reading *rd, const struct campaign *c, struct lb_error *err)
 {
     memset(rd, 0, sizeof(*rd));
-    rd->opts = (struct compare_opts){.gate = gate_opts_default(), .primary = c->primary};
+    rd->opts = (struct compare_opts){.gate = gate_opts_default(), .primary = c->spec.primary};
     struct lb_error ignored;
     if (budget_from_campaign(c, &rd->budgets, &ignored) < 0 ||
         budget_check(&rd->budgets, c, &ignored) < 0)
         budget_set_release(&rd->budgets);
-    bool variants = c->n_variants > 1;
+    bool variants = c->spec.n_variants > 1;
     struct compare_opts cells = rd->opts;
     if (variants)
         cells.budgets = &rd->budgets;
-    int rc = c->sequential_max ? compare_sequential(c, &cells, &rd->cells, err)
-                               : compare_within(c, &cells, &rd->cells, err);
+    int rc = c->spec.sequential_max ? compare_sequential(c, &cells, &rd->cells, err)
+                                    : compare_within(c, &cells, &rd->cells, err);
     if (rc == 0 && variants)
         rd->gate = &rd->cells;
     else if (rc == 0 && rd->budgets.n) {

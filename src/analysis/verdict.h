@@ -44,7 +44,7 @@ const char *verdict_direction(double lo, double hi);
  * (r->worst), NULL when no row is gated. */
 const struct compare_row *verdict_deciding_row(const struct compare_result *r);
 /* Why the gate's verdict (verdict_result_word) is what it is, one line into buf, naming
- * the row it stands on: "CPU at idle wait (ms) 2 head +145% (95% CI +77.0% to +240%)" (a
+ * the row it stands on: "CPU at idle wait (ms) 2 head +145% (90% CI +77.0% to +240%)" (a
  * regression), "all 2 gated changes lie within +-10.0% (90% intervals)", "CPU at idle wait
  * (ms) 2 head: only a change of +21.4% would be called" (inconclusive). knob names the
  * settings. */

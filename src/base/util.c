@@ -292,6 +292,14 @@ json_t *json_num_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
+json_t *strv_json(const struct strv *sv)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < sv->n; i++)
+        json_array_append_new(a, json_string(sv->v[i]));
+    return a;
+}
+
 void format_utc(uint64_t wall, bool compact, char *out, size_t outlen)
 {
     time_t t = (time_t)(wall / NS_PER_SEC);

@@ -110,6 +110,8 @@ int name_index(const char *const *names, size_t n, const char *name);
 /* A figure as JSON (new reference): a number, or null when it is undefined (NaN) or
  * infinite, which JSON cannot hold. */
 json_t *json_num_or_null(double v);
+/* The strings of sv as a JSON array (new reference). */
+json_t *strv_json(const struct strv *sv);
 
 /* UTC timestamp "2026-12-02T14:38:57Z" (ISO 8601) or compact "20261202T143857Z". */
 void format_utc(uint64_t wall, bool compact, char *out, size_t outlen);

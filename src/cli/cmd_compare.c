@@ -113,7 +113,7 @@ static int compare_pool(int n, char **dirs, struct compare_opts *o, enum cli_for
     /* the keys the first campaign was run to decide, unless told otherwise: the same for
      * every campaign, so their rows are the same */
     if (!o->primary)
-        o->primary = set.v[0].primary;
+        o->primary = set.v[0].spec.primary;
     if (pool_campaigns(c, set.n, o, &r, &err) < 0) {
         msg_error("%s", err.msg);
         goto out;
@@ -235,16 +235,17 @@ int cmd_compare(int argc, char **argv)
             msg_warn("compare: %s", change);
         free(change);
         /* held CPUs poll instead of idling: wake-ups cost less, and the ratio moves */
-        if (all[i].hold_idle != all[n_base].hold_idle)
+        if (all[i].spec.hold_idle != all[n_base].spec.hold_idle)
             msg_warn("'%s' was run with its CPUs %s out of idle states and '%s' %s: their "
                      "absolute CPU figures, and the ratio, are not comparable (run both with "
                      "--hold-idle or both without)",
-                     campaign_where(&all[i]), all[i].hold_idle ? "held" : "not held",
-                     campaign_where(&all[n_base]), all[n_base].hold_idle ? "held" : "not held");
+                     campaign_where(&all[i]), all[i].spec.hold_idle ? "held" : "not held",
+                     campaign_where(&all[n_base]),
+                     all[n_base].spec.hold_idle ? "held" : "not held");
     }
     /* the keys NEW's campaign was run to decide, unless told otherwise */
     if (!o.primary)
-        o.primary = all[n_base].primary;
+        o.primary = all[n_base].spec.primary;
     /* NEW's budgets: those asked for, then its profile's */
     if (budget_from_campaign(&all[n_base], &budgets, &err) < 0 ||
         budget_check(&budgets, &all[n_base], &err) < 0) {

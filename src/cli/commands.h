@@ -21,6 +21,10 @@ struct command {
     /* Signals become events (plat_events_init) before it runs: it has processes to stop
      * or files to put back when interrupted. */
     bool events;
+    /* A command that fills a campaign spec: its help goes on with the spec's options
+     * (cli_spec_usage), usage_tail[0], the spec's later options, then usage_tail[1]; NULL
+     * for the others. */
+    const char *const *usage_tail;
 };
 
 /* Each command: its entry point (argv[0] is its name; returns an exit status) and the
@@ -39,5 +43,6 @@ COMMAND(restore);
 COMMAND(publish);
 COMMAND(exec);
 #undef COMMAND
+extern const char *const cmd_run_usage_tail[2];
 
 #endif

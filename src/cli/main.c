@@ -11,31 +11,45 @@
 #include "config.h"
 #include "lbversion.h"
 #include "msg.h"
+#include "options.h"
 #include "platform/platform.h"
 #include "text.h"
 #include "util.h"
 
 static const struct command commands[] = {
     {"run", "run an A/B campaign of a target over the settings of one knob", cmd_run_usage, cmd_run,
-     true},
+     true, cmd_run_usage_tail},
     {"sample", "measure the CPU of a running process over a window", cmd_sample_usage, cmd_sample,
-     true},
+     true, NULL},
     {"validate", "check profiles and show what each one will do", cmd_validate_usage, cmd_validate,
-     false},
+     false, NULL},
     {"compare", "compare two campaigns: regressed, improved, no change or inconclusive",
-     cmd_compare_usage, cmd_compare, false},
+     cmd_compare_usage, cmd_compare, false, NULL},
     {"history", "find when a kept history of campaigns changed, and which commits",
-     cmd_history_usage, cmd_history, false},
+     cmd_history_usage, cmd_history, false, NULL},
     {"report", "write a campaign's results as Markdown, CSV or JSON", cmd_report_usage, cmd_report,
-     false},
-    {"probe", "measure what this host does to an event loop", cmd_probe_usage, cmd_probe, true},
+     false, NULL},
+    {"probe", "measure what this host does to an event loop", cmd_probe_usage, cmd_probe, true,
+     NULL},
     {"restore", "put back config files a loopbench that died left edited", cmd_restore_usage,
-     cmd_restore, false},
+     cmd_restore, false, NULL},
     {"publish", "post a report as a pull request comment or to a webhook", cmd_publish_usage,
-     cmd_publish, false},
+     cmd_publish, false, NULL},
     {"exec", "run a command as a target, and kill what it leaves running (CI builds)",
-     cmd_exec_usage, cmd_exec, true},
+     cmd_exec_usage, cmd_exec, true, NULL},
 };
+
+/* The text of `loopbench help NAME`. */
+static void print_usage(const struct command *c)
+{
+    fputs(c->usage, stdout);
+    if (c->usage_tail) {
+        cli_spec_usage(stdout, false);
+        fputs(c->usage_tail[0], stdout);
+        cli_spec_usage(stdout, true);
+        fputs(c->usage_tail[1], stdout);
+    }
+}
 
 static const struct command *find_command(const char *name)
 {
@@ -140,7 +154,7 @@ int main(int argc, char **argv)
         const struct command *c = find_command(argv[2]);
         if (!c)
             return unknown_command(argv[2]);
-        fputs(c->usage, stdout);
+        print_usage(c);
         return check_stdout(LB_EXIT_OK);
     }
     if (name[0] == '-')
@@ -152,7 +166,7 @@ int main(int argc, char **argv)
     if (!c)
         return unknown_command(name);
     if (wants_help(argc - 1, argv + 1)) {
-        fputs(c->usage, stdout);
+        print_usage(c);
         return check_stdout(LB_EXIT_OK);
     }
     struct lb_error err;

@@ -7,19 +7,51 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum cli_option {
-    OPT_END = 0, /* ends a command's list */
+    OPT_END = 0,     /* ends a command's list */
+    OPT_REFUSED = 1, /* cli_getopt_spec: a value refused, and said so */
     /* the ones with a short letter: the letter */
-    OPT_FORMAT = 'f', OPT_REPEAT = 'n', OPT_OUTPUT = 'o', OPT_QUIET = 'q', OPT_SETTINGS = 's',
-    OPT_SAMPLE = 't', OPT_WARMUP = 'w',
-    /* long only */
-    OPT_ALPHA = 256, OPT_API_URL, OPT_BUDGET, OPT_COMMIT, OPT_CPU_SOURCE, OPT_CPUS, OPT_DRIFT,
-    OPT_DRY_RUN, OPT_FAIL_ON, OPT_FORCE, OPT_GITHUB, OPT_HOLD_IDLE, OPT_INTERVAL, OPT_JSON,
-    OPT_KEEP_GOING, OPT_LOG, OPT_LOG_LIMIT, OPT_MARKER, OPT_MAX_INCREASE, OPT_MAX_P,
-    OPT_METRIC, OPT_MIN_MAGNITUDE, OPT_MIN_SEGMENT, OPT_NO_CHARTS, OPT_NO_PLOTS, OPT_ORDER,
-    OPT_PASS_ENV, OPT_PID, OPT_PLOTS, OPT_POOL, OPT_PRIMARY, OPT_RECENT, OPT_RESUME,
-    OPT_ROTATE, OPT_SAME_HOST, OPT_SEED, OPT_TITLE, OPT_TRIM, OPT_VARIANT, OPT_WEBHOOK,
+    OPT_FORMAT = 'f',
+    OPT_REPEAT = 'n',
+    OPT_OUTPUT = 'o',
+    OPT_QUIET = 'q',
+    OPT_SETTINGS = 's',
+    OPT_SAMPLE = 't',
+    OPT_WARMUP = 'w',
+    /* long only (the spec's that no other command takes have none: options.c) */
+    OPT_ALPHA = 256,
+    OPT_API_URL,
+    OPT_BUDGET,
+    OPT_DRIFT,
+    OPT_DRY_RUN,
+    OPT_FAIL_ON,
+    OPT_FORCE,
+    OPT_GITHUB,
+    OPT_INTERVAL,
+    OPT_JSON,
+    OPT_KEEP_GOING,
+    OPT_LOG,
+    OPT_MARKER,
+    OPT_MAX_INCREASE,
+    OPT_MAX_P,
+    OPT_METRIC,
+    OPT_MIN_MAGNITUDE,
+    OPT_MIN_SEGMENT,
+    OPT_NO_CHARTS,
+    OPT_NO_PLOTS,
+    OPT_PID,
+    OPT_PLOTS,
+    OPT_POOL,
+    OPT_PRIMARY,
+    OPT_RECENT,
+    OPT_RESUME,
+    OPT_SAME_HOST,
+    OPT_TITLE,
+    OPT_TRIM,
+    OPT_VARIANT,
+    OPT_WEBHOOK,
 };
 
 /* getopt_long over the options listed in accepts (ended by OPT_END), a short option for
@@ -28,6 +60,17 @@ enum cli_option {
  * after the last. Call it with the same list until it returns -1; main has set optind
  * and opterr. */
 int cli_getopt(int argc, char **argv, const enum cli_option *accepts);
+struct campaign_spec;
+/* cli_getopt for a command that fills a campaign spec (run): besides accepts, the spec's
+ * options, each stored into spec as it comes (options.c binds it to its field), a value
+ * refused said as cli_bad_value says it (OPT_REFUSED returned, cmd naming the command);
+ * the others returned as cli_getopt returns them. *first, when NULL, is set to the first
+ * of the spec's options given ("--settings"). */
+int cli_getopt_spec(int argc, char **argv, const enum cli_option *accepts, const char *cmd,
+                    struct campaign_spec *spec, const char **first);
+/* The spec's options as a command's help lists them, each with its text: the first ones,
+ * or with late those listed after the command's own. */
+void cli_spec_usage(FILE *out, bool late);
 /* "--NAME" of opt, NULL for none: a static buffer the next call overwrites. */
 const char *cli_option_name(int opt);
 

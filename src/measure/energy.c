@@ -82,7 +82,7 @@ int energy_campaign_begin(struct campaign *c, struct lb_error *err)
         c->energy_unavailable = xstrdup(why.msg);
         return 0;
     }
-    if (c->order == ORDER_DUET)
+    if (c->spec.order == ORDER_DUET)
         c->energy_unavailable = xstrdup("a duet's targets run at once on one package, which "
                                         "counts them together");
     /* the reference: nothing of the campaign runs, loopbench only waits */

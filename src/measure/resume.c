@@ -1,16 +1,17 @@
 /* loopbench run --resume DIR: a campaign set up again from the results.json it left,
  * so that an interrupted or crashed hour of measurements is continued, not redone.
  *
- * The file is read by the same reader as `loopbench report`. The plan is recomputed
- * from the recorded settings, order and seed, and must match the recorded one run for
- * run; the profile must hash as it did. Completed runs are kept as read; every other
- * run is run again. */
+ * The file is read by the same reader as `loopbench report`, and its spec resolved again
+ * as a new campaign's is. The plan is recomputed from the recorded settings, order and
+ * seed, and must match the recorded one run for run; the profile must hash as it did. Completed
+ * runs are kept as read; every other run is run again. */
 #include <string.h>
 
 #include "results.h"
 #include "run.h"
 
-/* The plan recomputed by runner_setup must be the one recorded. */
+/* The plan recomputed by runner_setup must be the one recorded (whose settings, now's
+ * spec taken from it, are now's). */
 static int check_plan(const struct campaign *now, const struct campaign *rec, const char *where,
                       struct lb_error *err)
 {
@@ -20,48 +21,14 @@ static int check_plan(const struct campaign *now, const struct campaign *rec, co
                        where, now->n_runs);
     for (size_t i = 0; i < now->n_runs; i++) {
         const struct run_record *a = &now->runs[i], *b = &rec->runs[i];
-        if (strcmp(now->values.v[a->setting_index], rec->values.v[b->setting_index]) != 0 ||
-            a->variant_index != b->variant_index || a->repeat != b->repeat ||
-            strcmp(a->dir, b->dir) != 0)
-            return lb_fail(err, "%s: campaign.plan[%zu] is not the run its settings, order and "
-                                "seed plan there (%s #%ld)",
-                           where, i, now->values.v[a->setting_index], a->repeat);
+        if (a->setting_index != b->setting_index || a->variant_index != b->variant_index ||
+            a->repeat != b->repeat || strcmp(a->dir, b->dir) != 0)
+            return lb_fail(err,
+                           "%s: campaign.plan[%zu] is not the run its settings, order and "
+                           "seed plan there (%s #%ld)",
+                           where, i, now->spec.values.v[a->setting_index], a->repeat);
     }
     return 0;
-}
-
-/* The campaign's own shape, as its first command line gave it. */
-static void recorded_opts(const struct campaign *rec, const struct run_opts *o,
-                          struct run_opts *again)
-{
-    *again = *o;
-    memset(&again->settings, 0, sizeof(again->settings));
-    for (size_t i = 0; i < rec->values.n; i++)
-        strv_push(&again->settings, rec->values.v[i]);
-    again->profile_path = rec->profile.path;
-    /* a sequential campaign that stopped has its plan cut to the rounds it ran */
-    again->repeat = rec->sequential_max && !rec->sequential_stop ? rec->sequential_max : rec->repeat;
-    again->sequential = rec->sequential_max > 0;
-    again->primary = rec->primary;
-    again->pass_env = rec->pass_env; /* borrowed */
-    /* duet pins without --cpus: its CPUs were all loopbench could use then */
-    again->cpus = rec->order == ORDER_DUET ? NULL : rec->cpus;
-    again->warmup_s = rec->warmup_s;
-    again->warmup_auto = rec->warmup_auto;
-    again->hold_idle = rec->hold_idle;
-    again->rotate_s = rec->rotate_s;
-    again->sample_s = rec->sample_s;
-    again->interval_ms = rec->interval_ms;
-    again->log_limit = rec->log_limit; /* 0 (not recorded): the profile's */
-    again->order = rec->order;
-    again->seed_set = true;
-    again->seed = rec->seed;
-    again->cpu_source = rec->cpu_source;
-    again->command_line = rec->command_line;
-    again->variants = xcalloc(rec->n_variants + 1, sizeof(*again->variants));
-    again->n_variants = rec->n_variants;
-    for (size_t i = 0; i < rec->n_variants; i++)
-        again->variants[i] = (struct variant_opt){rec->variants[i].name, rec->variants[i].dir};
 }
 
 /* The recorded campaign's history and completed runs into the one set up again. */
@@ -95,7 +62,7 @@ int runner_setup_resume(const struct run_opts *o, struct runner *rn, struct lb_e
     }
     const char *where = rec.path;
     int rc = -1;
-    if (rec.started_wall_ns == 0 || rec.repeat <= 0) {
+    if (rec.started_wall_ns == 0 || rec.spec.repeat <= 0) {
         lb_fail(err, "%s: not a campaign loopbench can resume: its campaign's start, repeat "
                      "and plan are missing", where);
         goto out;
@@ -106,11 +73,11 @@ int runner_setup_resume(const struct run_opts *o, struct runner *rn, struct lb_e
                     rec.runs[i].dir);
             goto out;
         }
-    struct run_opts again;
-    recorded_opts(&rec, o, &again);
-    rc = runner_setup(&again, rn, err);
-    strv_release(&again.settings);
-    free(again.variants);
+    /* The campaign's own spec, as it was asked and resolved then (taken from rec); a
+     * sequential campaign that stopped has its plan cut to the rounds it ran (its repeat). */
+    struct run_opts again = *o;
+    again.command_line = rec.command_line;
+    rc = runner_setup(&again, &rec.spec, rn, err);
     if (rc < 0)
         goto out;
     rc = -1;

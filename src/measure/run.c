@@ -15,15 +15,13 @@
 #include "confedit.h"
 #include "default_profile.h"
 #include "document.h"
-#include "endpoint.h"
-#include "energy.h"
-#include "hostcpus.h"
 #include "http.h"
+#include "instrument.h"
 #include "lbversion.h"
 #include "platform/files.h"
 #include "progress.h"
+#include "resolve.h"
 #include "results.h"
-#include "rtt.h"
 #include "sampler.h"
 #include "scrape.h"
 #include "sequential.h"
@@ -56,24 +54,24 @@ static uint64_t next_random(uint64_t *state)
 static void plan_runs(struct campaign *c)
 {
     size_t cells = campaign_cells(c);
-    c->n_runs = cells * (size_t)c->repeat;
+    c->n_runs = cells * (size_t)c->spec.repeat;
     c->runs = xcalloc(c->n_runs, sizeof(*c->runs));
     size_t *round = xmalloc(cells * sizeof(*round));
-    uint64_t state = c->seed;
+    uint64_t state = c->spec.seed;
     size_t k = 0;
-    if (c->order == ORDER_GROUPED) {
+    if (c->spec.order == ORDER_GROUPED) {
         for (size_t i = 0; i < cells; i++)
-            for (long rep = 1; rep <= c->repeat; rep++) {
+            for (long rep = 1; rep <= c->spec.repeat; rep++) {
                 struct cell x = campaign_cell(c, i);
                 c->runs[k].setting_index = x.setting;
                 c->runs[k].variant_index = x.variant;
                 c->runs[k++].repeat = rep;
             }
     } else {
-        for (long rep = 1; rep <= c->repeat; rep++) {
+        for (long rep = 1; rep <= c->spec.repeat; rep++) {
             for (size_t i = 0; i < cells; i++)
                 round[i] = i;
-            if (c->order == ORDER_RANDOM) {
+            if (c->spec.order == ORDER_RANDOM) {
                 for (size_t i = cells - 1; i > 0; i--) {
                     size_t j = (size_t)(next_random(&state) % (i + 1));
                     size_t tmp = round[i];
@@ -92,8 +90,9 @@ static void plan_runs(struct campaign *c)
     free(round);
     for (size_t i = 0; i < c->n_runs; i++) {
         const struct run_record *r = &c->runs[i];
-        c->runs[i].dir = run_dir_name(c->n_variants ? c->variants[r->variant_index].name : NULL,
-                                      c->values.v[r->setting_index], r->repeat);
+        c->runs[i].dir =
+            run_dir_name(c->spec.n_variants ? c->spec.variants[r->variant_index].name : NULL,
+                         c->spec.values.v[r->setting_index], r->repeat);
     }
 }
 
@@ -122,8 +121,8 @@ static int prepare_out_dir(struct campaign *c, const struct run_opts *o, struct 
         c->out_dir = xstrdup(o->resume_dir);
         return 0;
     }
-    if (o->out_dir) {
-        c->out_dir = xstrdup(o->out_dir);
+    if (c->spec.out_dir) {
+        c->out_dir = xstrdup(c->spec.out_dir);
     } else {
         char stamp[32];
         format_utc(c->started_wall_ns, true, stamp, sizeof(stamp));
@@ -410,56 +409,13 @@ static void run_paths_release(struct run_paths *rp)
     free(rp->series);
 }
 
-/* The probe's figures as health values of the run (RTT_KEY_*), so that they are
- * summarised, tabled, tested and gated like the ones scraped from the log. */
-static void record_rtt(struct run_record *r)
-{
-    const struct rtt_result *q = &r->rtt;
-    struct scrape_value v = {.type = SCRAPE_DURATION_MS};
-    if (histogram_count(&q->rtt) > 0) {
-        snprintf(v.key, sizeof(v.key), "%s", RTT_KEY_P50);
-        v.value = (double)histogram_percentile(&q->rtt, 50) / 1e6;
-        scrape_run_add(&r->scrape, &v);
-        snprintf(v.key, sizeof(v.key), "%s", RTT_KEY_P99);
-        v.value = (double)histogram_percentile(&q->rtt, 99) / 1e6;
-        scrape_run_add(&r->scrape, &v);
-    }
-    v.type = SCRAPE_NUMBER;
-    snprintf(v.key, sizeof(v.key), "%s", RTT_KEY_FAILED);
-    v.value = (double)(q->requests.errors + q->requests.timeouts);
-    scrape_run_add(&r->scrape, &v);
-}
-
-/* Each endpoint value as a health value of the run: a counter's rate per second over
- * the window, a gauge's mean. */
-static void record_endpoint(struct run_record *r, const struct metrics_endpoint *ep)
-{
-    const struct endpoint_result *e = &r->endpoint;
-    for (size_t i = 0; i < e->n; i++) {
-        const struct metrics_window_value *w = &e->values[i];
-        double v = w->kind == METRICS_COUNTER ? w->rate_per_s : w->mean;
-        if (!w->found || !isfinite(v))
-            continue;
-        struct scrape_value sv = {.type = SCRAPE_NUMBER, .value = v};
-        snprintf(sv.key, sizeof(sv.key), "%s", ep->select[i].key);
-        scrape_run_add(&r->scrape, &sv);
-    }
-}
-
-/* How many targets a duet runs at once: the variants of a setting (each setting in turn),
- * or without variants every setting of the round. */
-static size_t duet_width(const struct campaign *c)
-{
-    return c->n_variants ? c->n_variants : c->values.n;
-}
-
 /* Whether runs i and j of the plan run at once: in a duet, of one round and (with
  * variants) of one setting. */
 static bool run_together(const struct campaign *c, size_t i, size_t j)
 {
     const struct run_record *a = &c->runs[i], *b = &c->runs[j];
-    return c->order == ORDER_DUET && a->repeat == b->repeat &&
-           (!c->n_variants || a->setting_index == b->setting_index);
+    return c->spec.order == ORDER_DUET && a->repeat == b->repeat &&
+           (!c->spec.n_variants || a->setting_index == b->setting_index);
 }
 
 /* The CPUs run i's target is pinned to, NULL for any: --cpus; with --order duet the
@@ -470,11 +426,11 @@ static const struct cpuset *runner_cpus_of(const struct runner *rn, size_t i)
     const struct campaign *c = &rn->c;
     if (!rn->pinned)
         return NULL;
-    if (c->order != ORDER_DUET)
+    if (c->spec.order != ORDER_DUET)
         return &rn->target_cpus;
     const struct run_record *r = &c->runs[i];
-    size_t at = c->n_variants ? r->variant_index : r->setting_index;
-    return &rn->slices[(at + (size_t)r->repeat) % duet_width(c)];
+    size_t at = c->spec.n_variants ? r->variant_index : r->setting_index;
+    return &rn->slices[(at + (size_t)r->repeat) % campaign_spec_duet_width(&c->spec)];
 }
 
 /* The CPU series of a window's first n points (at most SAMPLER_MAX_POINTS_CHECKED):
@@ -523,43 +479,31 @@ static bool window_changed(void *ctx, const struct sample_result *so_far, size_t
     return false;
 }
 
-/* --rotate: the swaps of the run's window and its time on each CPU set. */
-static void record_rotation(struct run_record *r, const struct sampler_opts *so)
+/* The instruments opened for target j of w (state[i] each, NULL: nothing to read)
+ * closed, their figures kept or not. */
+static void instruments_close(struct window *w, size_t j, void **state, bool keep)
 {
-    char list[256];
-    strv_release(&r->rotation.cpus);
-    free(r->rotation.seconds);
-    r->rotation.swaps = (long)r->sample.rotations;
-    r->rotation.seconds = xcalloc(so->n_slices, sizeof(double));
-    for (size_t k = 0; k < so->n_slices; k++) {
-        cpuset_format(&so->slices[k], list, sizeof(list));
-        strv_push(&r->rotation.cpus, list);
-        r->rotation.seconds[k] = (double)r->sample.slice_ns[k] / 1e9;
+    for (size_t i = 0; i < n_window_instruments; i++)
+        if (state[i])
+            window_instruments[i]->close(w, j, state[i], keep);
+}
+
+/* Every instrument's reading at the window's start (end false: in the table's order) or
+ * end (in reverse, so the one read nearest the sampler before it is read first after). */
+static void instruments_edge(struct window *w, void *(*state)[WINDOW_INSTRUMENTS_MAX], bool end)
+{
+    for (size_t n = 0; n < n_window_instruments; n++) {
+        size_t i = end ? n_window_instruments - 1 - n : n;
+        for (size_t j = 0; window_instruments[i]->edge && j < w->k; j++)
+            if (state[j][i])
+                window_instruments[i]->edge(w, j, state[j][i], end);
     }
 }
 
-/* What the CPUs of in[j]'s target did over the window: those it ran on (rotating: all
- * the duet's; unpinned: all watched), less what the targets on them and loopbench, when
- * it shared them, used. */
-static void record_host_cpus(const struct runner *rn, struct slot *const *in,
-                             const struct sample_result *res, size_t k, size_t j,
-                             const struct hostcpus *before, const struct hostcpus *after)
-{
-    const struct cpuset *on = in[j]->cpus && !(rn->c.rotate_s > 0 && rn->c.order == ORDER_DUET)
-                                  ? in[j]->cpus
-                                  : &rn->watch_cpus;
-    uint64_t ours = rn->pin_self ? 0 : res[j].self_cpu_ns;
-    for (size_t m = 0; m < k; m++)
-        if (!in[m]->cpus || cpuset_within(in[m]->cpus, on))
-            ours += res[m].cpu_ns;
-    run_host_cpus_release(&in[j]->r->host_cpus);
-    hostcpus_record(before, after, on, ours, res[j].wall_ns, &in[j]->r->host_cpus);
-}
-
-/* One window over the targets still going, together; each target's round-trip probe
- * and metrics endpoint run through it. STEP_ERROR (err set) when the CPU source cannot
- * be read; how each run's window ended is in its slot. Before abandon_until (monotonic),
- * a window that shows a change is given up (*abandoned): nothing of it is kept. */
+/* One window over the targets still going, together, with every window instrument
+ * (instrument.h) opened for each. STEP_ERROR (err set) when the CPU source cannot be
+ * read; how each run's window ended is in its slot. Before abandon_until (monotonic), a
+ * window that shows a change is given up (*abandoned): nothing of it is kept. */
 static enum step sample_window(struct runner *rn, struct slot *s, size_t n, struct progress *p,
                                uint64_t abandon_until, bool *abandoned, struct lb_error *err)
 {
@@ -568,69 +512,56 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
     struct plat_target *t[SAMPLER_MAX_TARGETS];
     struct sampler_opts so[SAMPLER_MAX_TARGETS];
     struct sample_result res[SAMPLER_MAX_TARGETS];
-    struct rtt_probe *probe[SAMPLER_MAX_TARGETS] = {0};
-    struct endpoint_window *endpoint[SAMPLER_MAX_TARGETS] = {0};
+    void *state[SAMPLER_MAX_TARGETS][WINDOW_INSTRUMENTS_MAX] = {{0}};
+    struct window w = {.c = c,
+                       .watch = rn->watch ? &rn->watch_cpus : NULL,
+                       .pin_self = rn->pin_self,
+                       .slices = rn->slices};
     struct window_watch watch = {in, 0, abandon_until};
     size_t k = 0;
     *abandoned = false;
     for (size_t i = 0; i < n; i++) {
         struct slot *x = &s[i];
-        const struct profile *prof = x->prof;
         if (x->step != STEP_OK)
             continue;
         so[k] = (struct sampler_opts){
-            .window_ns = (uint64_t)(c->sample_s * 1e9),
-            .interval_ns = (uint64_t)c->interval_ms * 1000000ULL,
+            .window_ns = (uint64_t)(c->spec.sample_s * 1e9),
+            .interval_ns = (uint64_t)c->spec.interval_ms * 1000000ULL,
             .on_tick = k == 0 ? progress_tick : NULL,
             .tick_ctx = p,
             .abandon = abandon_until > mono_ns() ? window_changed : NULL,
             .abandon_ctx = &watch,
         };
-        if (c->rotate_s > 0 && x->cpus) {
-            /* the interval rounded so that each CPU set gets an equal share of the window */
-            double turns = fmax(1, round(c->sample_s / ((double)duet_width(c) * c->rotate_s)));
-            so[k].rotate_ns = (uint64_t)(c->sample_s * 1e9 / ((double)duet_width(c) * turns));
-            so[k].slices = rn->slices;
-            so[k].n_slices = duet_width(c);
-            so[k].slice = (size_t)(x->cpus - rn->slices);
+        w.t[k] = (struct window_target){x->r, x->prof, x->cpus, &so[k], &res[k]};
+        struct lb_error open_err;
+        size_t opened = 0;
+        while (opened < n_window_instruments &&
+               window_instruments[opened]->open(&w, k, &state[k][opened], &open_err) == 0)
+            opened++;
+        if (opened < n_window_instruments) {
+            instruments_close(&w, k, state[k], false);
+            memset(state[k], 0, sizeof(state[k]));
+            x->r->failure = xstrdup(open_err.msg);
+            x->step = STEP_FAILED;
+            continue;
         }
         so[k].points_cap = sampler_points_needed(so[k].window_ns, so[k].interval_ns);
         free(x->points);
         x->points = xcalloc(so[k].points_cap, sizeof(*x->points));
         so[k].points = x->points;
-        /* The round-trip probe runs through the window, in its own thread. */
-        struct lb_error probe_err;
-        if (prof->has_rtt && rtt_start(&prof->rtt, &probe[k], &probe_err) < 0) {
-            x->r->failure = xasprintf("the round-trip probe could not start: %s", probe_err.msg);
-            x->step = STEP_FAILED;
-            continue;
-        }
-        /* So is the metrics endpoint, scraped at the edges and every interval between. */
-        if (prof->endpoint.n_select) {
-            double every = prof->endpoint_interval_s >= 0 ? prof->endpoint_interval_s
-                                                          : c->interval_ms / 1000.0;
-            endpoint[k] = endpoint_window_open(&prof->endpoint, (uint64_t)(every * 1e9));
-        }
         t[k] = x->t;
         in[k++] = x;
     }
     if (k == 0)
         return STEP_OK;
-    watch.n = k;
-    progress_phase(p, in[0]->index, in[0]->label, "sample", c->sample_s);
+    w.k = watch.n = k;
+    progress_phase(p, in[0]->index, in[0]->label, "sample", c->spec.sample_s);
     for (size_t j = 0; j < k; j++)
         capture_window_open(in[j]->cap);
-    struct hostcpus before = {0}, after = {0};
-    struct lb_error watch_err;
-    bool watched = rn->watch && hostcpus_take(&rn->watch_cpus, &before, &watch_err) == 0;
-    /* the packages' energy of a run in turn (a duet's is unavailable): one target */
-    struct energy_reading energy_from;
-    struct run_energy energy = {0};
-    struct lb_error energy_err;
-    bool metered = !c->energy_unavailable && energy_take(&energy_from, &energy_err) == 0;
+    instruments_edge(&w, state, false);
     int sampled = sampler_run_many(t, k, so, res, err);
-    metered = metered && sampled == 0 && energy_since(&energy_from, &energy, &energy_err) == 0;
-    watched = watched && sampled == 0 && hostcpus_take(&rn->watch_cpus, &after, &watch_err) == 0;
+    if (sampled == 0)
+        instruments_edge(&w, state, true);
     for (size_t j = 0; j < k; j++)
         *abandoned |= sampled == 0 && res[j].end == SAMPLE_ABANDONED;
     /* in a duet the other targets are not "other processes" of the host */
@@ -641,40 +572,13 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
     for (size_t j = 0; j < k; j++) {
         struct slot *x = in[j];
         struct run_record *r = x->r;
-        if (sampled == 0 && res[j].end == SAMPLE_ABANDONED) { /* the probes' figures too */
-            struct rtt_result gone_rtt;
-            struct endpoint_result gone_endpoint;
-            if (probe[j]) {
-                rtt_stop(probe[j], &gone_rtt);
-                rtt_result_release(&gone_rtt);
-            }
-            if (endpoint[j]) {
-                endpoint_window_close(endpoint[j], &gone_endpoint);
-                endpoint_result_release(&gone_endpoint);
-            }
+        if (sampled == 0 && res[j].end == SAMPLE_ABANDONED) { /* the instruments' figures too */
+            instruments_close(&w, j, state[j], false);
             continue;
         }
         r->sample = res[j];
         capture_window_close(x->cap, r->sample.start_wall_ns, r->sample.end_wall_ns);
-        if (so[j].rotate_ns)
-            record_rotation(r, &so[j]);
-        if (watched)
-            record_host_cpus(rn, in, res, k, j, &before, &after);
-        if (metered && k == 1) {
-            run_energy_release(&r->energy);
-            r->energy = energy;
-            energy = (struct run_energy){0};
-        }
-        if (probe[j]) {
-            rtt_stop(probe[j], &r->rtt);
-            r->has_rtt = true;
-            record_rtt(r);
-        }
-        if (endpoint[j]) {
-            endpoint_window_close(endpoint[j], &r->endpoint);
-            r->has_endpoint = true;
-            record_endpoint(r, &x->prof->endpoint);
-        }
+        instruments_close(&w, j, state[j], true);
         if (sampled < 0) {
             x->step = STEP_ERROR;
             continue;
@@ -690,9 +594,6 @@ static enum step sample_window(struct runner *rn, struct slot *s, size_t n, stru
             x->step = STEP_INTERRUPTED;
         }
     }
-    hostcpus_release(&before);
-    hostcpus_release(&after);
-    run_energy_release(&energy);
     return sampled < 0 ? STEP_ERROR : STEP_OK;
 }
 
@@ -757,14 +658,15 @@ static enum step warm_and_sample(struct runner *rn, struct slot *s, size_t n, st
                                  struct lb_error *err)
 {
     const struct campaign *c = &rn->c;
-    uint64_t start = mono_ns(), limit = start + (uint64_t)(c->warmup_s * 1e9);
+    uint64_t start = mono_ns(), limit = start + (uint64_t)(c->spec.warmup_s * 1e9);
     enum step step = STEP_OK;
     bool abandoned = true, capped = false;
     for (long restarts = 0; step == STEP_OK && abandoned && any_going(s, n); restarts++) {
-        progress_phase(p, s[0].index, s[0].label, c->warmup_auto ? "warm-up (auto)" : "warm-up",
-                       c->warmup_s);
-        step = c->warmup_auto ? settle(s, n, limit, &capped, p, err)
-                              : wait_phase(s, n, (uint64_t)(c->warmup_s * 1e9), p, "warm-up", err);
+        progress_phase(p, s[0].index, s[0].label,
+                       c->spec.warmup_auto ? "warm-up (auto)" : "warm-up", c->spec.warmup_s);
+        step = c->spec.warmup_auto
+                   ? settle(s, n, limit, &capped, p, err)
+                   : wait_phase(s, n, (uint64_t)(c->spec.warmup_s * 1e9), p, "warm-up", err);
         for (size_t i = 0; i < n; i++) {
             s[i].r->warmup_s = (double)(mono_ns() - start) / 1e9;
             s[i].r->window_restarts = restarts;
@@ -774,7 +676,7 @@ static enum step warm_and_sample(struct runner *rn, struct slot *s, size_t n, st
             break;
         /* At the window's edges: its journal on disk before the window opens. */
         note_targets(s, n, false, err);
-        step = sample_window(rn, s, n, p, c->warmup_auto ? limit : 0, &abandoned, err);
+        step = sample_window(rn, s, n, p, c->spec.warmup_auto ? limit : 0, &abandoned, err);
         note_targets(s, n, false, err);
     }
     return step;
@@ -785,12 +687,12 @@ static void slot_start(struct runner *rn, struct slot *x, struct progress *p, st
 {
     const struct campaign *c = &rn->c;
     struct run_record *r = x->r;
-    const char *value = c->values.v[r->setting_index];
+    const char *value = c->spec.values.v[r->setting_index];
     x->prof = &rn->profiles[r->variant_index];
     x->ce = &rn->edits[r->variant_index];
     snprintf(x->label, sizeof(x->label), "%s%s%s = %s #%ld",
-             c->n_variants ? c->variants[r->variant_index].name : "", c->n_variants ? ": " : "",
-             x->prof->knob.label, value, r->repeat);
+             c->spec.n_variants ? c->spec.variants[r->variant_index].name : "",
+             c->spec.n_variants ? ": " : "", x->prof->knob.label, value, r->repeat);
     run_paths_init(&x->rp, c, r);
     x->step = STEP_ERROR;
     if (mkdir_p(x->rp.dir, 0777, err) < 0 || confedit_apply(x->ce, x->prof, value, err) < 0 ||
@@ -800,7 +702,7 @@ static void slot_start(struct runner *rn, struct slot *x, struct progress *p, st
     setter_envp(x->prof, value, rn->target_env.v, &x->envp);
     struct capture_opts co = {
         .paths = {x->rp.stdout_log, x->rp.stderr_log},
-        .limit = c->log_limit,
+        .limit = c->spec.log_limit,
         .marker = x->prof->marker,
         .ready = x->ready_re,
     };
@@ -812,7 +714,7 @@ static void slot_start(struct runner *rn, struct slot *x, struct progress *p, st
         .envp = x->envp.v,
         .stdout_path = x->rp.stdout_log,
         .stderr_path = x->rp.stderr_log,
-        .cpu = c->cpu_source,
+        .cpu = c->spec.cpu_source,
         .cpus = x->cpus,
     };
     capture_spawn_opts(x->cap, &so);
@@ -923,7 +825,7 @@ static enum step run_group(struct runner *rn, size_t from, size_t to, struct pro
         s[n++].cpus = runner_cpus_of(rn, i);
     }
     for (size_t i = 0; i < n; i++) {
-        s[i].r->log_limit = c->log_limit;
+        s[i].r->log_limit = c->spec.log_limit;
         slot_start(rn, &s[i], p, err);
     }
     enum step group = wait_ready(s, n);
@@ -931,7 +833,7 @@ static enum step run_group(struct runner *rn, size_t from, size_t to, struct pro
     note_targets(s, n, false, err);
     /* --hold-idle: through the warm-up and the window, let go before the targets stop */
     int held = -1;
-    if (group == STEP_OK && c->hold_idle && (held = plat_idle_hold(err)) < 0)
+    if (group == STEP_OK && c->spec.hold_idle && (held = plat_idle_hold(err)) < 0)
         group = STEP_ERROR;
     for (size_t i = 0; i < n && held >= 0; i++)
         s[i].r->idle_held = true;
@@ -958,142 +860,26 @@ static int write_results(struct runner *rn, struct lb_error *err)
     return results_write(&rn->c, err);
 }
 
-/* What results.json says of the profile: its serialisation and the file itself, read
- * back through the same reader as any results.json's. */
-static int describe_profile(struct runner *rn, struct lb_error *err)
-{
-    const struct profile *p = &rn->profiles[0];
-    json_t *section = profile_to_json(p);
-    json_t *doc = p->text ? json_loads(p->text, 0, NULL) : NULL;
-    json_object_set_new(section, "document", doc ? doc : json_null());
-    int rc = campaign_profile_from_json(section, p->path, &rn->c.profile, err);
-    json_decref(section);
-    struct campaign_endpoint *ep = &rn->c.endpoint;
-    if (p->endpoint.n_select) {
-        ep->url = xstrdup(p->endpoint.url);
-        ep->format = xstrdup(metrics_format_name(p->endpoint.format));
-        for (size_t i = 0; i < p->endpoint.n_select; i++) {
-            strv_push(&ep->keys, p->endpoint.select[i].key);
-            strv_push_owned(&ep->sources, metrics_select_text(&p->endpoint, i));
-        }
-    }
-    rn->c.has_rtt = p->has_rtt;
-    return rc;
-}
-
-/* Two variants must not edit one config file: each run would overwrite the other's. */
-static int check_variant_files(const struct runner *rn, struct lb_error *err)
-{
-    for (size_t a = 0; a < rn->n_profiles; a++)
-        for (size_t b = a + 1; b < rn->n_profiles; b++) {
-            const struct profile *pa = &rn->profiles[a], *pb = &rn->profiles[b];
-            if (pa->knob.set.kind == SETTER_CONFIG && pb->knob.set.kind == SETTER_CONFIG &&
-                strcmp(pa->knob.set.file, pb->knob.set.file) == 0)
-                return lb_fail(err, "variants '%s' and '%s' both edit '%s': give each variant "
-                                    "its own config file (in its directory)",
-                               rn->c.variants[a].name, rn->c.variants[b].name, pa->knob.set.file);
-        }
-    return 0;
-}
-
-/* What the campaign ran: as told (--commit, then $LOOPBENCH_COMMIT), else the work tree
- * of the target's directory (with variants the last's, the head), else $GITHUB_SHA. Read
- * before any config file is edited, which would make every tree dirty. */
-static int campaign_commit(const struct run_opts *o, struct runner *rn, struct lb_error *err)
+/* The CPUs the targets run on (spec.cpus, resolved), and a duet's cells each on a slice of
+ * them; loopbench keeps to the other CPUs it may use. */
+static int pin_cpus(struct runner *rn, struct lb_error *err)
 {
     struct campaign *c = &rn->c;
-    struct lb_error e;
-    if (o->commit) {
-        if (commit_parse(o->commit, "option", &c->commit, &e) < 0)
-            return lb_fail(err, "--commit %s", e.msg);
-        return 0;
-    }
-    const char *told = getenv("LOOPBENCH_COMMIT");
-    if (told && *told)
-        return commit_from_env(&c->commit, err);
-    if (c->n_variants && c->variants[c->n_variants - 1].commit.sha) {
-        const struct campaign_commit *head = &c->variants[c->n_variants - 1].commit;
-        c->commit = (struct campaign_commit){xstrdup(head->sha), head->dirty, head->source};
-        return 0;
-    }
-    if (!c->n_variants && commit_from_git(rn->profiles[0].cwd, &c->commit) == 0)
-        return 0;
-    return commit_from_env(&c->commit, err);
-}
-
-/* The target's profile once per variant (once without variants). */
-static int load_profiles(const struct run_opts *o, const char *path, struct runner *rn,
-                         struct lb_error *err)
-{
-    struct campaign *c = &rn->c;
-    rn->n_profiles = o->n_variants ? o->n_variants : 1;
-    rn->profiles = xcalloc(rn->n_profiles, sizeof(*rn->profiles));
-    rn->edits = xcalloc(rn->n_profiles, sizeof(*rn->edits));
-    c->variants = xcalloc(o->n_variants + 1, sizeof(*c->variants));
-    for (size_t i = 0; i < o->n_variants; i++) {
-        const struct variant_opt *v = &o->variants[i];
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(v->name, o->variants[j].name) == 0)
-                return lb_fail(err, "--variant '%s': the name is given twice", v->name);
-        /* Absolute, so that a campaign resumed from another directory finds it. */
-        char *dir = plat_realpath(v->dir);
-        if (!dir)
-            return lb_fail_errno(err, errno, "--variant '%s': directory '%s'", v->name, v->dir);
-        c->variants[c->n_variants] =
-            (struct campaign_variant){.name = xstrdup(v->name), .dir = dir};
-        commit_from_git(dir, &c->variants[c->n_variants++].commit);
-    }
-    for (size_t i = 0; i < rn->n_profiles; i++) {
-        int rc = o->n_variants ? profile_load_variant(path, o->variants[i].dir, &rn->profiles[i],
-                                                      err)
-                               : profile_load(path, &rn->profiles[i], err);
-        /* a command that cannot start is said now, as validate says it, not after the
-         * campaign's directory is made */
-        if (rc < 0 || profile_check_command(&rn->profiles[i], err) < 0)
-            return -1;
-    }
-    return check_variant_files(rn, err);
-}
-
-/* --cpus and --order duet: the CPUs the targets run on, and (duet) each cell's slice
- * of them; loopbench keeps to the other CPUs it may use. */
-static int setup_cpus(const struct run_opts *o, struct runner *rn, struct lb_error *err)
-{
-    struct campaign *c = &rn->c;
-    const char *what = o->cpus ? "--cpus" : "--order duet";
     struct cpuset avail;
-    struct lb_error e;
-    char list[256], have[256];
-    if (plat_cpus_available(&avail, &e) < 0)
-        return lb_fail(err, "%s: %s", what, e.msg);
-    cpuset_format(&avail, have, sizeof(have));
-    rn->target_cpus = avail;
-    if (o->cpus && cpuset_parse(o->cpus, &rn->target_cpus, &e) < 0)
-        return lb_fail(err, "--cpus %s", e.msg);
-    if (!cpuset_within(&rn->target_cpus, &avail))
-        return lb_fail(err, "--cpus '%s': loopbench may run on CPUs %s only", o->cpus, have);
+    char list[256];
+    if (plat_cpus_available(&avail, err) < 0 ||
+        cpuset_parse(c->spec.cpus, &rn->target_cpus, err) < 0)
+        return -1;
     rn->pinned = true;
-    cpuset_format(&rn->target_cpus, list, sizeof(list));
-    c->cpus = xstrdup(list);
     cpuset_minus(&avail, &rn->target_cpus, &rn->self_cpus);
     rn->pin_self = cpuset_count(&rn->self_cpus) > 0;
     if (rn->pin_self) {
         cpuset_format(&rn->self_cpus, list, sizeof(list));
         c->loopbench_cpus = xstrdup(list);
     }
-    if (c->order != ORDER_DUET)
+    if (c->spec.order != ORDER_DUET)
         return 0;
-    size_t width = duet_width(c), cpus = cpuset_count(&rn->target_cpus);
-    if (width < 2 || width > SAMPLER_MAX_TARGETS || width > cpus)
-        return lb_fail(err, "--order duet: runs %s at once, each on CPUs of its own: expected 2 "
-                            "to %d of them, and no more than the %zu CPUs loopbench may use "
-                            "(%s); %zu given",
-                       c->n_variants ? "the variants of a setting" : "the settings of a round",
-                       SAMPLER_MAX_TARGETS, cpus, c->cpus, width);
-    if (!c->n_variants && rn->profiles[0].knob.set.kind == SETTER_CONFIG)
-        return lb_fail(err, "--order duet: the settings would run at once from one config file "
-                            "('%s'): compare builds as variants, or set the knob by argv or env",
-                       rn->profiles[0].knob.set.file);
+    size_t width = campaign_spec_duet_width(&c->spec);
     rn->slices = xcalloc(width, sizeof(*rn->slices));
     for (size_t k = 0; k < width; k++)
         cpuset_slice(&rn->target_cpus, width, k, &rn->slices[k]);
@@ -1102,131 +888,46 @@ static int setup_cpus(const struct run_opts *o, struct runner *rn, struct lb_err
 
 /* What the targets get of loopbench's environment: the base, the profiles' pass_env
  * and --pass-env, recorded by name. */
-static int target_env(const struct run_opts *o, struct runner *rn, struct lb_error *err)
+static void target_env(struct runner *rn)
 {
     struct campaign *c = &rn->c;
     struct strv pass = {0};
-    for (size_t i = 0; i < o->pass_env.n; i++) {
-        if (targetenv_check(o->pass_env.v[i], "--pass-env", err) < 0) {
-            strv_release(&pass);
-            return -1;
-        }
-        strv_push(&c->pass_env, o->pass_env.v[i]);
-        strv_push(&pass, o->pass_env.v[i]);
-    }
+    for (size_t i = 0; i < c->spec.pass_env.n; i++)
+        strv_push(&pass, c->spec.pass_env.v[i]);
     for (size_t k = 0; k < rn->n_profiles; k++)
         for (size_t i = 0; i < rn->profiles[k].pass_env.n; i++)
             strv_push(&pass, rn->profiles[k].pass_env.v[i]);
     targetenv_select(environ, &pass, &rn->target_env, &c->env_passed, &c->env_withheld);
-    c->env_recorded = true;
     strv_release(&pass);
-    return 0;
 }
 
-int runner_setup(const struct run_opts *o, struct runner *rn, struct lb_error *err)
+int runner_setup(const struct run_opts *o, struct campaign_spec *spec, struct runner *rn,
+                 struct lb_error *err)
 {
     memset(rn, 0, sizeof(*rn));
     rn->dir_lock_fd = -1;
     struct campaign *c = &rn->c;
+    c->spec = *spec;
+    campaign_spec_init(spec);
     c->started_wall_ns = wall_ns();
-    char *default_path = NULL;
-    const char *path = o->profile_path;
-    if (!path) {
-        default_path = profile_default_path(err);
-        if (!default_path)
-            return -1;
-        path = default_path;
-    }
-    int rc = load_profiles(o, path, rn, err);
-    free(default_path);
-    if (rc < 0 || describe_profile(rn, err) < 0)
+    if (!c->spec.profile_path && !(c->spec.profile_path = profile_default_path(err)))
         return -1;
-    const struct profile *prof = &rn->profiles[0];
-    if (campaign_commit(o, rn, err) < 0)
+    if (campaign_spec_resolve(c, &rn->profiles, &rn->n_profiles, err) < 0)
         return -1;
-    if (c->n_variants && o->order == ORDER_GROUPED)
-        return lb_fail(err, "--order grouped: variants are compared round by round, and grouped "
-                            "runs have no rounds (use random or interleave)");
-
-    const struct strv *values = o->settings.n ? &o->settings : &prof->knob.values;
-    /* Never a campaign loopbench could not read back. */
-    if (campaign_size_check(values->n, c->n_variants, 0, "run", err) < 0)
-        return -1;
-    for (size_t i = 0; i < values->n; i++) {
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(values->v[i], values->v[j]) == 0)
-                return lb_fail(err, "--settings: '%s' is given twice", values->v[i]);
-        strv_push(&c->values, values->v[i]);
-    }
-    if (c->values.n == 0)
-        return lb_fail(err, "--settings: expected at least one value");
-    /* The profile's baseline when it is among the settings, else the first. */
-    c->baseline = 0;
-    for (size_t i = 0; i < c->values.n; i++)
-        if (prof->knob.baseline && strcmp(c->values.v[i], prof->knob.baseline) == 0)
-            c->baseline = i;
-
-    c->repeat = o->repeat > 0 ? o->repeat : prof->repeat;
-    if (campaign_size_check(0, 0, campaign_cells(c) * (size_t)c->repeat, "run", err) < 0)
-        return -1;
-    c->sequential_max = o->sequential ? c->repeat : 0;
-    if (c->sequential_max && o->order == ORDER_GROUPED)
-        return lb_fail(err, "--repeat auto: looks after each round, which --order grouped "
-                            "does not have: use interleave or random");
-    c->warmup_s = o->warmup_s >= 0 ? o->warmup_s : prof->warmup_s;
-    c->warmup_auto = o->warmup_auto;
-    c->sample_s = o->sample_s > 0 ? o->sample_s : prof->sample_s;
-    c->interval_ms = o->interval_ms;
-    c->log_limit = o->log_limit ? o->log_limit : prof->log_limit;
-    c->order = o->order;
-    /* 53 bits, so that the seed survives a trip through any JSON reader. */
-    c->seed = (o->seed_set ? o->seed : (wall_ns() ^ ((uint64_t)getpid() << 32))) &
-              ((1ULL << 53) - 1);
-    c->cpu_source = o->cpu_source;
+    rn->edits = xcalloc(rn->n_profiles, sizeof(*rn->edits));
     c->command_line = xstrdup(o->command_line ? o->command_line : "");
     c->self.version = xstrdup(LOOPBENCH_VERSION);
     char commit[64];
     if (lbversion_commit(commit, sizeof(commit)))
         c->self.commit = xstrdup(commit);
     c->self.platform = xstrdup(plat_name());
-    if ((o->cpus || c->order == ORDER_DUET) && setup_cpus(o, rn, err) < 0)
+    if (c->spec.cpus && pin_cpus(rn, err) < 0)
         return -1;
-    if (o->rotate_s > 0 && c->order != ORDER_DUET)
-        return lb_fail(err, "--rotate %g: swaps the CPU sets of a duet's targets inside the "
-                            "window: expected --order duet", o->rotate_s);
-    c->rotate_s = c->order != ORDER_DUET ? 0 : o->rotate_s >= 0 ? o->rotate_s : RUN_ROTATE_DEFAULT_S;
-    /* Refused before anything runs, rather than at the first warm-up. */
-    c->hold_idle = o->hold_idle || prof->hold_idle;
-    int held = c->hold_idle ? plat_idle_hold(err) : 0;
-    if (held < 0)
-        return -1;
-    plat_idle_release(c->hold_idle ? held : -1);
     struct lb_error e;
     rn->watch_cpus = rn->target_cpus;
     rn->watch = rn->pinned || plat_cpus_available(&rn->watch_cpus, &e) == 0;
     c->cpuidle_driver = plat_cpuidle_driver();
-    if (o->primary)
-        c->primary = xstrdup(o->primary);
-    else if (prof->primary.n)
-        for (size_t i = 0; i < prof->primary.n; i++) {
-            char *longer = xasprintf("%s%s%s", i ? c->primary : "", i ? "," : "",
-                                     prof->primary.v[i]);
-            free(c->primary);
-            c->primary = longer;
-        }
-    if (compare_check_keys(c, c->primary, "--primary", err) < 0 || target_env(o, rn, err) < 0)
-        return -1;
-    /* budgets need no second cell: a single setting can run until they are decided */
-    struct budget_set budgets = {0};
-    if (budget_from_campaign(c, &budgets, err) < 0 || budget_check(&budgets, c, err) < 0) {
-        budget_set_release(&budgets);
-        return -1;
-    }
-    size_t n_budgets = budgets.n;
-    budget_set_release(&budgets);
-    if (c->sequential_max && campaign_cells(c) < 2 && n_budgets == 0)
-        return lb_fail(err, "--repeat auto: nothing to compare: give two settings or more, "
-                            "two variants, or budgets in the profile");
+    target_env(rn);
     plan_runs(c);
     return 0;
 }
@@ -1240,10 +941,11 @@ int runner_begin(const struct run_opts *o, struct runner *rn, struct strv *notes
         memset(&c->host, 0, sizeof(c->host));
     if (plat_events_init(err) < 0 || (rn->pin_self && plat_pin_self(&rn->self_cpus, err) < 0))
         return -1;
-    if (rn->watch && !c->cpuidle_driver && (c->hold_idle || rn->pinned))
+    if (rn->watch && !c->cpuidle_driver && (c->spec.hold_idle || rn->pinned))
         msg_info("the host has no cpuidle driver: no idle-state counters are recorded%s",
-                 c->hold_idle ? ", and holding its CPUs out of idle states should change nothing"
-                              : "");
+                 c->spec.hold_idle
+                     ? ", and holding its CPUs out of idle states should change nothing"
+                     : "");
     for (size_t i = 0; i < rn->n_profiles; i++)
         if (confedit_begin(&rn->edits[i], &rn->profiles[i], notes, err) < 0)
             return -1;
@@ -1258,8 +960,9 @@ int runner_begin(const struct run_opts *o, struct runner *rn, struct strv *notes
         return -1;
     }
     rn->dir_lock = lock;
-    if (energy_campaign_begin(c, err) < 0)
-        return -1;
+    for (size_t i = 0; i < n_window_instruments; i++)
+        if (window_instruments[i]->begin && window_instruments[i]->begin(c, err) < 0)
+            return -1;
     /* The plan is on disk before the first run, so even a campaign that dies in its
      * first run can be resumed; and an unwritable directory is found now. */
     return write_results(rn, err);
@@ -1296,11 +999,12 @@ static int look_after_round(struct campaign *c, struct compare_looks *l, long ro
                             double run_s, struct lb_error *err)
 {
     struct budget_set budgets = {0};
-    struct compare_opts co = {.primary = c->primary, .gate = gate_opts_default(),
-                              .budgets = &budgets};
+    struct compare_opts co = {
+        .primary = c->spec.primary, .gate = gate_opts_default(), .budgets = &budgets};
     struct compare_result res = {0};
     if (budget_from_campaign(c, &budgets, err) < 0 || compare_within(c, &co, &res, err) < 0 ||
-        (c->n_looks == 0 && compare_looks_init(l, &res, c->sequential_max, &co.gate, err) < 0)) {
+        (c->n_looks == 0 &&
+         compare_looks_init(l, &res, c->spec.sequential_max, &co.gate, err) < 0)) {
         compare_result_release(&res);
         budget_set_release(&budgets);
         return -1;
@@ -1311,23 +1015,24 @@ static int look_after_round(struct campaign *c, struct compare_looks *l, long ro
     bool futile = false;
     for (size_t k = 0; k < res.n_rows; k++)
         futile |= res.rows[k].gated && l->futile[k] && !l->decided_at[k];
-    if (undecided == 0 || round >= c->sequential_max) {
+    if (undecided == 0 || round >= c->spec.sequential_max) {
         c->sequential_stop = undecided ? "cap" : (futile ? "futile" : "decided");
         for (size_t j = i + 1; j < c->n_runs; j++)
             run_record_release(&c->runs[j]);
         c->n_runs = i + 1;
-        c->repeat = round;
+        c->spec.repeat = round;
         msg_info("round %ld: %s, the campaign stops", round,
                  undecided ? "the cap is reached"
                            : (futile ? "what is undecided would rarely be decided by the cap"
                                      : "every gated comparison is decided"));
     } else {
         char *names = undecided_names(&res, l);
-        long left = c->sequential_max - round;
-        msg_info("round %ld: %zu undecided (%s); at most %ld more round%s, %.0f s", round,
-                 undecided, names, left, left == 1 ? "" : "s",
-                 (double)left * (double)campaign_cells(c) * run_s /
-                     (c->order == ORDER_DUET ? (double)duet_width(c) : 1.0));
+        long left = c->spec.sequential_max - round;
+        msg_info(
+            "round %ld: %zu undecided (%s); at most %ld more round%s, %.0f s", round, undecided,
+            names, left, left == 1 ? "" : "s",
+            (double)left * (double)campaign_cells(c) * run_s /
+                (c->spec.order == ORDER_DUET ? (double)campaign_spec_duet_width(&c->spec) : 1.0));
         free(names);
     }
     compare_result_release(&res);
@@ -1339,7 +1044,7 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
 {
     struct campaign *c = &rn->c;
     struct progress p;
-    double run_s = c->warmup_s + c->sample_s + 1.0;
+    double run_s = c->spec.warmup_s + c->spec.sample_s + 1.0;
     progress_init(&p, c->n_runs, run_s, msg_quiet());
 
     int rc = 0;
@@ -1377,14 +1082,14 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
                 k++;
             const struct run_record *r = &c->runs[k];
             rc = lb_fail(err, "run %zu of %zu (%s = %s #%ld) failed: %s", k + 1, c->n_runs,
-                         c->profile.knob_label, c->values.v[r->setting_index], r->repeat,
+                         c->profile.knob_label, c->spec.values.v[r->setting_index], r->repeat,
                          r->failure);
             if (!o->keep_going)
                 break;
         }
         i = end;
         long round = c->runs[end - 1].repeat;
-        if (c->sequential_max && round >= SEQ_MIN_ROUNDS && ends_round(c, end - 1)) {
+        if (c->spec.sequential_max && round >= SEQ_MIN_ROUNDS && ends_round(c, end - 1)) {
             progress_clear(&p);
             if (look_after_round(c, &looks, round, end - 1, run_s, err) < 0 ||
                 write_results(rn, err) < 0) {
@@ -1419,7 +1124,8 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
 void runner_release(struct runner *rn)
 {
     for (size_t i = 0; i < rn->n_profiles; i++) {
-        confedit_release(&rn->edits[i]);
+        if (rn->edits)
+            confedit_release(&rn->edits[i]);
         profile_release(&rn->profiles[i]);
     }
     free(rn->edits);

@@ -15,48 +15,17 @@
 #include "profile.h"
 #include "util.h"
 
-/* --order duet without --rotate: the targets swap CPU sets this often inside the window
- * (seconds), as the issue's hand measurement on a 2-CPU VM ran it (docs/ci.md). */
-#define RUN_ROTATE_DEFAULT_S 0.5
-
-/* --warmup auto without a MAX: the most a run waits for its target to settle, seconds. */
-#define RUN_WARMUP_AUTO_MAX 60.0
 /* --warmup auto: the target's CPU is read this often (ns), and has settled when the last
  * RUN_SETTLE_SPAN_NS of it are steady (steady_check). */
 #define RUN_SETTLE_EVERY_NS (100ULL * 1000 * 1000)
 #define RUN_SETTLE_SPAN_NS (2000ULL * 1000 * 1000)
 
-/* --variant NAME=DIR */
-struct variant_opt {
-    const char *name, *dir;
-};
-
+/* What `run` is told that is not the campaign's (the spec holds that: spec.h): how this
+ * loopbench goes about it, which a resumed campaign is told afresh. */
 struct run_opts {
-    const char *profile_path;  /* NULL: the built-in reference profile */
-    struct strv settings;      /* --settings; empty: the profile's values */
-    long repeat;               /* <= 0: the profile's default; with sequential, the cap */
-    bool sequential;           /* --repeat auto: rounds until decided, at most repeat */
-    const char *primary;       /* --primary: keys the gate holds to; NULL: the profile's */
-    const char *cpus;          /* --cpus LIST: the CPUs the targets run on; NULL: any */
-    struct strv pass_env;      /* --pass-env: variables the targets get besides the base */
-    double warmup_s;           /* < 0: the profile's default; with warmup_auto, the most */
-    bool warmup_auto;          /* --warmup auto: until the target has settled (steady.h) */
-    double sample_s;           /* <= 0: the profile's default */
-    bool hold_idle;            /* --hold-idle (else the profile's defaults.hold_idle) */
-    double rotate_s;           /* --rotate; < 0: RUN_ROTATE_DEFAULT_S in a duet */
-    enum run_order order;
-    bool seed_set;
-    uint64_t seed;
-    unsigned interval_ms;
-    uint64_t log_limit;        /* --log-limit, bytes; 0: the profile's default */
-    const char *out_dir;       /* NULL: results/<profile>-<UTC time>/ */
-    const char *resume_dir;    /* --resume: continue the campaign of this directory */
-    bool keep_going;
-    enum cpu_source_kind cpu_source;
-    const char *command_line;  /* recorded in results */
-    const char *commit;        /* --commit SHA[,dirty]: what ran; NULL: found (commit.h) */
-    struct variant_opt *variants; /* builds compared setting by setting, the first the base */
-    size_t n_variants;
+    const char *resume_dir;   /* --resume: continue the campaign of this directory */
+    bool keep_going;          /* --keep-going: on after a failed run */
+    const char *command_line; /* as typed, recorded in results.json */
 };
 
 /* A campaign being run: its model, and what only the runner holds. */
@@ -85,13 +54,16 @@ struct runner {
     struct cpuset watch_cpus;
 };
 
-/* Load the profile and plan the runs (release with runner_release, also on failure).
- * Fails on bad input: an invalid profile or settings. */
-int runner_setup(const struct run_opts *opts, struct runner *r, struct lb_error *err);
+/* The campaign spec asks (taken from *spec, which is left empty): resolve it against its
+ * profile (campaign_spec_resolve) and plan the runs (release with runner_release, also on
+ * failure). Fails on bad input: an invalid profile, or a spec it cannot run. */
+int runner_setup(const struct run_opts *opts, struct campaign_spec *spec, struct runner *r,
+                 struct lb_error *err);
 /* Set r up again from the results.json of an interrupted campaign in opts->resume_dir
- * (resume.c): the same profile (refused if its file changed since), settings, order and
- * plan, with the runs that completed kept and the others (failed, interrupted, never
- * started) still to run. Fails when the directory holds no such campaign. */
+ * (resume.c): its spec resolved again, so the same profile (refused if its file changed
+ * since), settings, order and plan, with the runs that completed kept and the others
+ * (failed, interrupted, never started) still to run. Fails when the directory holds no
+ * such campaign. */
 int runner_setup_resume(const struct run_opts *opts, struct runner *r, struct lb_error *err);
 /* Claim what the campaign touches: lock its config files, put back what a loopbench
  * that died left edited (a line per file in notes), read their originals, make and lock

@@ -11,10 +11,7 @@
 #include "platform/files.h"
 #include "platform/platform.h"
 
-static const char *const order_names[] = {"interleave", "random", "grouped", "duet"};
 static const char *const status_names[] = {"pending", "ok", "failed", "interrupted"};
-
-ENUM_WORDS(enum run_order, order_names, run_order_name, run_order_parse)
 
 ENUM_WORDS(enum run_status, status_names, run_status_name, run_status_parse)
 
@@ -100,25 +97,25 @@ const char *campaign_fingerprint_differs(const struct campaign *a, const struct 
 
 size_t campaign_cells(const struct campaign *c)
 {
-    return c->values.n * (c->n_variants ? c->n_variants : 1);
+    return c->spec.values.n * (c->spec.n_variants ? c->spec.n_variants : 1);
 }
 
 struct cell campaign_cell(const struct campaign *c, size_t i)
 {
-    size_t nv = c->n_variants ? c->n_variants : 1;
+    size_t nv = c->spec.n_variants ? c->spec.n_variants : 1;
     return (struct cell){i / nv, i % nv};
 }
 
 struct cell campaign_reference(const struct campaign *c, struct cell x)
 {
-    return c->n_variants ? (struct cell){x.setting, 0} : (struct cell){c->baseline, 0};
+    return c->spec.n_variants ? (struct cell){x.setting, 0} : (struct cell){c->spec.baseline, 0};
 }
 
 char *campaign_cell_name(const struct campaign *c, struct cell x)
 {
-    if (!c->n_variants)
-        return xstrdup(c->values.v[x.setting]);
-    return xasprintf("%s %s", c->values.v[x.setting], c->variants[x.variant].name);
+    if (!c->spec.n_variants)
+        return xstrdup(c->spec.values.v[x.setting]);
+    return xasprintf("%s %s", c->spec.values.v[x.setting], c->spec.variants[x.variant].name);
 }
 
 bool run_in_cell(const struct run_record *r, struct cell x)
@@ -129,37 +126,19 @@ bool run_in_cell(const struct run_record *r, struct cell x)
 long campaign_find_cell(const struct campaign *c, const char *value, const char *variant)
 {
     long si = campaign_setting(c, value);
-    if (si < 0 || (variant == NULL) != (c->n_variants == 0))
+    if (si < 0 || (variant == NULL) != (c->spec.n_variants == 0))
         return -1;
-    size_t nv = c->n_variants ? c->n_variants : 1;
+    size_t nv = c->spec.n_variants ? c->spec.n_variants : 1;
     for (size_t v = 0; v < nv; v++)
-        if (!variant || strcmp(c->variants[v].name, variant) == 0)
+        if (!variant || strcmp(c->spec.variants[v].name, variant) == 0)
             return (long)((size_t)si * nv + v);
     return -1;
 }
 
-int campaign_size_check(size_t settings, size_t variants, size_t runs, const char *where,
-                        struct lb_error *err)
-{
-    const struct {
-        size_t n, max;
-        const char *what;
-    } caps[] = {
-        {settings, CAMPAIGN_SETTINGS_MAX, "settings"},
-        {variants, CAMPAIGN_VARIANTS_MAX, "variants"},
-        {settings * (variants ? variants : 1), CAMPAIGN_CELLS_MAX, "cells (settings x variants)"},
-        {runs, CAMPAIGN_RUNS_MAX, "runs"}};
-    for (size_t i = 0; i < ARRAY_SIZE(caps); i++)
-        if (caps[i].n > caps[i].max)
-            return lb_fail(err, "%s: %zu %s, more than the %zu of a campaign loopbench reads",
-                           where, caps[i].n, caps[i].what, caps[i].max);
-    return 0;
-}
-
 long campaign_setting(const struct campaign *c, const char *value)
 {
-    for (size_t i = 0; i < c->values.n; i++)
-        if (strcmp(c->values.v[i], value) == 0)
+    for (size_t i = 0; i < c->spec.values.n; i++)
+        if (strcmp(c->spec.values.v[i], value) == 0)
             return (long)i;
     return -1;
 }
@@ -270,8 +249,8 @@ int campaign_series_load(struct campaign *c, struct lb_error *err)
 
 void campaign_warmup_text(const struct campaign *c, char *buf, size_t size)
 {
-    if (!c->warmup_auto) {
-        snprintf(buf, size, "%g s", c->warmup_s);
+    if (!c->spec.warmup_auto) {
+        snprintf(buf, size, "%g s", c->spec.warmup_s);
         return;
     }
     double lo = INFINITY, hi = -INFINITY;
@@ -281,9 +260,9 @@ void campaign_warmup_text(const struct campaign *c, char *buf, size_t size)
             hi = fmax(hi, c->runs[i].warmup_s);
         }
     if (lo > hi)
-        snprintf(buf, size, "auto (at most %g s)", c->warmup_s);
+        snprintf(buf, size, "auto (at most %g s)", c->spec.warmup_s);
     else
-        snprintf(buf, size, "auto, %.1f-%.1f s (at most %g s)", lo, hi, c->warmup_s);
+        snprintf(buf, size, "auto, %.1f-%.1f s (at most %g s)", lo, hi, c->spec.warmup_s);
 }
 
 void run_host_cpus_release(struct run_host_cpus *h)
@@ -333,9 +312,8 @@ void campaign_release(struct campaign *c)
     free(c->out_dir);
     free(c->path);
     free(c->command_line);
+    campaign_spec_release(&c->spec);
     free(c->look_undecided);
-    free(c->primary);
-    free(c->cpus);
     free(c->loopbench_cpus);
     free(c->cpuidle_driver);
     free(c->energy_unavailable);
@@ -349,16 +327,8 @@ void campaign_release(struct campaign *c)
     strv_release(&c->endpoint.keys);
     strv_release(&c->endpoint.sources);
     plat_host_facts_release(&c->host);
-    strv_release(&c->values);
-    for (size_t i = 0; i < c->n_variants; i++) {
-        free(c->variants[i].name);
-        free(c->variants[i].dir);
-        commit_release(&c->variants[i].commit);
-    }
     commit_release(&c->commit);
-    free(c->variants);
     strv_release(&c->resumed_at);
-    strv_release(&c->pass_env);
     strv_release(&c->env_passed);
     for (size_t i = 0; i < c->n_runs; i++)
         run_record_release(&c->runs[i]);

@@ -16,6 +16,7 @@
 #include "platform/platform.h"
 #include "probes.h"
 #include "profile.h"
+#include "spec.h"
 #include "util.h"
 #include "window.h"
 
@@ -26,27 +27,6 @@ struct metric;
 /* The first round after which --repeat auto looks (src/analysis/sequential.c), and so the
  * round of a campaign's first look. */
 #define SEQ_MIN_ROUNDS 3
-
-/* The largest campaign loopbench plans or reads back: one made elsewhere past these is
- * refused, not read for minutes (an analysis goes over every run once per cell). A run
- * is about 1 KB in memory however small its JSON, so the runs one command reads, over
- * every campaign it is given, have a cap too. */
-#define CAMPAIGN_RUNS_MAX 100000
-#define CAMPAIGN_SETTINGS_MAX 256
-#define CAMPAIGN_VARIANTS_MAX 32
-#define CAMPAIGN_CELLS_MAX 1024 /* settings x variants */
-#define CAMPAIGN_RUNS_TOTAL_MAX 250000
-/* 0, or -1 with err (naming `where`) when a campaign of that many settings, variants
- * (0 without) and runs is past the caps above. */
-int campaign_size_check(size_t settings, size_t variants, size_t runs, const char *where,
-                        struct lb_error *err);
-
-/* duet: the variants of a setting (without variants, the settings of a round) at the
- * same time, each on CPUs of its own, the CPU sets turned round by one every round
- * (Bulej et al. 2020); otherwise interleave's order. */
-enum run_order { ORDER_INTERLEAVE = 0, ORDER_RANDOM, ORDER_GROUPED, ORDER_DUET };
-const char *run_order_name(enum run_order o);
-int run_order_parse(const char *s, enum run_order *out);
 
 enum run_status { RUN_PENDING = 0, RUN_OK, RUN_FAILED, RUN_INTERRUPTED };
 const char *run_status_name(enum run_status s);
@@ -82,14 +62,6 @@ void campaign_profile_release(struct campaign_profile *p);
 struct campaign_endpoint {
     char *url, *format;
     struct strv keys, sources; /* per selected value, in the profile's order */
-};
-
-/* A build of the target compared with the others in one campaign: its runs take the
- * command, cwd and config files from its directory (docs/cli.md). */
-struct campaign_variant {
-    char *name;                 /* "base", "head" */
-    char *dir;                  /* as given */
-    struct campaign_commit commit; /* of dir's work tree */
 };
 
 /* An idle state of one CPU over a window: the cpuidle counters' deltas. */
@@ -141,8 +113,8 @@ struct run_series {
 };
 
 struct run_record {
-    size_t setting_index;       /* into campaign.values */
-    size_t variant_index;       /* into campaign.variants; 0 in a knob-only campaign */
+    size_t setting_index;       /* into campaign.spec.values */
+    size_t variant_index;       /* into campaign.spec.variants; 0 in a knob-only campaign */
     long repeat;                /* 1-based: runs of the same repeat share a round */
     enum run_status status;
     char *dir;                  /* relative to the campaign directory: runs/<setting>-<k> */
@@ -193,6 +165,7 @@ struct campaign_self {
 };
 
 struct campaign {
+    struct campaign_spec spec;  /* what it was asked (spec.h), resolved */
     char *out_dir;              /* the campaign's directory (where results.json is) */
     char *path;                 /* the results.json it was read from; NULL while it runs */
     char *command_line;
@@ -205,52 +178,26 @@ struct campaign {
     /* What ran: run --commit, $LOOPBENCH_COMMIT, the target's directory's work tree
      * (with variants, the last's: the head), else $GITHUB_SHA. */
     struct campaign_commit commit;
-    struct strv values;         /* settings, in the order given */
-    size_t baseline;            /* index into values */
-    /* Builds compared setting by setting, the first the base the others are compared
-     * with; none in a knob-only campaign, which compares settings with the baseline. */
-    struct campaign_variant *variants;
-    size_t n_variants;
-    long repeat;
-    /* --repeat auto=MAX (runs until decided, src/analysis/sequential.c): the cap, 0 for a fixed
-     * count; then repeat is the cap until the campaign stops, the rounds run after. Look
-     * i, after round SEQ_MIN_ROUNDS + i, left look_undecided[i] gated comparisons
-     * undecided; sequential_stop says why it stopped ("decided"; "futile": the rest
-     * would rarely be decided by the cap; "cap"; static), NULL while it runs. */
-    long sequential_max;
-    /* The keys the campaign's gate holds to, comma-separated ("cpu", health keys): from
-     * run --primary, else the profile's metrics.primary; NULL: every one. compare and
-     * the looks of --repeat auto take it unless told otherwise. */
-    char *primary;
-    /* --cpus or --order duet: the CPUs the targets ran on (each run records its own)
-     * and those loopbench kept to, "0-3,6"; NULL: not pinned, or nothing spare. */
-    char *cpus, *loopbench_cpus;
-    /* The targets' environment (targetenv.h): the names run --pass-env asked for, the
-     * names taken from loopbench's environment (the base and those asked for, the
-     * profile's pass_env included) and how many of its variables were withheld.
-     * env_recorded false: a campaign run before these were. */
-    bool env_recorded;
-    struct strv pass_env, env_passed;
-    size_t env_withheld;
+    /* --repeat auto (spec.sequential_max, src/analysis/sequential.c): look i, after round
+     * SEQ_MIN_ROUNDS + i, left look_undecided[i] gated comparisons undecided;
+     * sequential_stop says why it stopped ("decided"; "futile": the rest would rarely be
+     * decided by the cap; "cap"; static), NULL while it runs. */
     long *look_undecided;
     size_t n_looks;
     const char *sequential_stop;
-    double warmup_s, sample_s;  /* with warmup_auto, warmup_s is the most a run waits */
-    bool warmup_auto;           /* --warmup auto: each run until its target has settled */
-    /* --hold-idle: the CPUs held out of idle states through every warm-up and window */
-    bool hold_idle;
-    double rotate_s;            /* --rotate: a duet's swaps inside the window; 0: none */
+    /* Pinned (spec.cpus): the CPUs loopbench kept to, "0-3,6"; NULL: nothing spare. */
+    char *loopbench_cpus;
+    /* The targets' environment (targetenv.h): the names taken from loopbench's
+     * environment (the base and those asked for, the profile's pass_env included) and how
+     * many of its variables were withheld. */
+    struct strv env_passed;
+    size_t env_withheld;
     char *cpuidle_driver;       /* the host's, NULL: none (or not known) */
     /* Package energy: why the runs record none, one line ("no RAPL: ...", or a duet's
      * targets sharing the package), NULL when they do (or a results.json from before);
      * and the packages' power over a quiet spell before the first run, as a reference. */
     char *energy_unavailable;
     struct run_energy energy_idle;
-    unsigned interval_ms;
-    uint64_t log_limit;         /* bytes of each stream's log kept per run */
-    enum run_order order;
-    uint64_t seed;
-    enum cpu_source_kind cpu_source; /* what was asked; each run records what was used */
     uint64_t started_wall_ns, finished_wall_ns;
     int interrupted_by;         /* signal number, 0 if not interrupted */
     struct strv resumed_at;     /* UTC times of each --resume */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "campaign.h"
+#include "text.h"
 
 const struct metric *metric_find(const struct metric *metrics, size_t n, const char *key)
 {
@@ -28,6 +29,28 @@ double metric_read(const struct campaign *c, const struct run_record *r, const s
 const struct metric *campaign_metric(const struct campaign *c, const char *key)
 {
     return metric_find(c->profile.metrics, c->profile.n_metrics, key);
+}
+
+int campaign_check_keys(const struct campaign *c, const char *list, const char *option,
+                        struct lb_error *err)
+{
+    for (const char *p = list; p && *p;) {
+        const char *end = strchr(p, ',');
+        char *key = xstrndup(p, end ? (size_t)(end - p) : strlen(p));
+        bool known = campaign_metric(c, key) != NULL;
+        if (!known) {
+            /* the list may be a campaign's own, made elsewhere */
+            char *shown = text_shown(key);
+            lb_fail(err, "%s '%s': not a health key of profile '%s'", option, shown,
+                    c->profile.name);
+            free(shown);
+        }
+        free(key);
+        if (!known)
+            return -1;
+        p = end ? end + 1 : NULL;
+    }
+    return 0;
 }
 
 size_t campaign_cell_values(const struct campaign *c, struct cell x, const struct metric *m,
@@ -76,7 +99,7 @@ static size_t cell_pairs(const struct campaign *c, struct cell xa, struct cell x
                          const char **cpus_b)
 {
     size_t n = 0, nb = 0;
-    if (c->order == ORDER_GROUPED)
+    if (c->spec.order == ORDER_GROUPED)
         return 0;
     struct round_run *rb = xmalloc((c->n_runs + 1) * sizeof(*rb));
     for (size_t j = 0; j < c->n_runs; j++)
@@ -328,12 +351,12 @@ const char *campaign_idle_missing(const struct campaign *c)
         return NULL;
     if (!c->cpuidle_driver)
         return "the host has no cpuidle driver";
-    if (c->hold_idle)
+    if (c->spec.hold_idle)
         return "its CPUs were held out of idle states (--hold-idle)";
-    if (!c->cpus)
+    if (!c->spec.cpus)
         return "the targets were not pinned (--cpus, --order duet), so their CPUs' counters "
                "would count other work";
-    if (c->rotate_s > 0)
+    if (c->spec.rotate_s > 0)
         return "the duet's targets swapped CPUs inside the window, so no CPU was one target's";
     return "no run recorded them";
 }

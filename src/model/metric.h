@@ -44,6 +44,10 @@ void metric_registry_build(struct campaign_profile *p);
 const struct metric *metric_find(const struct metric *metrics, size_t n, const char *key);
 /* The metric of key `key` in c's registry, NULL when c has none. */
 const struct metric *campaign_metric(const struct campaign *c, const char *key);
+/* Every key of a comma-separated list (NULL: none) names CPU ("cpu") or a health key of
+ * the campaign; -1 with err naming the option and the first key that does not. */
+int campaign_check_keys(const struct campaign *c, const char *list, const char *option,
+                        struct lb_error *err);
 /* The idle-state metrics of c's runs (metric.c) added to its registry: idle entries per
  * second and each state's share of the window, over the CPUs each target owned (pinned,
  * and not swapping CPUs inside the window); none when no run has them. */

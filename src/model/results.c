@@ -83,15 +83,6 @@ static uint64_t get_utc(json_t *o, const char *key)
     return wall;
 }
 
-/* The kind whose recorded name is s (cpu_source_name's inverse), AUTO if none. */
-static enum cpu_source_kind cpu_source_named(const char *s)
-{
-    for (int k = CPU_SOURCE_AUTO; s && k <= CPU_SOURCE_PROCESS; k++)
-        if (strcmp(s, cpu_source_name((enum cpu_source_kind)k)) == 0)
-            return (enum cpu_source_kind)k;
-    return CPU_SOURCE_AUTO;
-}
-
 /* profile_signal_name's inverse; 0 when s names none. */
 static int signal_named(const char *s)
 {
@@ -482,9 +473,9 @@ static json_t *run_json(const struct campaign *c, const struct run_record *r,
     char *stdout_log = path_join(r->dir, "stdout.log");
     char *stderr_log = path_join(r->dir, "stderr.log");
     char *series = path_join(r->dir, "series.csv");
-    json_t *o = json_pack("{s:s}", "setting", c->values.v[r->setting_index]);
-    if (c->n_variants)
-        json_object_set_new(o, "variant", json_string(c->variants[r->variant_index].name));
+    json_t *o = json_pack("{s:s}", "setting", c->spec.values.v[r->setting_index]);
+    if (c->spec.n_variants)
+        json_object_set_new(o, "variant", json_string(c->spec.variants[r->variant_index].name));
     json_object_update_new(o, json_pack("{s:I, s:s, s:o, s:s, s:s, s:s, s:f}",
                                         "repeat", (json_int_t)r->repeat,
                                         "status", run_status_name(r->status),
@@ -644,12 +635,26 @@ static int run_from_json(struct campaign *c, json_t *o, const char *where, struc
 
 /* ---- the campaign ------------------------------------------------------------------- */
 
-static json_t *strv_json(const struct strv *sv)
+/* The keys of the campaign object in the order results.json has always given them (the
+ * spec's among the campaign's own); a newer key follows them. */
+static const char *const campaign_keys[] = {
+    "settings",       "baseline",    "variants",    "repeat",         "warmup_seconds",
+    "sample_seconds", "interval_ms", "order",       "seed",           "cpu_source_requested",
+    "started_at",     "finished_at", "state",       "interrupted_by", "plan",
+    "resumed_at",     "primary",     "warmup_auto", "hold_idle",      "rotate_seconds",
+    "cpuidle_driver", "energy",      "commit",      "cpus",           "environment",
+    "log_limit",      "sequential"};
+
+/* o's keys in campaign_keys' order, then the others as they came (o stolen). */
+static json_t *campaign_ordered(json_t *o)
 {
-    json_t *a = json_array();
-    for (size_t i = 0; i < sv->n; i++)
-        json_array_append_new(a, json_string(sv->v[i]));
-    return a;
+    json_t *ordered = json_object();
+    for (size_t i = 0; i < ARRAY_SIZE(campaign_keys); i++)
+        if (json_object_get(o, campaign_keys[i]))
+            json_object_set(ordered, campaign_keys[i], json_object_get(o, campaign_keys[i]));
+    json_object_update_missing(ordered, o);
+    json_decref(o);
+    return ordered;
 }
 
 static json_t *campaign_json(const struct campaign *c)
@@ -657,79 +662,49 @@ static json_t *campaign_json(const struct campaign *c)
     json_t *plan = json_array();
     for (size_t i = 0; i < c->n_runs; i++) {
         const struct run_record *r = &c->runs[i];
-        json_t *o = json_pack("{s:s}", "setting", c->values.v[r->setting_index]);
-        if (c->n_variants)
-            json_object_set_new(o, "variant", json_string(c->variants[r->variant_index].name));
+        json_t *o = json_pack("{s:s}", "setting", c->spec.values.v[r->setting_index]);
+        if (c->spec.n_variants)
+            json_object_set_new(o, "variant", json_string(c->spec.variants[r->variant_index].name));
         json_object_update_new(o, json_pack("{s:I, s:s}", "repeat", (json_int_t)r->repeat,
                                             "dir", r->dir));
         json_array_append_new(plan, o);
     }
-    json_t *variants = json_array();
-    for (size_t i = 0; i < c->n_variants; i++)
-        json_array_append_new(variants, json_pack("{s:s, s:s, s:o}", "name", c->variants[i].name,
-                                                  "dir", c->variants[i].dir, "commit",
-                                                  commit_json(&c->variants[i].commit)));
-    json_t *o = json_pack("{s:o, s:s, s:o, s:I, s:f, s:f, s:I, s:s, s:I, s:s, s:o, s:o, s:s, s:o, "
-                     "s:o, s:o}",
-                     "settings", strv_json(&c->values), "baseline", c->values.v[c->baseline],
-                     "variants", variants, "repeat", (json_int_t)c->repeat, "warmup_seconds", c->warmup_s,
-                     "sample_seconds", c->sample_s, "interval_ms", (json_int_t)c->interval_ms,
-                     "order", run_order_name(c->order), "seed", (json_int_t)c->seed,
-                     "cpu_source_requested", cpu_source_name(c->cpu_source),
-                     "started_at", json_utc(c->started_wall_ns),
-                     "finished_at", json_utc(c->finished_wall_ns), "state",
-                     campaign_state_name(c),
-                     "interrupted_by",
-                     json_str_or_null(profile_signal_name(c->interrupted_by)),
-                     "plan", plan, "resumed_at", strv_json(&c->resumed_at));
-    if (c->primary) { /* absent: every key gates */
-        json_t *keys = json_array();
-        for (const char *p = c->primary; *p;) {
-            size_t len = strcspn(p, ",");
-            json_array_append_new(keys, json_stringn(p, len));
-            p += len + (p[len] == ',');
-        }
-        json_object_set_new(o, "primary", keys);
-    }
-    if (c->warmup_auto) /* absent: a fixed warm-up */
-        json_object_set_new(o, "warmup_auto", json_true());
-    if (c->hold_idle) /* absent: the CPUs idled freely */
-        json_object_set_new(o, "hold_idle", json_true());
-    if (c->rotate_s > 0) /* absent: no swaps inside the window */
-        json_object_set_new(o, "rotate_seconds", json_real(c->rotate_s));
-    json_object_set_new(o, "cpuidle_driver", json_str_or_null(c->cpuidle_driver));
+    json_t *o = json_object();
+    campaign_spec_to_json(&c->spec, o);
+    json_object_update_new(
+        o, json_pack("{s:o, s:o, s:s, s:o, s:o, s:o, s:o, s:o}", "started_at",
+                     json_utc(c->started_wall_ns), "finished_at", json_utc(c->finished_wall_ns),
+                     "state", campaign_state_name(c), "interrupted_by",
+                     json_str_or_null(profile_signal_name(c->interrupted_by)), "plan", plan,
+                     "resumed_at", strv_json(&c->resumed_at), "cpuidle_driver",
+                     json_str_or_null(c->cpuidle_driver), "commit", commit_json(&c->commit)));
     if (c->energy_unavailable || c->energy_idle.domains) /* absent: from before energy */
         json_object_set_new(o, "energy",
                             json_pack("{s:o, s:o}", "unavailable",
                                       json_str_or_null(c->energy_unavailable), "idle",
                                       c->energy_idle.domains ? energy_json(&c->energy_idle)
                                                              : json_null()));
-    json_object_set_new(o, "commit", commit_json(&c->commit));
-    if (c->cpus) /* absent: not pinned */
-        json_object_set_new(o, "cpus", json_pack("{s:s, s:o}", "targets", c->cpus, "loopbench",
-                                                 json_str_or_null(c->loopbench_cpus)));
-    if (c->env_recorded) /* absent from campaigns run before it was */
-        json_object_set_new(o, "environment",
-                            json_pack("{s:o, s:o, s:I}", "pass_env", strv_json(&c->pass_env),
-                                      "passed", strv_json(&c->env_passed), "withheld",
-                                      (json_int_t)c->env_withheld));
-    if (c->log_limit) /* absent from campaigns run before the limit */
-        json_object_set_new(o, "log_limit", json_integer((json_int_t)c->log_limit));
-    if (c->sequential_max) {
+    json_t *cpus = json_object_get(o, "cpus"); /* absent: not pinned */
+    if (cpus)
+        json_object_set_new(cpus, "loopbench", json_str_or_null(c->loopbench_cpus));
+    json_object_update_new(json_object_get(o, "environment"),
+                           json_pack("{s:o, s:I}", "passed", strv_json(&c->env_passed), "withheld",
+                                     (json_int_t)c->env_withheld));
+    json_t *seq = json_object_get(o, "sequential"); /* absent: a fixed count */
+    if (seq) {
         json_t *looks = json_array();
         for (size_t i = 0; i < c->n_looks; i++)
             json_array_append_new(looks, json_pack("{s:I, s:I}", "round",
                                                    (json_int_t)(SEQ_MIN_ROUNDS + (long)i),
                                                    "undecided", (json_int_t)c->look_undecided[i]));
-        json_object_set_new(o, "sequential",
-                            json_pack("{s:I, s:o, s:o}", "max", (json_int_t)c->sequential_max,
-                                      "stopped", json_str_or_null(c->sequential_stop), "looks",
-                                      looks));
+        json_object_update_new(seq,
+                               json_pack("{s:o, s:o}", "stopped",
+                                         json_str_or_null(c->sequential_stop), "looks", looks));
     }
-    return o;
+    return campaign_ordered(o);
 }
 
-/* campaign.sequential, absent from fixed-count campaigns. */
+/* campaign.sequential, absent from fixed-count campaigns: its max (the spec's) and looks. */
 static int sequential_from_json(json_t *seq, struct campaign *c, const char *where,
                                 struct lb_error *err)
 {
@@ -737,8 +712,7 @@ static int sequential_from_json(json_t *seq, struct campaign *c, const char *whe
         return 0;
     json_t *looks = json_object_get(seq, "looks");
     const char *stopped = get_str(seq, "stopped");
-    c->sequential_max = (long)get_int(seq, "max");
-    if (c->sequential_max < SEQ_MIN_ROUNDS || !json_is_array(looks))
+    if (c->spec.sequential_max < SEQ_MIN_ROUNDS || !json_is_array(looks))
         return lb_fail(err, "%s: campaign.sequential: expected its max (%d or more) and looks",
                        where, SEQ_MIN_ROUNDS);
     static const char *const reasons[] = {"decided", "futile", "cap"};
@@ -757,32 +731,8 @@ static int sequential_from_json(json_t *seq, struct campaign *c, const char *whe
     return 0;
 }
 
-/* campaign.primary, an array of keys, into the comma-separated list it was given as. */
-static int primary_from_json(json_t *keys, struct campaign *c, const char *where,
-                             struct lb_error *err)
-{
-    if (!keys)
-        return 0;
-    if (!json_is_array(keys) || json_array_size(keys) == 0)
-        return lb_fail(err, "%s: campaign.primary: expected a non-empty array of keys", where);
-    char *list = xstrdup("");
-    size_t i;
-    json_t *k;
-    json_array_foreach(keys, i, k) {
-        if (!json_is_string(k) || json_string_length(k) == 0 || strchr(json_string_value(k), ',')) {
-            free(list);
-            return lb_fail(err, "%s: campaign.primary[%zu]: expected a key", where, i);
-        }
-        char *longer = xasprintf("%s%s%s", list, i ? "," : "", json_string_value(k));
-        free(list);
-        list = longer;
-    }
-    c->primary = list;
-    return 0;
-}
-
 /* campaign.environment: names only, each a valid variable name (a --resume passes
- * pass_env again), none a credential's. */
+ * pass_env, the spec's, again), none a credential's. */
 static int environment_from_json(json_t *env, struct campaign *c, const char *where,
                                  struct lb_error *err)
 {
@@ -792,93 +742,23 @@ static int environment_from_json(json_t *env, struct campaign *c, const char *wh
     json_t *withheld = json_object_get(env, "withheld");
     if (!json_is_array(pass) || !json_is_array(passed) || !json_is_integer(withheld) ||
         json_integer_value(withheld) < 0)
-        return lb_fail(err, "%s: campaign.environment: expected its pass_env and passed names "
-                            "and the count withheld", where);
-    struct {
-        json_t *names;
-        const char *key;
-        struct strv *into;
-    } lists[] = {{pass, "pass_env", &c->pass_env}, {passed, "passed", &c->env_passed}};
-    for (size_t k = 0; k < 2; k++) {
-        size_t i;
-        json_t *v;
-        json_array_foreach(lists[k].names, i, v) {
-            char what[64];
-            snprintf(what, sizeof(what), "campaign.environment.%s[%zu]", lists[k].key, i);
-            struct lb_error e;
-            if (!json_is_string(v))
-                return lb_fail(err, "%s: %s: expected a variable name", where, what);
-            if (targetenv_check(json_string_value(v), what, &e) < 0)
-                return lb_fail(err, "%s: %s", where, e.msg);
-            strv_push(lists[k].into, json_string_value(v));
-        }
-    }
+        return lb_fail(err,
+                       "%s: campaign.environment: expected its pass_env and passed names "
+                       "and the count withheld",
+                       where);
     c->env_withheld = (size_t)json_integer_value(withheld);
-    c->env_recorded = true;
-    return 0;
+    return campaign_names_from_json(passed, where, "campaign.environment.passed", &c->env_passed,
+                                    err);
 }
 
-/* The settings run are the campaign's when recorded, else the profile's (the document's
- * "profile", knob) values; the baseline likewise. */
-static int settings_from_json(json_t *camp, json_t *knob, struct campaign *c, const char *where,
-                              struct lb_error *err)
-{
-    json_t *settings = json_object_get(camp, "settings");
-    if (!json_is_array(settings))
-        settings = json_object_get(knob, "values");
-    if (json_array_size(settings) > CAMPAIGN_SETTINGS_MAX)
-        return campaign_size_check(json_array_size(settings), 0, 0, where, err);
-    size_t i;
-    json_t *v;
-    json_array_foreach(settings, i, v) {
-        if (!json_is_string(v))
-            return lb_fail(err, "%s: campaign.settings[%zu]: expected a string", where, i);
-        strv_push(&c->values, json_string_value(v));
-    }
-    if (c->values.n == 0)
-        return lb_fail(err, "%s: no settings", where);
-    const char *base = get_str(camp, "baseline");
-    long bi = base ? campaign_setting(c, base) : -1;
-    if (bi < 0 && get_str(knob, "baseline"))
-        bi = campaign_setting(c, get_str(knob, "baseline"));
-    c->baseline = bi < 0 ? 0 : (size_t)bi;
-    return 0;
-}
-
+/* The campaign object: the spec, then what the campaign found and did. */
 static int campaign_from_json(json_t *camp, json_t *knob, struct campaign *c, const char *where,
                               struct lb_error *err)
 {
-    if (settings_from_json(camp, knob, c, where, err) < 0)
-        return -1;
-    size_t i;
-    json_t *v;
-    json_t *variants = json_object_get(camp, "variants");
-    if (campaign_size_check(c->values.n, json_array_size(variants), 0, where, err) < 0)
-        return -1;
-    c->variants = xcalloc(json_array_size(variants) + 1, sizeof(*c->variants));
-    json_array_foreach(variants, i, v) {
-        const char *name = get_str(v, "name"), *dir = get_str(v, "dir");
-        if (!name || !dir)
-            return lb_fail(err, "%s: campaign.variants[%zu]: expected its name and dir", where, i);
-        c->variants[c->n_variants++] = (struct campaign_variant){.name = xstrdup(name),
-                                                                  .dir = xstrdup(dir)};
-        char key[64];
-        snprintf(key, sizeof(key), "campaign.variants[%zu].commit", i);
-        if (commit_from_json(json_object_get(v, "commit"), where, key,
-                             &c->variants[i].commit, err) < 0)
-            return -1;
-    }
-    if (commit_from_json(json_object_get(camp, "commit"), where, "campaign.commit", &c->commit,
+    if (campaign_spec_from_json(camp, knob, where, &c->spec, err) < 0 ||
+        commit_from_json(json_object_get(camp, "commit"), where, "campaign.commit", &c->commit,
                          err) < 0)
         return -1;
-    c->repeat = (long)get_int(camp, "repeat");
-    c->warmup_s = get_num(camp, "warmup_seconds");
-    c->sample_s = get_num(camp, "sample_seconds");
-    c->interval_ms = (unsigned)get_u64(camp, "interval_ms");
-    c->log_limit = get_u64(camp, "log_limit");
-    c->warmup_auto = json_is_true(json_object_get(camp, "warmup_auto"));
-    c->hold_idle = json_is_true(json_object_get(camp, "hold_idle"));
-    c->rotate_s = isfinite(get_num(camp, "rotate_seconds")) ? get_num(camp, "rotate_seconds") : 0;
     c->cpuidle_driver = dup_str(camp, "cpuidle_driver");
     json_t *energy = json_object_get(camp, "energy");
     c->energy_unavailable = dup_str(energy, "unavailable");
@@ -887,26 +767,16 @@ static int campaign_from_json(json_t *camp, json_t *knob, struct campaign *c, co
     json_t *cpus = json_object_get(camp, "cpus");
     if (cpus && !get_str(cpus, "targets"))
         return lb_fail(err, "%s: campaign.cpus: expected the CPUs of the targets", where);
-    if (cpus) {
-        c->cpus = xstrdup(get_str(cpus, "targets"));
-        if (get_str(cpus, "loopbench"))
-            c->loopbench_cpus = xstrdup(get_str(cpus, "loopbench"));
-    }
+    if (get_str(cpus, "loopbench"))
+        c->loopbench_cpus = xstrdup(get_str(cpus, "loopbench"));
     if (sequential_from_json(json_object_get(camp, "sequential"), c, where, err) < 0 ||
-        primary_from_json(json_object_get(camp, "primary"), c, where, err) < 0 ||
         environment_from_json(json_object_get(camp, "environment"), c, where, err) < 0)
         return -1;
-    const char *order = get_str(camp, "order");
-    if (order && run_order_parse(order, &c->order) < 0)
-        return lb_fail(err, "%s: campaign.order '%s': expected interleave, random, grouped or duet",
-                       where, order);
-    c->seed = get_u64(camp, "seed");
-    const char *source = get_str(camp, "cpu_source_requested");
-    if (source && cpu_source_parse(source, &c->cpu_source) < 0)
-        c->cpu_source = cpu_source_named(source);
     c->started_wall_ns = get_utc(camp, "started_at");
     c->finished_wall_ns = get_utc(camp, "finished_at");
     c->interrupted_by = signal_named(get_str(camp, "interrupted_by"));
+    size_t i;
+    json_t *v;
     json_array_foreach(json_object_get(camp, "resumed_at"), i, v)
         if (json_is_string(v))
             strv_push(&c->resumed_at, json_string_value(v));
@@ -921,12 +791,13 @@ struct run_names {
 
 static void run_names_init(struct run_names *t, const struct campaign *c, size_t n_runs)
 {
-    str_table_init(&t->settings, c->values.n);
-    for (size_t i = 0; i < c->values.n; i++)
-        str_table_add(&t->settings, c->values.v[i], i);
-    str_table_init(&t->variants, c->n_variants);
-    for (size_t k = 0; k < c->n_variants; k++)
-        str_table_add(&t->variants, c->variants[k].name, k);
+    const struct campaign_spec *s = &c->spec;
+    str_table_init(&t->settings, s->values.n);
+    for (size_t i = 0; i < s->values.n; i++)
+        str_table_add(&t->settings, s->values.v[i], i);
+    str_table_init(&t->variants, s->n_variants);
+    for (size_t k = 0; k < s->n_variants; k++)
+        str_table_add(&t->variants, s->variants[k].name, k);
     str_table_init(&t->dirs, n_runs);
 }
 
@@ -948,7 +819,7 @@ static int planned_from_json(struct campaign *c, const struct run_names *t, json
         return lb_fail(err, "%s: %s[%zu]: setting '%s' is not among the campaign's", where, list, i,
                        setting ? setting : "");
     r->setting_index = (size_t)si;
-    if (c->n_variants) {
+    if (c->spec.n_variants) {
         const char *name = get_str(o, "variant");
         long vi = name ? str_table_find(&t->variants, name) : -1;
         if (vi < 0)
@@ -965,8 +836,8 @@ static int planned_from_json(struct campaign *c, const struct run_names *t, json
                        "directory",
                        where, list, i, dir);
     r->dir = dir ? xstrdup(dir)
-                 : run_dir_name(c->n_variants ? c->variants[r->variant_index].name : NULL, setting,
-                                r->repeat);
+                 : run_dir_name(c->spec.n_variants ? c->spec.variants[r->variant_index].name : NULL,
+                                setting, r->repeat);
     return 0;
 }
 
@@ -1018,20 +889,6 @@ static int runs_from_json(json_t *plan, json_t *runs, struct campaign *c, const 
     return rc;
 }
 
-/* A name that reports print, read back: a control character in it is bad input (a
- * campaign loopbench ran holds none), at `key` of the document. */
-static int name_check(const char *s, const char *where, const char *key, struct lb_error *err)
-{
-    const char *bad = s ? text_control(s) : NULL;
-    if (!bad)
-        return 0;
-    char *shown = text_shown(s);
-    lb_fail(err, "%s: %s '%s': a control character at byte %zu: expected printable text", where,
-            key, shown, (size_t)(bad - s));
-    free(shown);
-    return -1;
-}
-
 /* Every name of c that a report, a plot or a table prints. */
 static int names_check(const struct campaign *c, const char *where, struct lb_error *err)
 {
@@ -1050,35 +907,34 @@ static int names_check(const struct campaign *c, const char *where, struct lb_er
         {c->host.runner_name, "host.runner.name"},
         {c->self.version, "loopbench.version"},
         {c->self.commit, "loopbench.commit"},
-        {c->cpus, "campaign.cpus.targets"},
         {c->loopbench_cpus, "campaign.cpus.loopbench"},
         /* not names, but sentences a report prints the same way */
         {c->energy_unavailable, "campaign.energy.unavailable"},
     };
     for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
-        if (name_check(fixed[i][0], where, fixed[i][1], err) < 0)
+        if (campaign_text_check(fixed[i][0], where, fixed[i][1], err) < 0)
             return -1;
     char key[64];
     int rc = 0;
     for (size_t k = 0; rc == 0 && k < p->n_health; k++) {
         snprintf(key, sizeof(key), "profile.health[%zu].key", k);
-        rc = name_check(p->health[k].key, where, key, err);
+        rc = campaign_text_check(p->health[k].key, where, key, err);
         snprintf(key, sizeof(key), "profile.health[%zu].label", k);
-        rc = rc < 0 ? rc : name_check(p->health[k].label, where, key, err);
+        rc = rc < 0 ? rc : campaign_text_check(p->health[k].label, where, key, err);
     }
-    for (size_t i = 0; rc == 0 && i < c->values.n; i++) {
+    for (size_t i = 0; rc == 0 && i < c->spec.values.n; i++) {
         snprintf(key, sizeof(key), "campaign.settings[%zu]", i);
-        rc = name_check(c->values.v[i], where, key, err);
+        rc = campaign_text_check(c->spec.values.v[i], where, key, err);
     }
-    for (size_t i = 0; rc == 0 && i < c->n_variants; i++) {
+    for (size_t i = 0; rc == 0 && i < c->spec.n_variants; i++) {
         snprintf(key, sizeof(key), "campaign.variants[%zu].name", i);
-        rc = name_check(c->variants[i].name, where, key, err);
+        rc = campaign_text_check(c->spec.variants[i].name, where, key, err);
     }
     for (size_t i = 0; rc == 0 && i < c->n_runs; i++) {
         snprintf(key, sizeof(key), "the failure of run %zu", i + 1);
-        rc = name_check(c->runs[i].failure, where, key, err);
+        rc = campaign_text_check(c->runs[i].failure, where, key, err);
         snprintf(key, sizeof(key), "why run %zu was unsteady", i + 1);
-        rc = rc < 0 ? rc : name_check(c->runs[i].unsteady, where, key, err);
+        rc = rc < 0 ? rc : campaign_text_check(c->runs[i].unsteady, where, key, err);
     }
     return rc;
 }
@@ -1139,6 +995,7 @@ int results_from_json(json_t *doc, const char *out_dir, const char *where, struc
                       struct lb_error *err)
 {
     memset(c, 0, sizeof(*c));
+    campaign_spec_init(&c->spec);
     c->out_dir = xstrdup(out_dir);
     const char *schema = get_str(doc, "schema");
     if (!schema || (strcmp(schema, RESULTS_SCHEMA) != 0 && strcmp(schema, RESULTS_SCHEMA_V1) != 0))
@@ -1158,6 +1015,8 @@ int results_from_json(json_t *doc, const char *out_dir, const char *where, struc
     free(at);
     if (rc < 0)
         return -1;
+    if (c->profile.path) /* the spec's profile is where the profile section says */
+        c->spec.profile_path = xstrdup(c->profile.path);
     campaign_metrics_add_idle(c);
     campaign_metrics_add_energy(c);
     c->command_line = xstrdup(get_str(doc, "command_line") ? get_str(doc, "command_line") : "");

@@ -26,7 +26,7 @@ static int cpu_chart(const struct compare_result *r, const struct campaign *new_
         if (row->budget || strcmp(row->metric, "cpu") != 0 ||
             (row->variant && strcmp(row->variant, r->rows[0].variant) != 0))
             continue;
-        if (strcmp(row->setting, new_->values.v[new_->baseline]) == 0)
+        if (strcmp(row->setting, new_->spec.values.v[new_->spec.baseline]) == 0)
             baseline = n;
         settings[n] = row->setting;
         medians[n] = row->a.median;
@@ -37,7 +37,7 @@ static int cpu_chart(const struct compare_result *r, const struct campaign *new_
         double *news = xcalloc(n, sizeof(double));
         memcpy(news, medians + r->n_rows, n * sizeof(double));
         const char *head = r->base_campaigns ? "new" : r->rows[0].variant;
-        const char *base = r->base_campaigns ? "base" : new_->variants[0].name;
+        const char *base = r->base_campaigns ? "base" : new_->spec.variants[0].name;
         const struct mermaid_series series[] = {{base, medians}, {head, news}};
         struct mermaid_bars chart = {{new_->profile.knob_label, settings, n, baseline},
                                      "CPU per setting, median of runs", "CPU % of one core",
@@ -113,11 +113,11 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
     size_t budgets = 0;
     for (size_t i = 0; i < r->n_rows; i++)
         budgets += r->rows[i].budget != NULL;
-    if (r->base_campaigns == 0 && new_->n_variants < 2)
+    if (r->base_campaigns == 0 && new_->spec.n_variants < 2)
         fprintf(out, "Campaign %s (%s), profile %s: held to its budgets, with no base. Gated: ",
                 where, host, profile);
     else if (r->base_campaigns == 0) {
-        char *variant = text_code(new_->variants[0].name);
+        char *variant = text_code(new_->spec.variants[0].name);
         fprintf(out, "Campaign %s (%s), profile %s: each variant against %s at the same "
                      "setting, paired round by round (the rounds ran every build under the "
                      "same host state). Gated: ",
@@ -138,7 +138,7 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
     free(host);
     free(profile);
     gated_keys(r, out);
-    if (r->base_campaigns == 0 && new_->n_variants < 2)
+    if (r->base_campaigns == 0 && new_->spec.n_variants < 2)
         fprintf(out, ". A budget is over when significantly beyond it after Holm's correction "
                      "over the %zu tested: a campaign whose typical values lie exactly at its "
                      "budgets fails with a chance of at most %g.\n\n", tested, o->gate.alpha);
@@ -171,10 +171,11 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
             break;
     }
     if (r->sequential_max)
-        fprintf(out, "The campaign ran until decided (`--repeat auto=%ld`, %ld rounds): the "
-                     "verdicts are its sequential gate's, its looks taken again round by round; "
-                     "the changes, intervals and p are over every round it ran.\n\n",
-                r->sequential_max, new_->repeat);
+        fprintf(out,
+                "The campaign ran until decided (`--repeat auto=%ld`, %ld rounds): the "
+                "verdicts are its sequential gate's, its looks taken again round by round; "
+                "the changes, intervals and p are over every round it ran.\n\n",
+                r->sequential_max, new_->spec.repeat);
     char *knob = text_markdown(new_->profile.knob_label);
     fprintf(out, "| %s | metric | base | new | change (%.0f%% CI) | p | p worse, Holm | test "
                  "| verdict | note |\n", knob, o->gate.level * 100);

@@ -42,9 +42,9 @@ static const char *campaign_name(const struct campaign *c)
 static const struct campaign_commit *commit_of(const struct campaign *c,
                                                const struct history_series *s)
 {
-    for (size_t i = 0; s->variant && i < c->n_variants; i++)
-        if (strcmp(c->variants[i].name, s->variant) == 0)
-            return &c->variants[i].commit;
+    for (size_t i = 0; s->variant && i < c->spec.n_variants; i++)
+        if (strcmp(c->spec.variants[i].name, s->variant) == 0)
+            return &c->spec.variants[i].commit;
     return &c->commit;
 }
 

@@ -30,9 +30,9 @@ const char *const plot_images[] = {
  * quotes; no control character ends a line. */
 static char *cell_word(const struct campaign *c, struct cell x)
 {
-    char *w = c->n_variants
-                  ? xasprintf("\"%s/%s\"", c->values.v[x.setting], c->variants[x.variant].name)
-                  : xasprintf("\"%s\"", c->values.v[x.setting]);
+    char *w = c->spec.n_variants ? xasprintf("\"%s/%s\"", c->spec.values.v[x.setting],
+                                             c->spec.variants[x.variant].name)
+                                 : xasprintf("\"%s\"", c->spec.values.v[x.setting]);
     for (char *p = w + 1; p[1]; p++)
         *p = *p == '"' || *p == '\\' ? '\'' : (unsigned char)*p < ' ' || *p == 0x7f ? ' ' : *p;
     return w;

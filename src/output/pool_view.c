@@ -129,14 +129,14 @@ static int host_chart(const struct pool_result *r, const struct pool_row *pr, FI
 
 /* Each CPU comparison host by host: its campaign's own verdict, the pooled row, the
  * prediction for a new host, and the chart. */
-static int by_host(const struct pool_result *r, const struct pool_row *pr, FILE *out,
-                   struct lb_error *err)
+static int by_host(const struct pool_result *r, const struct pool_row *pr, double level,
+                   FILE *out, struct lb_error *err)
 {
     char ch[96], tau[32], pi[64];
     char *name = row_name(&pr->row), *shown = text_markdown(name);
-    fprintf(out, "\n#### CPU at %s, by host\n\n| host | rounds | change (%s) | verdict |\n"
+    fprintf(out, "\n#### CPU at %s, by host\n\n| host | rounds | change (%.0f%% CI) | verdict |\n"
                  "|---|--:|--:|---|\n",
-            shown, "95% CI");
+            shown, level * 100);
     free(name);
     free(shown);
     for (size_t c = 0; c < r->k; c++) {
@@ -152,9 +152,9 @@ static int by_host(const struct pool_result *r, const struct pool_row *pr, FILE 
     compare_fmt_interval(&pr->row.g, ch, sizeof(ch));
     fmt_spread(pr, tau, sizeof(tau), pi, sizeof(pi));
     fprintf(out,
-            "| **pooled** (%zu hosts) | - | %s | **%s** |\n| a new host (95%% prediction) "
+            "| **pooled** (%zu hosts) | - | %s | **%s** |\n| a new host (%.0f%% prediction) "
             "| - | %s | - |\n\nBetween hosts tau %s.\n",
-            pr->re.k, ch, verdict_word(&pr->row), pi, tau);
+            pr->re.k, ch, verdict_word(&pr->row), level * 100, pi, tau);
     return pr->row.g.log_scale ? host_chart(r, pr, out, err) : 0;
 }
 
@@ -166,7 +166,7 @@ int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FIL
     for (size_t i = 0; i < r->n_rows; i++)
         tested += r->rows[i].row.gated && r->rows[i].row.g.tested;
     const struct campaign *first = r->campaigns[0];
-    char *profile = text_code(first->profile.name), *base = text_code(first->variants[0].name);
+    char *profile = text_code(first->profile.name), *base = text_code(first->spec.variants[0].name);
     pool_headline(r, o, why, sizeof(why));
     fprintf(out, "### loopbench compare --pool: %s\n\n", verdict_name(r->worst));
     text_put_markdown(out, why);
@@ -187,9 +187,9 @@ int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FIL
             base, fmt_change(o->gate.threshold, th, sizeof(th)), tested, o->gate.alpha);
     free(base);
     char *knob = text_markdown(first->profile.knob_label);
-    fprintf(out, "| %s | metric | hosts | change (%.0f%% CI) | tau | a new host (95%% PI) | p "
+    fprintf(out, "| %s | metric | hosts | change (%.0f%% CI) | tau | a new host (%.0f%% PI) | p "
                  "| p worse, Holm | verdict | note |\n|---|---|--:|--:|--:|--:|--:|--:|---|---|\n",
-            knob, o->gate.level * 100);
+            knob, o->gate.level * 100, o->gate.level * 100);
     free(knob);
     for (size_t i = 0; i < r->n_rows; i++) {
         const struct pool_row *pr = &r->rows[i];
@@ -218,7 +218,8 @@ int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FIL
           "threshold, *improved* the same toward benefit, *no change* the 90% interval within "
           "the threshold, *inconclusive* neither.\n", out);
     for (size_t i = 0; i < r->n_rows; i++)
-        if (strcmp(r->rows[i].row.metric, "cpu") == 0 && by_host(r, &r->rows[i], out, err) < 0)
+        if (strcmp(r->rows[i].row.metric, "cpu") == 0 &&
+            by_host(r, &r->rows[i], o->gate.level, out, err) < 0)
             return -1;
     return 0;
 }

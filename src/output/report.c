@@ -38,7 +38,7 @@ static char *cell_range(const struct stats_summary *s, const char *unit)
 
 /* A change of the gate's row as the direction rule says it (verdict_direction), with its
  * interval: "114x less (86.9-128x)", "2.45x more (1.77-3.40x)", "no clear difference
- * (1.02x, 0.840-1.24x)"; with `level`, the interval says "95% CI". "-" without a figure
+ * (1.02x, 0.840-1.24x)"; with `level`, the interval says "90% CI". "-" without a figure
  * (new string). */
 static char *direction_text(const struct gate_result *g, double level)
 {
@@ -148,23 +148,24 @@ static void host_name(const struct campaign *c, size_t n, size_t i, char *buf, s
 /* A cell's first column: "0 (baseline)", "2", or with variants "2 head" / "2 base". */
 static char *cell_label(const struct campaign *c, struct cell x)
 {
-    if (c->n_variants)
+    if (c->spec.n_variants)
         return campaign_cell_name(c, x);
-    return xasprintf("%s%s", c->values.v[x.setting], x.setting == c->baseline ? " (baseline)" : "");
+    return xasprintf("%s%s", c->spec.values.v[x.setting],
+                     x.setting == c->spec.baseline ? " (baseline)" : "");
 }
 
 /* What a campaign's ratios are against: the baseline setting, or the base variant. */
 static const char *reference_name(const struct campaign *c)
 {
-    return c->n_variants ? c->variants[0].name : c->values.v[c->baseline];
+    return c->spec.n_variants ? c->spec.variants[0].name : c->spec.values.v[c->spec.baseline];
 }
 
 /* Cell i of the first campaign in campaign j: the same setting and variant, or -1. */
 static long same_cell(const struct campaign *c, size_t j, size_t i)
 {
     struct cell x = campaign_cell(&c[0], i);
-    return campaign_find_cell(&c[j], c[0].values.v[x.setting],
-                              c[0].n_variants ? c[0].variants[x.variant].name : NULL);
+    return campaign_find_cell(&c[j], c[0].spec.values.v[x.setting],
+                              c[0].spec.n_variants ? c[0].spec.variants[x.variant].name : NULL);
 }
 
 /* A campaign's figures and its reading (verdict.h: the gate's rows, as compare DIR reads
@@ -202,8 +203,8 @@ static void views_free(const struct campaign *c, size_t n, struct view *v)
 static const struct compare_row *cell_row(const struct campaign *c, const struct view *v,
                                           struct cell x, const char *key)
 {
-    return v->read ? reading_row(&v->rd, c->values.v[x.setting],
-                                 c->n_variants ? c->variants[x.variant].name : NULL, key)
+    return v->read ? reading_row(&v->rd, c->spec.values.v[x.setting],
+                                 c->spec.n_variants ? c->spec.variants[x.variant].name : NULL, key)
                    : NULL;
 }
 
@@ -292,8 +293,8 @@ static void rtt_tables(const struct campaign *c, size_t n, const struct view *v,
 
 /* One metric of a cell: its name and the gate's word, for CPU the direction its interval
  * allows, for a regression or an improvement the change, and why when the word alone does
- * not say it. In full (a line of its own: "CPU: regressed, 2.45x more (95% CI
- * 1.77-3.40x)", "CPU: inconclusive, no clear difference (1.02x, 95% CI 0.840-1.24x): only
+ * not say it. In full (a line of its own: "CPU: regressed, 2.45x more (90% CI
+ * 1.77-3.40x)", "CPU: inconclusive, no clear difference (1.02x, 90% CI 0.840-1.24x): only
  * a change of +21.4% would be called") or short, in a list ("peak lag inconclusive (only
  * a change of +58.6% would be called)"). */
 static void row_phrase(const struct compare_row *row, const struct verdict_frame *f, bool full,
@@ -327,8 +328,8 @@ static void row_phrase(const struct compare_row *row, const struct verdict_frame
 /* Whether row is of cell x of c. */
 static bool row_of_cell(const struct campaign *c, const struct compare_row *row, struct cell x)
 {
-    return !row->budget && strcmp(row->setting, c->values.v[x.setting]) == 0 &&
-           (!c->n_variants || strcmp(row->variant, c->variants[x.variant].name) == 0);
+    return !row->budget && strcmp(row->setting, c->spec.values.v[x.setting]) == 0 &&
+           (!c->spec.n_variants || strcmp(row->variant, c->spec.variants[x.variant].name) == 0);
 }
 
 /* One cell against its reference, in the words compare DIR gives its rows: a line per
@@ -337,13 +338,13 @@ static bool row_of_cell(const struct campaign *c, const struct compare_row *row,
 static void headline(const struct campaign *c, const struct view *v,
                      const struct setting_summary *s, bool md, FILE *out)
 {
-    if (c->n_variants) {
-        put_text(out, c->variants[s->cell.variant].name, md);
+    if (c->spec.n_variants) {
+        put_text(out, c->spec.variants[s->cell.variant].name, md);
         fputs(" at ", out);
     }
     put_text(out, c->profile.knob_label, md);
     fputc(' ', out);
-    put_text(out, c->values.v[s->cell.setting], md);
+    put_text(out, c->spec.values.v[s->cell.setting], md);
     fputs(" against ", out);
     put_text(out, reference_name(c), md);
     if (!v->read) {
@@ -467,28 +468,31 @@ static void cpu_curves(const struct campaign *c, struct mermaid_curve *curves)
 static int charts(const struct campaign *c, const struct setting_summary *st, const char *host,
                   FILE *out, struct lb_error *err)
 {
-    size_t ns = c->values.n, nv = c->n_variants ? c->n_variants : 1, cells = ns * nv;
+    size_t ns = c->spec.values.n, nv = c->spec.n_variants ? c->spec.n_variants : 1, cells = ns * nv;
     double *median = xcalloc(cells, sizeof(double));
     struct mermaid_series *series = xcalloc(nv, sizeof(*series));
     for (size_t v = 0; v < nv; v++) {
         for (size_t si = 0; si < ns; si++)
             median[v * ns + si] = st[si * nv + v].cpu->b.median;
-        series[v] = (struct mermaid_series){c->n_variants ? c->variants[v].name : NULL,
+        series[v] = (struct mermaid_series){c->spec.n_variants ? c->spec.variants[v].name : NULL,
                                             median + v * ns};
     }
-    struct mermaid_bars bars = {{c->profile.knob_label, (const char *const *)c->values.v, ns,
-                                 c->baseline},
-                                "CPU per setting, median of runs", "CPU % of one core", series,
-                                nv};
+    struct mermaid_bars bars = {
+        {c->profile.knob_label, (const char *const *)c->spec.values.v, ns, c->spec.baseline},
+        "CPU per setting, median of runs",
+        "CPU % of one core",
+        series,
+        nv};
     struct strv names = {0};
     for (size_t ci = 0; ci < cells; ci++)
         strv_push_owned(&names, campaign_cell_name(c, campaign_cell(c, ci)));
     struct mermaid_curve *curves = xcalloc(cells, sizeof(*curves));
     cpu_curves(c, curves);
     struct mermaid_lines lines = {{c->profile.knob_label, (const char *const *)names.v, cells,
-                                   c->n_variants ? 0 : c->baseline},
+                                   c->spec.n_variants ? 0 : c->spec.baseline},
                                   "CPU over the sample window, median of runs",
-                                  "CPU % of one core", curves};
+                                  "CPU % of one core",
+                                  curves};
     fprintf(out, "\n### Charts%s", host ? ": " : "");
     text_put_markdown(out, host ? host : "");
     fputs("\n\n", out);
@@ -606,7 +610,7 @@ static void warnings(const struct campaign *c, const char *before, const char *a
             if (r->status != RUN_FAILED && r->status != RUN_INTERRUPTED)
                 continue;
             char *knob = warning_text(c->profile.knob_label, md);
-            char *value = text_code(c->values.v[r->setting_index]);
+            char *value = text_code(c->spec.values.v[r->setting_index]);
             char *failure = warning_text(r->failure ? r->failure : "", md);
             fprintf(out, "%s%s %s #%ld (%s%s%s)", sep, knob, value, r->repeat,
                     run_status_name(r->status), r->failure ? ": " : "", failure);
@@ -696,39 +700,41 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
         char warmup[64];
         campaign_warmup_text(ci, warmup, sizeof(warmup));
         /* what the host said of itself, read back from a results.json like the names */
-        const char *said[] = {host, ci->host.cpu_model, ci->host.os, ci->host.kernel,
-                              ci->self.version, ci->cpus, ci->loopbench_cpus, ci->self.commit};
+        const char *said[] = {
+            host,          ci->host.cpu_model, ci->host.os,    ci->host.kernel, ci->self.version,
+            ci->spec.cpus, ci->loopbench_cpus, ci->self.commit};
         char *fact[ARRAY_SIZE(said)];
         for (size_t f = 0; f < ARRAY_SIZE(said); f++)
             fact[f] = text_markdown(said[f] ? said[f] : f < 5 ? "unknown" : "");
-        fprintf(out, "%s**%s**: %s, %d logical CPUs, %s %s (host fingerprint `%s`); warm-up "
-                     "%s, sample %g s, %ld runs per setting, order %s (seed %llu); loopbench "
-                     "%s%s%s%s.",
+        fprintf(out,
+                "%s**%s**: %s, %d logical CPUs, %s %s (host fingerprint `%s`); warm-up "
+                "%s, sample %g s, %ld runs per setting, order %s (seed %llu); loopbench "
+                "%s%s%s%s.",
                 n > 1 ? "- " : "", fact[0], fact[1], ci->host.logical_cpus, fact[2], fact[3],
-                campaign_fingerprint(ci), warmup, ci->sample_s, ci->repeat,
-                run_order_name(ci->order), (unsigned long long)ci->seed, fact[4],
+                campaign_fingerprint(ci), warmup, ci->spec.sample_s, ci->spec.repeat,
+                run_order_name(ci->spec.order), (unsigned long long)ci->spec.seed, fact[4],
                 ci->self.commit ? " (commit " : "", fact[7], ci->self.commit ? ")" : "");
-        if (ci->sequential_max && ci->sequential_stop)
+        if (ci->spec.sequential_max && ci->sequential_stop)
             fprintf(out, " Runs until decided (`--repeat auto=%ld`): %s after %ld rounds.",
-                    ci->sequential_max,
+                    ci->spec.sequential_max,
                     strcmp(ci->sequential_stop, "decided") == 0
                         ? "every gated comparison decided"
                         : (strcmp(ci->sequential_stop, "futile") == 0
                                ? "stopped, the rest unlikely to be decided by the cap,"
                                : "the cap reached, some comparisons undecided,"),
-                    ci->repeat);
-        if (ci->cpus)
+                    ci->spec.repeat);
+        if (ci->spec.cpus)
             fprintf(out, " %s CPUs %s%s, loopbench %s%s.",
-                    ci->order == ORDER_DUET ? "Duet: targets at once, each on its own slice of"
-                                            : "Targets pinned to",
-                    fact[5], ci->order == ORDER_DUET ? " (turned every round)" : "",
+                    ci->spec.order == ORDER_DUET ? "Duet: targets at once, each on its own slice of"
+                                                 : "Targets pinned to",
+                    fact[5], ci->spec.order == ORDER_DUET ? " (turned every round)" : "",
                     ci->loopbench_cpus ? "to " : "unpinned", fact[6]);
         for (size_t f = 0; f < ARRAY_SIZE(fact); f++)
             free(fact[f]);
-        if (ci->rotate_s > 0)
+        if (ci->spec.rotate_s > 0)
             fprintf(out, " The targets swapped CPU sets every %g s inside each window.",
-                    ci->rotate_s);
-        if (ci->hold_idle)
+                    ci->spec.rotate_s);
+        if (ci->spec.hold_idle)
             fputs(" CPUs held out of idle states: absolute CPU figures are those of a host kept "
                   "awake; compare them with campaigns held the same way.", out);
         if (!alike)
@@ -766,6 +772,25 @@ static void footnote(const struct campaign *c, size_t n, FILE *out)
             g.alpha, fmt_change(g.threshold, th, sizeof(th)) + 1, g.level * 100);
 }
 
+/* What each campaign is for (run --note), as its runner said it: Markdown of its own
+ * (results.json may be a stranger's) reads as the characters themselves. */
+static void notes(const struct campaign *c, size_t n, FILE *out)
+{
+    char host[256];
+    for (size_t i = 0; i < n; i++) {
+        if (!c[i].spec.note)
+            continue;
+        host_name(c, n, i, host, sizeof(host));
+        fputs(n > 1 ? "Note, " : "Note: ", out);
+        if (n > 1) {
+            text_put_markdown(out, host);
+            fputs(": ", out);
+        }
+        text_put_markdown(out, c[i].spec.note);
+        fputs("\n\n", out);
+    }
+}
+
 int report_markdown(const struct campaign *c, size_t n, const struct report_opts *o, FILE *out,
                     struct lb_error *err)
 {
@@ -777,6 +802,7 @@ int report_markdown(const struct campaign *c, size_t n, const struct report_opts
         text_put_markdown(out, c[0].profile.knob_label);
     }
     fputs("\n\n", out);
+    notes(c, n, out);
     headlines(c, n, v, true, out);
     fputc('\n', out);
     settings_table(c, n, v, true, out);
@@ -799,8 +825,8 @@ void report_terminal(const struct campaign *c, FILE *out)
     char warmup[64];
     campaign_warmup_text(c, warmup, sizeof(warmup));
     fprintf(out, "%s: %s, %ld run%s per setting, warm-up %s, sample %g s, order %s\n\n",
-            c->profile.name, c->profile.knob_name, c->repeat, c->repeat == 1 ? "" : "s",
-            warmup, c->sample_s, run_order_name(c->order));
+            c->profile.name, c->profile.knob_name, c->spec.repeat, c->spec.repeat == 1 ? "" : "s",
+            warmup, c->spec.sample_s, run_order_name(c->spec.order));
     if (campaign_cells(c) > 1) {
         headlines(c, 1, v, false, out);
         fputc('\n', out);
@@ -827,7 +853,7 @@ static void csv_variant(const struct campaign *c, bool column, size_t v, FILE *o
     if (!column)
         return;
     fputc(',', out);
-    text_put_csv(out, v < c->n_variants ? c->variants[v].name : "");
+    text_put_csv(out, v < c->spec.n_variants ? c->spec.variants[v].name : "");
 }
 
 static void csv_num(double v, FILE *out)
@@ -842,7 +868,7 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
     /* CPU's columns, then the first campaign's other metrics, in its registry's order;
      * the other campaigns fill the ones they share. */
     const struct campaign_profile *p0 = &c[0].profile;
-    bool variants = c[0].n_variants > 0;
+    bool variants = c[0].spec.n_variants > 0;
     fputs(variants ? "host,kind,setting,variant,baseline,repeat,runs,cpu_percent,cpu_min,cpu_max"
                    : "host,kind,setting,baseline,repeat,runs,cpu_percent,cpu_min,cpu_max",
           out);
@@ -862,9 +888,9 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
                 continue;
             text_put_csv(out, host);
             fputs(",run,", out);
-            text_put_csv(out, c[i].values.v[run->setting_index]);
+            text_put_csv(out, c[i].spec.values.v[run->setting_index]);
             csv_variant(&c[i], variants, run->variant_index, out);
-            fprintf(out, ",%s,%ld,1", run->setting_index == c[i].baseline ? "true" : "false",
+            fprintf(out, ",%s,%ld,1", run->setting_index == c[i].spec.baseline ? "true" : "false",
                     run->repeat);
             csv_num(metric_read(&c[i], run, col[0]), out);
             fputs(",,", out);
@@ -877,9 +903,9 @@ void report_csv(const struct campaign *c, size_t n, FILE *out)
             const struct setting_summary *s = &st[ci];
             text_put_csv(out, host);
             fputs(",setting,", out);
-            text_put_csv(out, c[i].values.v[s->cell.setting]);
+            text_put_csv(out, c[i].spec.values.v[s->cell.setting]);
             csv_variant(&c[i], variants, s->cell.variant, out);
-            fprintf(out, ",%s,,%zu", s->cell.setting == c[i].baseline ? "true" : "false",
+            fprintf(out, ",%s,,%zu", s->cell.setting == c[i].spec.baseline ? "true" : "false",
                     s->runs_ok);
             csv_num(s->cpu->b.median, out);
             csv_num(s->cpu->b.min, out);
@@ -969,5 +995,5 @@ json_t *report_json(const struct campaign *c, size_t n)
         json_array_append_new(json_object_get(g, "hosts"), json_integer((json_int_t)i));
     }
     return json_pack("{s:s, s:f, s:o, s:o}", "schema", "loopbench/report/1", "confidence_level",
-                     SUMMARY_LEVEL, "hosts", hosts, "fingerprints", groups);
+                     gate_opts_default().level, "hosts", hosts, "fingerprints", groups);
 }

@@ -44,6 +44,14 @@ int cpu_source_parse(const char *s, enum cpu_source_kind *out)
     return -1;
 }
 
+enum cpu_source_kind cpu_source_named(const char *s)
+{
+    for (int k = CPU_SOURCE_AUTO; s && k <= CPU_SOURCE_PROCESS; k++)
+        if (strcmp(s, cpu_source_name((enum cpu_source_kind)k)) == 0)
+            return (enum cpu_source_kind)k;
+    return CPU_SOURCE_AUTO;
+}
+
 /* A runner's name from the environment; the job's environment is the user's, so it is
  * held to what a name may be before it reaches a report. */
 static char *runner_name(const char *var)

@@ -43,6 +43,8 @@ const char *cpu_source_name(enum cpu_source_kind kind);
 extern const char plat_tree_source_name[];
 /* Parse "auto", "perf", "tree"; -1 if unknown. */
 int cpu_source_parse(const char *s, enum cpu_source_kind *out);
+/* The kind whose recorded name (cpu_source_name) is s, AUTO for none. */
+enum cpu_source_kind cpu_source_named(const char *s);
 
 /* ---- Target processes ------------------------------------------------------------- */
 

@@ -3,7 +3,7 @@
  * as Markdown (docs/report.md quotes them):
  *   - A/A false alarms of the whole gate: the share of trials where a build compared with
  *     itself fails (any setting x metric called regressed), on each path;
- *   - the coverage of the 95% intervals of the change;
+ *   - the coverage of the intervals of the change (at the gate's level, 90%);
  *   - the share of 3x, 1.3x and 1.1x CPU changes at one setting called regressed.
  * Figures, not assertions: `meson test --suite bench bench-calibrate -v`. With the
  * argument `sequential` (bench-sequential) it prints instead the time to a verdict of
@@ -223,7 +223,7 @@ static void run_trials(enum path p, const struct noise *nz, size_t n, double fac
         t->covered += cpu->lo <= truth + 1e-12 && truth - 1e-12 <= cpu->hi;
         if (bootstrap) {
             struct stats_ratio b;
-            stats_ratio_ci(both[0].v[CHANGED_SETTING][0], n, both[1].v[CHANGED_SETTING][0], n, 0.95,
+            stats_ratio_ci(both[0].v[CHANGED_SETTING][0], n, both[1].v[CHANGED_SETTING][0], n, gate_opts_default().level,
                            BOOTSTRAP_ITERATIONS, (uint64_t)i + 1, &b);
             t->boot_covered += b.lo <= factor && factor <= b.hi;
         }
@@ -481,7 +481,7 @@ static int crossover(void)
            SETTINGS, METRICS, CPU_EFFECT, CPU_EFFECT, DISTURBANCE, TRIALS, AA_TRIALS);
     static const char *const what[] = {
         "A/A false alarms of the whole gate (% of trials failing)",
-        ("Coverage of the 95% interval of CPU's change at idle wait 2, truth 1.3x (% of the "
+        ("Coverage of the 90% interval of CPU's change at idle wait 2, truth 1.3x (% of the "
          "trials that gave one; -: the gate does not decide at that many rounds)"),
         "1.3x changes of CPU at idle wait 2 called regressed (% of trials)",
         "1.1x changes of CPU at idle wait 2 called regressed (% of trials)",
@@ -822,8 +822,8 @@ static int budgets(void)
         {"false \"over\", CPU at the truth", CPU_METRIC, 1.0, AT_CAMPAIGN, 0},
         {"false \"over\", missed16ms at the truth", COUNT_METRIC, 1.0, AT_CAMPAIGN, 0},
         {"false \"over\", CPU at the long-run truth", CPU_METRIC, 1.0, AT_LONG_RUN, 0},
-        {"coverage of the 95% interval, CPU at the truth", CPU_METRIC, 1.0, AT_CAMPAIGN, 2},
-        {"coverage of the 95% interval, missed16ms at the truth", COUNT_METRIC, 1.0, AT_CAMPAIGN,
+        {"coverage of the 90% interval, CPU at the truth", CPU_METRIC, 1.0, AT_CAMPAIGN, 2},
+        {"coverage of the 90% interval, missed16ms at the truth", COUNT_METRIC, 1.0, AT_CAMPAIGN,
          2},
         {"called over, CPU 1.1x the budget", CPU_METRIC, 1.1, AT_CAMPAIGN, 0},
         {"called over, CPU 1.3x the budget", CPU_METRIC, 1.3, AT_CAMPAIGN, 0},
@@ -1130,7 +1130,7 @@ static int noise_floor(void)
            "missed16ms gated, Holm over %zu; with --primary cpu, CPU alone), base and head "
            "paired by round, the per-round sd of CPU's log(head/base) as measured by design "
            "(docs/ci.md); the peak lag's runs as noisy, missed16ms Poisson. %d trials per "
-           "figure (A/A: %d). Coverage: CPU's 95%% interval at 1.3x (fixed rounds only).\n\n"
+           "figure (A/A: %d). Coverage: CPU's 90%% interval at 1.3x (fixed rounds only).\n\n"
            "| per-round sd | rounds | A/A false alarms | coverage, 1.3x | 1.1x called | 1.3x "
            "called | mean rounds (A/A / 1.1x / 1.3x) |\n|--:|---|--:|--:|--:|--:|--:|\n",
            design_gated(&ci_design), TRIALS, AA_TRIALS);
@@ -1770,7 +1770,7 @@ int main(int argc, char **argv)
             putchar('\n');
         }
 
-    printf("\nCoverage of the 95%% intervals of CPU's change at idle wait 2, truth 1.3x "
+    printf("\nCoverage of the 90%% intervals of CPU's change at idle wait 2, truth 1.3x "
            "(%% of trials):\n\n");
     header("interval");
     long boot[N_SIZES];

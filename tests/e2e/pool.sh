@@ -48,7 +48,7 @@ cat "$TMP/pool.md" "$TMP/pool.err"
   >"$TMP/pool.json" 2>/dev/null || true
 check "pooled: a row per host, the pooled row and a prediction for a new host" bash -c "
   [ \$(grep -c '^| .* | 3 | ' '$TMP/pool.md') -ge 3 ] && grep -q '^| \*\*pooled\*\* (3 hosts)' '$TMP/pool.md' &&
-  grep -q '^| a new host (95% prediction)' '$TMP/pool.md' && grep -q '^xychart-beta horizontal' '$TMP/pool.md'"
+  grep -q '^| a new host (90% prediction)' '$TMP/pool.md' && grep -q '^xychart-beta horizontal' '$TMP/pool.md'"
 check "the pooled change of CPU is above 0 (head does more work), from 3 hosts" jq -e '
   .campaigns == 3 and (.rows[] | select(.metric == "cpu") | .change > 0 and .hosts == 3
   and (.per_host | length) == 3 and (.prediction | length) == 2 and .tau >= 0)' "$TMP/pool.json"

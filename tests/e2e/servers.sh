@@ -41,13 +41,18 @@ figure() {
 if command -v redis-server >/dev/null; then
   copy_profile redis 6399
   campaign redis 1,500
-  c1=$(figure redis 1 cpu_percent) c500=$(figure redis 500 cpu_percent)
   v1=$(figure redis 1 voluntary_per_s) v500=$(figure redis 500 voluntary_per_s)
   # 499 more timer events a second; the round-trip probe's 200 wakes a second are in both.
   check "redis: hz 500 wakes it up 100 times a second more than hz 1 ($v500 vs $v1)" \
     gt "$v500" "$(awk -v v="$v1" 'BEGIN { print v + 100 }')"
-  check "redis: hz 500 costs more CPU than hz 1, by a tenth or more ($c500% vs $c1%)" \
-    gt "$c500" "$(awk -v c="$c1" 'BEGIN { print c * 1.1 }')"
+  # The CPU of hz alone: the probe's 200 PINGs a second cost more than 499 idle timer
+  # events, so with them hz 500 read 1.06x-1.27x hz 1 on a busy host; without, 30x-70x.
+  mkdir -p "$TMP/redis-hz"
+  jq 'del(.rtt)' "$TMP/redis/redis.json" >"$TMP/redis-hz/redis-hz.json"
+  campaign redis-hz 1,500
+  c1=$(figure redis-hz 1 cpu_percent) c500=$(figure redis-hz 500 cpu_percent)
+  check "redis: hz 500 costs more CPU than hz 1, by half or more ($c500% vs $c1%)" \
+    gt "$c500" "$(awk -v c="$c1" 'BEGIN { print c * 1.5 }')"
 else
   echo "skip: profiles/redis.json (redis-server is not installed)"
 fi

@@ -208,7 +208,7 @@ END_TEST
 static void campaign_of(struct campaign *c, const double *cpu, size_t n)
 {
     memset(c, 0, sizeof(*c));
-    strv_push(&c->values, "2");
+    strv_push(&c->spec.values, "2");
     c->host.logical_cpus = 4;
     c->runs = calloc(n, sizeof(*c->runs));
     c->n_runs = n;
@@ -223,7 +223,7 @@ static void campaign_of(struct campaign *c, const double *cpu, size_t n)
 
 static void campaign_free(struct campaign *c)
 {
-    strv_release(&c->values);
+    strv_release(&c->spec.values);
     free(c->runs);
 }
 

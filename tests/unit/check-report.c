@@ -65,7 +65,7 @@ START_TEST(load_fixed_keys)
     struct campaign r;
     struct lb_error err;
     ck_assert_int_eq(results_load(path, &r, &err), 0);
-    ck_assert_uint_eq(r.values.n, 2);
+    ck_assert_uint_eq(r.spec.values.n, 2);
     ck_assert_uint_eq(r.n_runs, 6);
     ck_assert_uint_eq(r.profile.n_health, 2);
     ck_assert_str_eq(campaign_health_type(&r, 0), "duration_ms");
@@ -181,7 +181,7 @@ START_TEST(markdown_from_the_figures)
     /* 99 / 9.95, about 10x, from the data, in the gate's words (compare's); peak lag identical:
      * no change */
     ck_assert_ptr_nonnull(strstr(md, "- idle wait (ms) 2 against 0:\n"
-                                     "  - CPU: improved, 9.98x less (95% CI "));
+                                     "  - CPU: improved, 9.98x less (90% CI "));
     ck_assert_ptr_nonnull(strstr(md, "  - peak lag: no change.\n"));
     ck_assert_ptr_nonnull(strstr(md, "| 0 (baseline) | 99.0 (98.0-100) | - | - |"));
     ck_assert_ptr_nonnull(strstr(md, "| 2 | 9.95 (9.80-10.0) | 9.98x less ("));
@@ -275,7 +275,7 @@ START_TEST(verdict_words)
     rows[1].g.hi = 0.9;
     r.worst = VERDICT_REGRESSED;
     verdict_headline(&r, &f, "idle wait (ms)", why, sizeof(why));
-    ck_assert_str_eq(why, "peak lag at idle wait (ms) 2 head +50.0% (95% CI +20.0% to +90.0%)");
+    ck_assert_str_eq(why, "peak lag at idle wait (ms) 2 head +50.0% (90% CI +20.0% to +90.0%)");
 }
 END_TEST
 
