@@ -168,7 +168,7 @@ char *text_markdown_inert(const char *md, size_t *len)
     for (size_t at = 0; at < *len;) {
         const char *line = md + at, *nl = memchr(line, '\n', *len - at);
         size_t n = nl ? (size_t)(nl - line) + 1 : *len - at;
-        char ch;
+        char ch = 0; /* fence_at sets it where it finds a fence */
         size_t run;
         bool code = fence != 0;
         /* Only a fence at the start of a line opens a block: one indented could be a list
