@@ -41,6 +41,7 @@ COMMAND(report);
 COMMAND(probe);
 COMMAND(restore);
 COMMAND(publish);
+COMMAND(exec);
 #undef COMMAND
 extern const char *const cmd_run_usage_tail[2];
 
