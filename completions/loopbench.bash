@@ -73,6 +73,7 @@ _loopbench() {
     report | compare | history | restore) _loopbench_dirs "$cur" ;;
     publish) COMPREPLY=($(compgen -f -X '!*.md' -- "$cur") $(compgen -d -- "$cur")) ;;
     help) COMPREPLY=($(compgen -W "$(_loopbench_commands "$lb")" -- "$cur")) ;;
+    exec) COMPREPLY=($(compgen -c -- "$cur")) ;;
   esac
 }
 

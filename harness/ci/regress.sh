@@ -26,12 +26,17 @@
 #   BUILD_CMD     shell command that builds one ref: run in a checkout of it (a fresh clone),
 #                 it fills the empty directory $VARIANT_DIR with what the profile runs. The
 #                 default builds refshard (meson setup, ninja refshard) and copies it there.
+#                 It runs under `loopbench exec`: in a PID namespace of its own where the host
+#                 allows (it sees no other process of the job), and what it leaves running is
+#                 killed when it ends (docs/ci.md).
 #                 A config file the profile names that it leaves missing is copied from the
 #                 profile's directory, so each variant edits a copy of its own.
 #   PASS_ENV      names of variables the build and the targets get besides the base, e.g.
 #                 "CC CFLAGS": the build command and the campaign run with a clean environment
 #                 (env -i, the base of docs/profiles.md, VARIANT_DIR for the build, these),
-#                 never a token or a CI control file (a name that looks like one is refused)
+#                 never a token or a CI control file (a name that looks like one is refused).
+#                 The script itself runs again at once with only these, the base and the
+#                 variables above (and RUNNER_TEMP, GITHUB_BASE_REF, GITHUB_STEP_SUMMARY)
 #   OUT           the campaign directory (default results/regress-<UTC time>)
 #   COMPARE_ARGS  options for loopbench compare, e.g. "--max-increase 15 --fail-on inconclusive"
 #   GATE          1 (default) gates with compare; 0 stops after the report, leaving the
@@ -80,14 +85,7 @@ out=$(realpath -m "$out")
 # Not this job's, which may hold GITHUB_TOKEN, ACTIONS_* and the files that steer the job:
 # the base a target gets (src/model/targetenv.c) and the names of PASS_ENV. A name that looks
 # like a credential or a CI control file is refused, by the rule of src/model/targetenv.c.
-clean_env=(env -i)
-for name in $(compgen -e); do
-  case "$name" in
-    PATH | HOME | USER | LOGNAME | SHELL | LANG | LANGUAGE | LC_* | TZ | TMPDIR | TERM | XDG_RUNTIME_DIR | \
-      XDG_CONFIG_HOME | XDG_DATA_HOME | XDG_CACHE_HOME | XDG_STATE_HOME) clean_env+=("$name=${!name}") ;;
-  esac
-done
-pass_env=()
+pass_names=()
 for name in ${PASS_ENV:-}; do
   [[ "$name" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "PASS_ENV: '$name' is not a variable name"
   case "${name^^}" in
@@ -96,6 +94,25 @@ for name in ${PASS_ENV:-}; do
       KEY | KEY_* | *_KEY | *_KEY_* | AUTH | AUTH_* | *_AUTH | *_AUTH_* | APIKEY | APIKEY_* | *_APIKEY | *_APIKEY_*)
       die "PASS_ENV: '$name' is never passed to the build or a target: it looks like a credential or a CI control file" ;;
   esac
+  pass_names+=("$name")
+done
+base_names() { compgen -e | grep -E -x 'PATH|HOME|USER|LOGNAME|SHELL|LANG|LANGUAGE|LC_[A-Za-z_]+|TZ|TMPDIR|TERM|XDG_RUNTIME_DIR|XDG_CONFIG_HOME|XDG_DATA_HOME|XDG_CACHE_HOME|XDG_STATE_HOME' ||
+    true; }
+# This script's own process keeps only what it reads: where no PID namespace hides it from
+# a build (docs/ci.md), its environment holds no token. It runs again so, once.
+if [ -z "${LOOPBENCH_REGRESS_SCRUBBED:-}" ]; then
+  keep=(LOOPBENCH_REGRESS_SCRUBBED=1)
+  for name in $(base_names) TARGET_REPO HEAD_REF BASE_REF PROFILE BUILD_CMD PASS_ENV OUT COMPARE_ARGS \
+    GATE SEED LOOPBENCH BUILD_DIR WORK KEEP_WORK RUNNER_TEMP GITHUB_BASE_REF GITHUB_STEP_SUMMARY \
+    "${pass_names[@]}"; do
+    if [ -n "${!name+set}" ]; then keep+=("$name=${!name}"); fi
+  done
+  exec env -i "${keep[@]}" bash "${BASH_SOURCE[0]}" -- "${run_args[@]}"
+fi
+clean_env=(env -i)
+for name in $(base_names); do clean_env+=("$name=${!name}"); done
+pass_env=()
+for name in "${pass_names[@]}"; do
   pass_env+=(--pass-env "$name")
   if [ -n "${!name+set}" ]; then clean_env+=("$name=${!name}"); fi
 done
@@ -195,8 +212,11 @@ prepare() { # prepare NAME SHA
     git -C "$src" submodule update -q --init --recursive || die "submodules of $name failed"
   fi
   mkdir -p "$dir"
+  # As loopbench runs a target (loopbench exec): in a PID namespace of its own where the
+  # host allows, so that it reads no environment of this job's processes, and nothing it
+  # starts outlives it (a daemon could edit the report before it is published).
   # shellcheck disable=SC2016 # expanded by the shell that runs it
-  if ! in_background "${clean_env[@]}" "VARIANT_DIR=$dir" bash -c 'cd "$1" && eval "$2"' \
+  if ! in_background "${clean_env[@]}" "VARIANT_DIR=$dir" "$lb" exec -- bash -c 'cd "$1" && eval "$2"' \
     build "$src" "$build_cmd" >"$work/build-$name.log" 2>&1; then
     cat "$work/build-$name.log" >&2
     die "the build of $name failed (BUILD_CMD)"

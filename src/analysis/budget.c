@@ -7,6 +7,7 @@
 
 #include "campaign.h"
 #include "metric.h"
+#include "results.h"
 #include "stats.h"
 #include "text.h"
 #include "util.h"
@@ -64,14 +65,16 @@ int budget_parse(const char *arg, struct budget_set *set, struct lb_error *err)
 
 int budget_from_campaign(const struct campaign *c, struct budget_set *set, struct lb_error *err)
 {
-    json_t *budgets = json_object_get(c->profile.section, "budgets");
-    if (!budgets)
-        return 0;
-    if (!json_is_array(budgets))
-        return lb_fail(err, "%s: profile.budgets: expected an array", campaign_where(c));
+    json_t *profile = campaign_profile_json(&c->profile);
+    json_t *budgets = json_object_get(profile, "budgets");
+    int rc = 0;
+    if (budgets && !json_is_array(budgets))
+        rc = lb_fail(err, "%s: profile.budgets: expected an array", campaign_where(c));
     size_t i;
     json_t *b;
     json_array_foreach(budgets, i, b) {
+        if (rc < 0)
+            break;
         const char *setting, *key;
         json_t *max = NULL, *min = NULL;
         bool ok = json_unpack(b, "{s:s, s:s, s?o, s?o}", "setting", &setting, "key", &key, "max",
@@ -82,10 +85,13 @@ int budget_from_campaign(const struct campaign *c, struct budget_set *set, struc
             ok = !v || (json_is_number(v) &&
                         limit_valid(key, strlen(key), json_number_value(v)));
         }
-        if (!ok)
-            return lb_fail(err, "%s: profile.budgets[%zu]: expected a setting, a key and a max "
-                                "or min, a finite number 0 or more (more than 0 for cpu)",
-                           campaign_where(c), i);
+        if (!ok) {
+            rc = lb_fail(err,
+                         "%s: profile.budgets[%zu]: expected a setting, a key and a max or "
+                         "min, a finite number 0 or more (more than 0 for cpu)",
+                         campaign_where(c), i);
+            break;
+        }
         if (campaign_setting(c, setting) < 0)
             continue;
         if (max)
@@ -93,7 +99,8 @@ int budget_from_campaign(const struct campaign *c, struct budget_set *set, struc
         if (min)
             push(set, setting, strlen(setting), key, strlen(key), json_number_value(min), false);
     }
-    return 0;
+    json_decref(profile);
+    return rc;
 }
 
 int budget_check(const struct budget_set *set, const struct campaign *c, struct lb_error *err)

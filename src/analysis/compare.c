@@ -567,6 +567,9 @@ int compare_within(const struct campaign *c, const struct compare_opts *o,
             stats_summarize(b, campaign_cell_values(c, x, m, b), &row->b);
             /* the summaries above; then each round's pair, base and variant */
             size_t rounds = campaign_cell_pairs_cpus(c, base, x, m, a, b, cpus_a, cpus_b);
+            /* held until the gate has run every row: as long as the pairs, not the runs */
+            a = values[2 * i] = xrealloc(a, (rounds + 1) * sizeof(double));
+            b = values[2 * i + 1] = xrealloc(b, (rounds + 1) * sizeof(double));
             labels[i] = compare_cpu_assignments(cpus_a, cpus_b, rounds);
             in[i] = (struct gate_paired_input){
                 {row->setting, key, row->lower_is_better, m->must_be_zero,

@@ -174,6 +174,17 @@ void noise_assess(const struct campaign *c, struct noise *n)
     for (size_t ci = 0; ci < campaign_cells(c); ci++)
         outliers(c, campaign_cell(c, ci), cpu, n);
     free(cpu);
+    /* Not noise, but what the reader of the figures must know as well. */
+    size_t exposed = 0;
+    for (size_t i = 0; i < c->n_runs; i++)
+        exposed += c->runs[i].isolation && strcmp(c->runs[i].isolation, "none") == 0;
+    if (exposed)
+        strv_push_owned(&n->warnings,
+                        xasprintf("the targets of %zu run%s ran without a PID namespace of their "
+                                  "own (isolation none): they could read the environment of "
+                                  "every process of this user, loopbench's ancestors' included "
+                                  "(a CI job's shell and runner: docs/ci.md)",
+                                  exposed, exposed == 1 ? "" : "s"));
 }
 
 void noise_release(struct noise *n)

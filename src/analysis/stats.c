@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
 
@@ -398,13 +399,26 @@ uint64_t stats_random(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-/* Median of a resample with replacement of the sorted v[0..m), using tmp[0..m). */
-static double resample_median(const double *v, size_t m, double *tmp, uint64_t *rng)
+/* Median of a resample with replacement of the sorted v[0..m), using counts[0..m): how
+ * often each of v's places was drawn, walked in v's order to the middle ranks. The same
+ * draws and the same median as sorting the resample, in time linear in m (a campaign
+ * made elsewhere may put 50,000 runs in a cell, resampled 10,000 times). */
+static double resample_median(const double *v, size_t m, size_t *counts, uint64_t *rng)
 {
+    memset(counts, 0, m * sizeof(*counts));
     for (size_t i = 0; i < m; i++)
-        tmp[i] = v[stats_random(rng) % m];
-    qsort(tmp, m, sizeof(*tmp), cmp_double);
-    return median_sorted(tmp, m);
+        counts[stats_random(rng) % m]++;
+    size_t upper = m / 2, lower = m % 2 ? upper : upper - 1, seen = 0;
+    double lo = 0;
+    for (size_t j = 0; j < m; j++) {
+        size_t next = seen + counts[j];
+        if (seen <= lower && lower < next)
+            lo = v[j];
+        if (upper < next)
+            return m % 2 ? v[j] : (lo + v[j]) / 2.0;
+        seen = next;
+    }
+    return NAN; /* the counts add up to m: not reached */
 }
 
 /* The q-quantile of the sorted v[0..m), interpolated between order statistics. */
@@ -426,7 +440,7 @@ void stats_ratio_ci(const double *a, size_t na, const double *b, size_t nb, doub
     double med_a = median_sorted(va, ma), med_b = median_sorted(vb, mb);
     if (ma && mb && med_a != 0 && iterations > 0) {
         out->ratio = med_b / med_a;
-        double *tmp = xmalloc((ma > mb ? ma : mb) * sizeof(double));
+        size_t *tmp = xmalloc((ma > mb ? ma : mb) * sizeof(*tmp));
         double *r = xmalloc(iterations * sizeof(double));
         size_t k = 0;
         uint64_t rng = seed;

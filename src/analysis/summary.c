@@ -31,6 +31,9 @@ static void diff_cell(const struct campaign *c, struct cell x, struct cell ref,
 static void add_rtt(const struct run_record *r, struct setting_summary *s)
 {
     s->rtt_runs++;
+    /* 36 KiB: made for a cell with round trips only */
+    if (!s->rtt.counts)
+        histogram_init(&s->rtt);
     histogram_add(&s->rtt, &r->rtt.rtt);
     s->rtt_scheduled += r->rtt.requests.scheduled;
     s->rtt_errors += r->rtt.requests.errors;
@@ -44,7 +47,6 @@ static void summarize_cell(const struct campaign *c, struct cell x, double *scra
     memset(s, 0, sizeof(*s));
     s->cell = x;
     s->reference = campaign_reference(c, x);
-    histogram_init(&s->rtt);
     size_t n = 0;
     for (size_t i = 0; i < c->n_runs; i++) {
         const struct run_record *r = &c->runs[i];

@@ -103,7 +103,8 @@ static const struct metric *ask_metric(const struct campaign *c, const char *key
     return NULL;
 }
 
-int tune_ask_bind(struct tune_ask *a, const struct campaign *c, struct lb_error *err)
+int tune_ask_bind(struct tune_ask *a, const struct campaign *c, const char *baseline,
+                  struct lb_error *err)
 {
     if (a->guards == 0)
         return lb_fail(err, "no guard: expected at least one --guard 'KEY<=LIMIT' (or "
@@ -123,11 +124,7 @@ int tune_ask_bind(struct tune_ask *a, const struct campaign *c, struct lb_error 
             return -1;
         a->guard[g].higher_is_better = m->better == HIGHER_IS_BETTER;
     }
-    const char *ref = a->reference;
-    if (!ref) {
-        json_t *knob = json_object_get(c->profile.section, "knob");
-        ref = json_string_value(json_object_get(knob, "baseline"));
-    }
+    const char *ref = a->reference ? a->reference : baseline;
     long k = ref ? tune_grid_find(&a->grid, ref) : -1;
     if (k < 0) {
         char *shown = text_shown(ref ? ref : "");
@@ -230,7 +227,7 @@ int tune_ask_from_campaign(struct tune_ask *a, const struct campaign *c, struct 
     }
     a->reference = xstrndup(ref, TUNE_TEXT_MAX);
     a->minimize = xstrdup(min);
-    if (tune_ask_bind(a, c, &e) < 0)
+    if (tune_ask_bind(a, c, NULL, &e) < 0)
         return lb_fail(err, "%s: campaign.tune: %s", where, e.msg);
     return 0;
 }

@@ -46,9 +46,10 @@ int tune_ask_guard(struct tune_ask *a, const char *text, struct lb_error *err);
 void tune_ask_values(const struct tune_ask *a, struct strv *out);
 /* a checked against campaign c, whose settings are a's values: the objective and every
  * guard's key a metric of c's profile (a guard's direction taken from it), the
- * reference on the grid (default: the profile's baseline). -1 with err naming the key or
+ * reference on the grid (default: baseline, the profile's). -1 with err naming the key or
  * value at fault. */
-int tune_ask_bind(struct tune_ask *a, const struct campaign *c, struct lb_error *err);
+int tune_ask_bind(struct tune_ask *a, const struct campaign *c, const char *baseline,
+                  struct lb_error *err);
 /* As results.json keeps it (new reference). */
 json_t *tune_ask_json(const struct tune_ask *a);
 /* c->tune read back into a and bound to c; -1 with err when it is not one tune_ask_json

@@ -299,6 +299,13 @@ static int perform(const struct http_request *req, struct http_response *resp, C
     libcurl.easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
     libcurl.easy_setopt(curl, CURLOPT_HEADERDATA, &t);
     set_method_and_body(curl, req);
+    /* A proxy from http_proxy or all_proxy is not the loopback that http_url_check_secret
+     * allowed: it would read the credential in clear. Through an https:// one, curl
+     * sends only CONNECT, the request inside TLS. */
+    if (req->secret && strncasecmp(req->url, "http://", 7) == 0)
+        libcurl.easy_setopt(curl, CURLOPT_PROXY, "");
+    else if (req->secret)
+        libcurl.easy_setopt(curl, CURLOPT_HTTPPROXYTUNNEL, 1L);
     *code = libcurl.easy_perform(curl);
     int rc = 0;
     if (*code == CURLE_OK) {

@@ -31,6 +31,9 @@ struct http_request {
     size_t body_max;             /* a longer response fails; 0: HTTP_BODY_MAX_DEFAULT */
     bool hide_path;              /* messages name only scheme://host[:port]: the path may
                                     hold a secret (webhooks) */
+    bool secret;                 /* a header holds a credential: over http:// (to the
+                                    loopback alone: http_url_check_secret) no proxy is
+                                    used, over https:// a proxy may only tunnel */
 };
 
 struct http_response {

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,6 +92,16 @@ char *text_printable(const char *s)
     return escape_controls(s, true);
 }
 
+int text_error_shown(struct lb_error *err)
+{
+    if (!err)
+        return -1;
+    char *shown = text_shown(err->msg);
+    snprintf(err->msg, sizeof(err->msg), "%s", shown);
+    free(shown);
+    return -1;
+}
+
 static bool is_control_byte(unsigned char c)
 {
     return c < ' ' || c == 0x7f;
@@ -121,6 +132,84 @@ char *text_markdown(const char *s)
         }
     }
     *o = '\0';
+    return out;
+}
+
+/* The fence that line (len bytes) opens or closes, at its start: its character and run
+ * length (CommonMark: three or more backticks or tildes; an info string after backticks
+ * holds none), 0 when it is no fence. A closing fence is indented at most three spaces
+ * and has nothing after it but blanks. */
+static size_t fence_at(const char *line, size_t len, bool closing, char *ch)
+{
+    size_t at = 0;
+    while (closing && at < 3 && at < len && line[at] == ' ')
+        at++;
+    if (at >= len || (line[at] != '`' && line[at] != '~'))
+        return 0;
+    size_t run = 0;
+    while (at + run < len && line[at + run] == line[at])
+        run++;
+    if (run < 3)
+        return 0;
+    for (size_t i = at + run; i < len; i++)
+        if ((closing && line[i] != ' ' && line[i] != '\t' && line[i] != '\r') ||
+            (!closing && line[at] == '`' && line[i] == '`'))
+            return 0;
+    *ch = line[at];
+    return run;
+}
+
+char *text_markdown_inert(const char *md, size_t *len)
+{
+    /* Every byte becomes at most 5: "&amp;", or '@' and its joiner. */
+    char *out = xmalloc(5 * *len + 1), *o = out;
+    char fence = 0; /* the open fence's character, 0 outside one */
+    size_t fence_run = 0;
+    for (size_t at = 0; at < *len;) {
+        const char *line = md + at, *nl = memchr(line, '\n', *len - at);
+        size_t n = nl ? (size_t)(nl - line) + 1 : *len - at;
+        char ch = 0; /* fence_at sets it where it finds a fence */
+        size_t run;
+        bool code = fence != 0;
+        /* Only a fence at the start of a line opens a block: one indented could be a list
+         * item's, which ends earlier than a reader of lines would think. */
+        if (fence && (run = fence_at(line, n - (nl != NULL), true, &ch)) >= fence_run &&
+            ch == fence)
+            fence = 0;
+        else if (!fence && (run = fence_at(line, n - (nl != NULL), false, &ch)) > 0) {
+            fence = ch;
+            fence_run = run;
+            code = true;
+        }
+        for (size_t i = 0; i < n; i++) {
+            unsigned char c = (unsigned char)line[i],
+                          next = i + 1 < n ? (unsigned char)line[i + 1] : 0;
+            if (code) {
+                *o++ = (char)c;
+                continue;
+            }
+            if (c == '\\' && ispunct(next) && next != '@') {
+                *o++ = (char)c;
+                *o++ = (char)next;
+                i++;
+                continue;
+            }
+            /* what can follow a '<' that opens a tag, a comment or an autolink */
+            if (c == '<' && (isalpha(next) || next == '/' || next == '!' || next == '?'))
+                o += sprintf(o, "&lt;");
+            else if (c == '&' && (next == '#' || isalpha(next)))
+                o += sprintf(o, "&amp;");
+            else
+                *o++ = (char)c;
+            if (c == '@' && isalnum(next)) {
+                memcpy(o, MENTION_BREAK, sizeof(MENTION_BREAK) - 1);
+                o += sizeof(MENTION_BREAK) - 1;
+            }
+        }
+        at += n;
+    }
+    *o = '\0';
+    *len = (size_t)(o - out);
     return out;
 }
 

@@ -11,6 +11,8 @@
 
 #include <stdio.h>
 
+#include "msg.h"
+
 /* The first character of s that a name may not hold: C0 controls (tab and newline
  * included), DEL, C1 controls (U+0080-U+009F), the bidirectional overrides and
  * isolates (U+202A-U+202E, U+2066-U+2069, which reorder what a reviewer reads), or a
@@ -24,12 +26,24 @@ char *text_shown(const char *s);
  * and OSC sequences), the other C0 controls, DEL, the C1 controls (0x9b alone is a CSI)
  * and bytes that are not valid UTF-8. */
 char *text_printable(const char *s);
+/* err's message as text_shown shows it, in place (cut where the buffer ends): for an
+ * error that quotes what a file made elsewhere holds. Returns -1, for
+ * `return text_error_shown(err)`; err may be NULL. */
+int text_error_shown(struct lb_error *err);
 
 /* s as Markdown text, in a line or a table cell (new string): read as the characters
  * themselves, never as emphasis, a link, HTML, a code span or a cell's end, and an
  * @mention that notifies no one. text_put_markdown writes the same to out. */
 char *text_markdown(const char *s);
 void text_put_markdown(FILE *out, const char *s);
+/* A whole Markdown document made elsewhere (a report to publish), *len bytes, as GitHub
+ * would show it but inert (new string, its length into *len). Outside fenced code blocks
+ * (a fence at the start of a line): a '<' that could open a tag, a comment or an autolink
+ * is "&lt;" (no HTML), an '&' that could start an entity is "&amp;" (no "&#64;" for an
+ * '@'), and an '@' before a letter or digit gets text_markdown's joiner (it notifies no
+ * one); what CommonMark already escapes with a backslash is left as it is. Tables,
+ * emphasis and links stay. */
+char *text_markdown_inert(const char *md, size_t *len);
 /* s as a Markdown code span, whatever backticks it holds (new string). */
 char *text_code(const char *s);
 

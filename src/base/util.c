@@ -155,24 +155,21 @@ int parse_long(const char *s, long min, long max, long *out)
     return 0;
 }
 
-int read_file(const char *path, char **data, size_t *len, struct lb_error *err)
+int read_fd(int fd, const char *path, size_t max, char **data, size_t *len, struct lb_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return lb_fail_errno(err, errno, "cannot open '%s'", path);
     size_t cap = 4096, n = 0;
     char *buf = xmalloc(cap);
-    for (;;) {
+    while (n < max) {
         if (n + 1 >= cap) {
-            cap *= 2;
+            cap = cap * 2 - 1 < max ? cap * 2 : max + 1;
             buf = xrealloc(buf, cap);
         }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
+        size_t want = cap - n - 1 < max - n ? cap - n - 1 : max - n;
+        ssize_t r = read(fd, buf + n, want);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
             int e = errno;
-            close(fd);
             free(buf);
             return lb_fail_errno(err, e, "cannot read '%s'", path);
         }
@@ -180,12 +177,21 @@ int read_file(const char *path, char **data, size_t *len, struct lb_error *err)
             break;
         n += (size_t)r;
     }
-    close(fd);
     buf[n] = '\0';
     *data = buf;
     if (len)
         *len = n;
     return 0;
+}
+
+int read_file(const char *path, char **data, size_t *len, struct lb_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return lb_fail_errno(err, errno, "cannot open '%s'", path);
+    int rc = read_fd(fd, path, SIZE_MAX - 1, data, len, err);
+    close(fd);
+    return rc;
 }
 
 char *read_back(FILE *f, size_t *len, struct lb_error *err)
@@ -237,6 +243,48 @@ int name_index(const char *const *names, size_t n, const char *name)
         if (names[i] && strcmp(names[i], name) == 0)
             return (int)i;
     return -1;
+}
+
+void str_table_init(struct str_table *t, size_t n)
+{
+    size_t slots = 16;
+    while (slots < 2 * n) /* at most half full: probes stay short */
+        slots *= 2;
+    t->keys = xcalloc(slots, sizeof(*t->keys));
+    t->values = xcalloc(slots, sizeof(*t->values));
+    t->mask = slots - 1;
+}
+
+/* The slot of key: where it is, or the empty one where it would go. */
+static size_t str_table_slot(const struct str_table *t, const char *key)
+{
+    size_t i = (size_t)hash_fnv1a64(key, strlen(key), FNV1A64_OFFSET) & t->mask;
+    while (t->keys[i] && strcmp(t->keys[i], key) != 0)
+        i = (i + 1) & t->mask;
+    return i;
+}
+
+size_t str_table_add(struct str_table *t, const char *key, size_t value)
+{
+    size_t i = str_table_slot(t, key);
+    if (!t->keys[i]) {
+        t->keys[i] = key;
+        t->values[i] = value;
+    }
+    return t->values[i];
+}
+
+long str_table_find(const struct str_table *t, const char *key)
+{
+    size_t i = str_table_slot(t, key);
+    return t->keys[i] ? (long)t->values[i] : -1;
+}
+
+void str_table_release(struct str_table *t)
+{
+    free(t->keys);
+    free(t->values);
+    memset(t, 0, sizeof(*t));
 }
 
 json_t *json_num_or_null(double v)

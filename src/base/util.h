@@ -51,6 +51,9 @@ int parse_int64(const char *s, int64_t min, int64_t max, int64_t *out);
 
 /* Read a whole file (new buffer, NUL-terminated, caller frees). */
 int read_file(const char *path, char **data, size_t *len, struct lb_error *err);
+/* Read fd (open on path, named in err) to its end, or max bytes, whichever comes first
+ * (new buffer, NUL-terminated, caller frees); fd stays open. */
+int read_fd(int fd, const char *path, size_t max, char **data, size_t *len, struct lb_error *err);
 /* Everything written to the stream f so far (a plat_scratch_file: new string,
  * NUL-terminated); f is closed either way. NULL with err. */
 char *read_back(FILE *f, size_t *len, struct lb_error *err);
@@ -63,6 +66,22 @@ char *format_hostport(const char *host, int port);
 #define FNV1A64_OFFSET 0xcbf29ce484222325ULL
 uint64_t hash_fnv1a64(const void *data, size_t len, uint64_t h);
 void hash_fnv1a64_hex(const void *data, size_t len, char out[17]);
+
+/* Strings to indices, looked up in a time that does not grow with how many there are
+ * (a campaign made elsewhere may hold 100,000 runs): open addressing on the strings'
+ * FNV-1a hash. The table borrows its keys, which must outlive it. */
+struct str_table {
+    const char **keys;
+    size_t *values;
+    size_t mask;
+};
+/* Room for n keys. */
+void str_table_init(struct str_table *t, size_t n);
+/* key's value; a key added again keeps its first value, which is returned. */
+size_t str_table_add(struct str_table *t, const char *key, size_t value);
+/* key's value, or -1 when it is not in t. */
+long str_table_find(const struct str_table *t, const char *key);
+void str_table_release(struct str_table *t);
 
 /* An enum's words in one table of n names, indexed by value (NULL for a gap): the name
  * of value i ("unknown" out of the table, static), and the value of a name (-1 when it

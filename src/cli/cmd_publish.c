@@ -7,7 +7,9 @@
 #include "commands.h"
 #include "options.h"
 #include "config.h"
+#include "platform/files.h"
 #include "publish.h"
+#include "text.h"
 #include "util.h"
 
 const char cmd_publish_usage[] =
@@ -161,7 +163,7 @@ int cmd_publish(int argc, char **argv)
     }
     const char *path = argv[optind];
     char *report;
-    if (read_file(path, &report, &job.report_len, &err) < 0) {
+    if (read_file_bounded(path, "report", PUBLISH_REPORT_MAX, &report, &job.report_len, &err) < 0) {
         msg_error("%s", err.msg);
         return LB_EXIT_USAGE;
     }
@@ -171,6 +173,11 @@ int cmd_publish(int argc, char **argv)
         msg_error("%s", err.msg);
         goto out;
     }
+    /* The report may hold what its campaign's target wrote, or what anyone with the
+     * file wrote in it since: its mentions and HTML are posted as text. */
+    char *inert = text_markdown_inert(report, &job.report_len);
+    free(report);
+    job.report = report = inert;
     if (github && fit_comment(path, &job, &report, &err) < 0) {
         msg_error("%s", err.msg);
         goto out;

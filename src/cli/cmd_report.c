@@ -230,6 +230,12 @@ int cmd_report(int argc, char **argv)
         goto out;
     }
     struct campaign *r = set.v;
+    /* The Markdown's charts and the plots draw each run's CPU series. */
+    for (size_t i = 0; i < n && fmt == format_of(CLI_MD) && (o.charts || plots_dir); i++)
+        if (campaign_series_load(&r[i], &err) < 0) {
+            msg_error("%s", err.msg);
+            goto out;
+        }
     /* One table needs one profile and knob across hosts. */
     for (size_t i = 1; i < n; i++)
         if (compare_compatible(&r[0], &r[i], &err) < 0) {

@@ -24,7 +24,7 @@ const char cmd_tune_usage[] =
     "the recommendation and a frontier table; DIR/results.json keeps it for report.\n"
     "\n"
     "      --range LO:HI[:STEP]   the knob's values LO to HI by STEP (the resolution,\n"
-    "                             default 1), at least 2 and at most 10000; or an\n"
+    "                             default 1), at least 2 and at most 256; or an\n"
     "                             ordered list with --settings (a categorical knob)\n"
     "      --guard 'KEY<=LIMIT'   a bound on KEY (cpu, a health key, voluntary_per_s):\n"
     "                             LIMIT in the key's unit, +DELTA or +PCT% a rise over\n"
@@ -165,8 +165,8 @@ int cmd_tune(int argc, char **argv)
             ask.minimize = xstrdup(optarg);
             break;
         case OPT_MAX_RUNS:
-            if (parse_long(optarg, 2, 1000000, &l) < 0)
-                expected = "a whole number from 2 to 1000000";
+            if (parse_long(optarg, 2, CAMPAIGN_RUNS_MAX, &l) < 0)
+                expected = "a whole number from 2 to 100000 (a campaign's runs)";
             ask.max_runs = l;
             break;
         case OPT_MAX_TIME:
@@ -207,6 +207,11 @@ int cmd_tune(int argc, char **argv)
         msg_usage_error("tune", "tune: --settings: %s", err.msg);
         goto out;
     }
+    if (ask.grid.n > CAMPAIGN_SETTINGS_MAX) {
+        msg_usage_error("tune", "tune: %s: %zu values: expected at most %d (a campaign's settings)",
+                        range ? "--range" : "--settings", ask.grid.n, CAMPAIGN_SETTINGS_MAX);
+        goto out;
+    }
     if (!o.resume_dir && ask.grid.n == 0) {
         msg_usage_error("tune", "tune: expected the knob's values: --range LO:HI[:STEP] or "
                                 "--settings A,B,...");
@@ -224,7 +229,7 @@ int cmd_tune(int argc, char **argv)
     if (set == 0 && o.resume_dir)
         set = tune_ask_from_campaign(&ask, &rn.c, &err);
     else if (set == 0 && (profile_guards(&ask, &rn.profiles[0], &err) < 0 ||
-                          tune_ask_bind(&ask, &rn.c, &err) < 0))
+                          tune_ask_bind(&ask, &rn.c, rn.profiles[0].knob.baseline, &err) < 0))
         set = (msg_usage_error("tune", "tune: %s", err.msg), 1);
     if (set == 0) {
         rn.c.spec.baseline = ask.ref;

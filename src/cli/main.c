@@ -37,6 +37,8 @@ static const struct command commands[] = {
      cmd_restore, false, NULL},
     {"publish", "post a report as a pull request comment or to a webhook", cmd_publish_usage,
      cmd_publish, false, NULL},
+    {"exec", "run a command as a target, and kill what it leaves running (CI builds)",
+     cmd_exec_usage, cmd_exec, true, NULL},
 };
 
 /* The text of `loopbench help NAME`. */
@@ -133,6 +135,7 @@ static int check_stdout(int status)
 
 int main(int argc, char **argv)
 {
+    plat_harden();
     if (argc < 2)
         return msg_usage_error(NULL, "expected a command");
     const char *name = argv[1];

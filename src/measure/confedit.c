@@ -68,13 +68,13 @@ static int add_file(struct confedit *ce, const char *path, struct strv *notes, s
     struct stat st;
     if (stat(path, &st) < 0)
         return lb_fail_errno(err, errno, "cannot access '%s'", path);
-    if (read_file(path, &cf->original, &cf->original_len, err) < 0)
-        return -1;
     cf->mode = st.st_mode & 07777;
     cf->link = plat_link_text(path);
     if (!(cf->real = plat_realpath(path)))
         return lb_fail_errno(err, errno, "cannot resolve '%s'", path);
-    return 0;
+    /* at its real path: the operator's link is followed, once, here */
+    return read_file_bounded(cf->real, "config file", CONFIG_SIZE_MAX, &cf->original,
+                             &cf->original_len, err);
 }
 
 int confedit_begin(struct confedit *ce, const struct profile *p, struct strv *notes,
@@ -191,7 +191,7 @@ static int read_still(const char *path, char **data, size_t *len, struct plat_fi
     struct plat_file_stamp after;
     if (plat_file_stamp(path, stamp) < 0 || !stamp->regular)
         return -1;
-    if (read_file(path, data, len, NULL) < 0)
+    if (read_file_bounded(path, "config file", CONFIG_SIZE_MAX, data, len, NULL) < 0)
         return 0;
     if (plat_file_stamp(path, &after) == 0 && same_stamp(stamp, &after) && *len == after.size)
         return 1;
@@ -270,7 +270,8 @@ static bool unchanged(const struct confedit_file *cf)
     char *data;
     size_t len;
     if (lstat(cf->real, &st) < 0 || !S_ISREG(st.st_mode) || (st.st_mode & 07777) != cf->mode ||
-        (size_t)st.st_size != cf->original_len || read_file(cf->real, &data, &len, NULL) < 0)
+        (size_t)st.st_size != cf->original_len ||
+        read_file_bounded(cf->real, "config file", CONFIG_SIZE_MAX, &data, &len, NULL) < 0)
         return false;
     bool same = len == cf->original_len && memcmp(data, cf->original, len) == 0;
     free(data);

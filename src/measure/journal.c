@@ -303,7 +303,7 @@ int journal_load(const char *file, struct journal *j, bool *found, struct lb_err
     *found = false;
     if (!path)
         return 0;
-    if (read_file(path, &data, &len, err) < 0) {
+    if (read_file_bounded(path, "journal", JOURNAL_SIZE_MAX, &data, &len, err) < 0) {
         free(path);
         return -1;
     }
@@ -459,6 +459,16 @@ static int keep_beside(const char *file, const char *data, size_t len, char **ke
     return rc == 0 ? 0 : -1;
 }
 
+/* file's bytes, read at its real path: an operator's link to the config is followed, a
+ * FIFO or a huge file a target left in its place is not read. 0, or -1. */
+static int read_config(const char *file, char **data, size_t *len)
+{
+    char *real = plat_realpath(file);
+    int rc = real ? read_file_bounded(real, "config file", CONFIG_SIZE_MAX, data, len, NULL) : -1;
+    free(real);
+    return rc;
+}
+
 int journal_recover(const char *file, bool force, struct journal_recovery *r, struct lb_error *err)
 {
     struct journal j;
@@ -474,7 +484,7 @@ int journal_recover(const char *file, bool force, struct journal_recovery *r, st
     bool gone = stat(file, &st) < 0;
     if (gone && errno == ENOENT) {
         r->held = JOURNAL_HELD_MISSING;
-    } else if (gone || read_file(file, &data, &len, NULL) < 0) {
+    } else if (gone || read_config(file, &data, &len) < 0) {
         lb_fail(err,
                 "config '%s' cannot be read, so it was not restored; its original is in "
                 "journal '%s'",

@@ -22,6 +22,12 @@
 
 #include "msg.h"
 
+/* The largest config file loopbench edits, and so the largest original a journal holds
+ * (read back bounded: a target may have put a FIFO or a huge file in its place), and the
+ * largest journal, which adds a line per version loopbench wrote. */
+#define CONFIG_SIZE_MAX (64ULL << 20)
+#define JOURNAL_SIZE_MAX (CONFIG_SIZE_MAX + (4ULL << 20))
+
 struct journal {
     char *path;     /* the journal file */
     char *file;     /* the config file it journals */

@@ -761,6 +761,7 @@ static void slot_start(struct runner *rn, struct slot *x, struct progress *p, st
     }
     r->cpu_source = plat_target_cpu_source(x->t);
     r->containment = xstrdup(plat_target_containment(x->t));
+    r->isolation = xstrdup(plat_target_isolation(x->t));
     x->step = capture_started(x->cap, err) < 0 ? STEP_ERROR : STEP_OK;
 }
 

@@ -1,11 +1,14 @@
 #include "campaign.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commit.h"
+#include "text.h"
+#include "platform/files.h"
 #include "platform/platform.h"
 
 static const char *const status_names[] = {"pending", "ok", "failed", "interrupted"};
@@ -44,10 +47,20 @@ char *run_dir_name(const char *variant, const char *value, long repeat)
 
 void campaign_profile_release(struct campaign_profile *p)
 {
+    for (size_t k = 0; k < p->n_health; k++) {
+        free(p->health[k].key);
+        free(p->health[k].label);
+    }
     free(p->health);
     free(p->metrics);
     strv_release(&p->metric_text);
-    json_decref(p->section);
+    free(p->text);
+    free(p->name);
+    free(p->path);
+    free(p->hash);
+    free(p->knob_name);
+    free(p->knob_label);
+    free(p->marker);
     memset(p, 0, sizeof(*p));
 }
 
@@ -184,35 +197,54 @@ const char *campaign_health_unit(const struct campaign *c, size_t k)
     return strcmp(type, "percent") == 0 ? "%" : "";
 }
 
-size_t run_series_read(const struct campaign *c, const struct run_record *r, double **t,
-                       double **cpu)
+/* The points of a series.csv's text: its header line skipped, the first two columns of
+ * each row (t_s, cpu_percent), of every row or, past SERIES_POINTS_MAX rows, of every
+ * k-th. A row without two finite numbers (sscanf reads "inf" and "nan", and 1e999 as an
+ * infinity) is one loopbench never wrote: skipped, as a plot cannot place it. */
+static void series_parse(char *text, struct run_series *s)
 {
-    *t = *cpu = NULL;
-    char *dir = path_join(c->out_dir, r->dir), *path = path_join(dir, "series.csv"), *text;
-    size_t len, n = 0, cap = 0;
-    struct lb_error ignored;
-    if (r->sampled && read_file(path, &text, &len, &ignored) == 0) {
-        /* skip the header line; the first two columns are t_s, cpu_percent. A row
-         * without two finite numbers (sscanf reads "inf" and "nan", and 1e999 as an
-         * infinity) is one loopbench never wrote: skipped, as a plot cannot place it. */
-        for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line, '\n')) {
-            line++;
-            double ts, v;
-            if (sscanf(line, "%lf,%lf", &ts, &v) != 2 || !isfinite(ts) || !isfinite(v))
-                continue;
-            if (n == cap) {
-                cap = cap ? 2 * cap : 64;
-                *t = xrealloc(*t, cap * sizeof(double));
-                *cpu = xrealloc(*cpu, cap * sizeof(double));
-            }
-            (*t)[n] = ts;
-            (*cpu)[n++] = v;
-        }
-        free(text);
+    size_t rows = 0;
+    for (const char *p = strchr(text, '\n'); p; p = strchr(p + 1, '\n'))
+        rows++;
+    size_t every = rows / SERIES_POINTS_MAX + 1, row = 0;
+    s->t = xcalloc(rows / every + 1, sizeof(double));
+    s->cpu = xcalloc(rows / every + 1, sizeof(double));
+    char *next = strchr(text, '\n');
+    while (next && next[1]) {
+        char *line = next + 1;
+        /* each line ended where it ends: sscanf measures the string it is given, and a
+         * file of millions of lines would be measured again at every one */
+        next = strchr(line, '\n');
+        if (next)
+            *next = '\0';
+        double ts, v;
+        if (row++ % every != 0 || sscanf(line, "%lf,%lf", &ts, &v) != 2 || !isfinite(ts) ||
+            !isfinite(v))
+            continue;
+        s->t[s->n] = ts;
+        s->cpu[s->n++] = v;
     }
-    free(path);
-    free(dir);
-    return n;
+}
+
+int campaign_series_load(struct campaign *c, struct lb_error *err)
+{
+    for (size_t i = 0; i < c->n_runs; i++) {
+        struct run_record *r = &c->runs[i];
+        if (!r->sampled || r->series.n)
+            continue;
+        char *dir = path_join(c->out_dir, r->dir), *path = path_join(dir, "series.csv"), *text;
+        int rc = read_back_file(path, "series.csv", SERIES_SIZE_MAX, &text, NULL, err);
+        bool missing = rc < 0 && errno == ENOENT;
+        free(path);
+        free(dir);
+        if (rc < 0 && !missing)
+            return text_error_shown(err);
+        if (rc == 0) {
+            series_parse(text, &r->series);
+            free(text);
+        }
+    }
+    return 0;
 }
 
 void campaign_warmup_text(const struct campaign *c, char *buf, size_t size)
@@ -264,11 +296,14 @@ void run_record_release(struct run_record *r)
     free(r->log_tail);
     free(r->cpus);
     free(r->containment);
+    free(r->isolation);
     free(r->unsteady);
     if (r->has_rtt)
         rtt_result_release(&r->rtt);
     if (r->has_endpoint)
         endpoint_result_release(&r->endpoint);
+    free(r->series.t);
+    free(r->series.cpu);
     memset(r, 0, sizeof(*r));
 }
 

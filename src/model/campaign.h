@@ -32,19 +32,21 @@ enum run_status { RUN_PENDING = 0, RUN_OK, RUN_FAILED, RUN_INTERRUPTED };
 const char *run_status_name(enum run_status s);
 int run_status_parse(const char *s, enum run_status *out);
 
-/* A health key as the campaign's profile declared it (strings borrowed). */
+/* A health key as the campaign's profile declared it. */
 struct campaign_health {
-    const char *key, *label;
+    char *key, *label;
     enum direction better;
     bool must_be_zero;
 };
 
-/* What results.json says of the profile: its "profile" object whole (so a campaign
- * read back is written back as it was) and the parts the readers use. */
+/* What results.json says of the profile: its "profile" object, the keys loopbench knows
+ * (so a campaign read back is written back as it was), and the parts the readers use. */
 struct campaign_profile {
-    json_t *section;           /* owned; the strings below are borrowed from it */
-    const char *name, *path, *hash; /* hash: "fnv1a64:<hex>" */
-    const char *knob_name, *knob_label, *marker;
+    /* The object as compact JSON: as text, it holds no more memory than its bytes,
+     * however a document made elsewhere fills it. */
+    char *text;
+    char *name, *path, *hash; /* hash: "fnv1a64:<hex>" */
+    char *knob_name, *knob_label, *marker;
     struct campaign_health *health;
     size_t n_health;
     /* The registry (metric.h): CPU first, then each health key in the profile's order,
@@ -104,6 +106,12 @@ struct run_rotation {
     double *seconds;            /* per set */
 };
 
+/* A run's CPU over its window: n points of t_s and cpu_percent. */
+struct run_series {
+    double *t, *cpu;
+    size_t n;
+};
+
 struct run_record {
     size_t setting_index;       /* into campaign.spec.values */
     size_t variant_index;       /* into campaign.spec.variants; 0 in a knob-only campaign */
@@ -128,6 +136,8 @@ struct run_record {
     bool killed;                /* stop needed SIGKILL */
     char *containment;          /* what held its tree for the stop, "cgroup2" (platform.h);
                                    NULL: no target started, or an older results.json */
+    char *isolation;            /* what hid loopbench's ancestors from it, "pid-namespace"
+                                   (platform.h); NULL as containment */
     char *cpus;                 /* the CPUs its tree was pinned to, "1"; NULL: any */
     bool idle_held;             /* run --hold-idle: through its warm-up and window */
     struct run_rotation rotation; /* swaps 0 and no sets: it did not rotate */
@@ -143,6 +153,7 @@ struct run_record {
     struct rtt_result rtt;
     bool has_endpoint;          /* the profile's HTTP metrics endpoint was scraped */
     struct endpoint_result endpoint;
+    struct run_series series; /* campaign_series_load's; n 0 until then */
 };
 
 /* loopbench's own version and cost, as of the last write. */
@@ -258,11 +269,16 @@ const char *campaign_health_type(const struct campaign *c, size_t k);
 /* The unit a health key's figures are shown with: " ms", "%" or "". */
 const char *campaign_health_unit(const struct campaign *c, size_t k);
 
-/* A completed run's CPU series, read from its series.csv beside results.json: n points
- * of t_s into *t and cpu_percent into *cpu (new arrays, caller frees both). 0 points
- * and NULL arrays when the file is missing or empty. */
-size_t run_series_read(const struct campaign *c, const struct run_record *r, double **t,
-                       double **cpu);
+/* The largest series.csv read back: an hour's window at the shortest interval (10 ms) is
+ * some 36 MiB. Of a longer series than SERIES_POINTS_MAX points (that hour is 360,000),
+ * every k-th is kept: what report draws is a few thousand pixels wide. */
+#define SERIES_SIZE_MAX (64ULL << 20)
+#define SERIES_POINTS_MAX 100000
+/* Each sampled run's CPU series, from its series.csv beside results.json, into its
+ * record's `series` (what report draws): none when the file is missing. -1 with err for
+ * one that cannot be read back (read_back_file: a link, not a regular file, over
+ * SERIES_SIZE_MAX or the total one command reads). */
+int campaign_series_load(struct campaign *c, struct lb_error *err);
 
 void run_host_cpus_release(struct run_host_cpus *h);
 void run_energy_release(struct run_energy *e);

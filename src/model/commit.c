@@ -44,28 +44,46 @@ int commit_parse(const char *arg, const char *source, struct campaign_commit *ou
     return 0;
 }
 
+/* The filter drivers a repository's configuration names, at most this many (a config
+ * with more is not asked about its work tree). */
+#define FILTERS_MAX 16
+
 /* git's answer to one question about dir's work tree: its output (new string), NULL
- * when it failed. The repository is a stranger's (a pull request's checkout, an
- * unpacked artifact): neither its configuration nor the caller's environment may make
- * git run anything, take a lock or ask for anything. */
-static char *git_output(const char *dir, const char *const *question)
+ * when it failed. The repository is a stranger's (a pull request's checkout, a build's
+ * output, an unpacked artifact): neither its configuration nor the caller's environment
+ * may make git run anything, take a lock or ask for anything. Each filter driver named in
+ * filters (its own configuration's: a clean filter is a command, run by `git status` on
+ * a changed file) is made to run nothing. */
+static char *git_output(const char *dir, const char *const *question, const struct strv *filters)
 {
     const char *path = getenv("PATH");
     char *path_var = xasprintf("PATH=%s", path && *path ? path : "/usr/bin:/bin");
     char *envp[] = {path_var, "LC_ALL=C", "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null",
                     "GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", NULL};
-    const char *argv[16] = {"git", "-C", dir, "-c", "core.fsmonitor=false", "-c",
-                            "core.hooksPath=/dev/null", "-c", "core.untrackedCache=false", "-c",
-                            "diff.external=", NULL};
-    size_t n = 11;
-    for (size_t i = 0; question[i] && n < ARRAY_SIZE(argv) - 1; i++)
-        argv[n++] = question[i];
-    argv[n] = NULL;
+    static const char *const safe[] = {"core.fsmonitor=false", "core.hooksPath=/dev/null",
+                                       "core.untrackedCache=false", "diff.external="};
+    struct strv argv = {0};
+    strv_push(&argv, "git");
+    strv_push(&argv, "-C");
+    strv_push(&argv, dir);
+    for (size_t i = 0; i < ARRAY_SIZE(safe); i++) {
+        strv_push(&argv, "-c");
+        strv_push(&argv, safe[i]);
+    }
+    static const char *const inert[] = {"clean=", "smudge=", "process=", "required=false"};
+    for (size_t i = 0; filters && i < filters->n; i++)
+        for (size_t k = 0; k < ARRAY_SIZE(inert); k++) {
+            strv_push(&argv, "-c");
+            strv_push_owned(&argv, xasprintf("filter.%s.%s", filters->v[i], inert[k]));
+        }
+    for (size_t i = 0; question[i]; i++)
+        strv_push(&argv, question[i]);
     char *out = NULL;
     int status = 0;
     struct lb_error e;
-    int rc = plat_run_output((char *const *)argv, envp, COMMIT_GIT_OUTPUT_MAX,
-                             COMMIT_GIT_TIMEOUT_MS, &out, &status, &e);
+    int rc = plat_run_output(argv.v, envp, COMMIT_GIT_OUTPUT_MAX, COMMIT_GIT_TIMEOUT_MS, &out,
+                             &status, &e);
+    strv_release(&argv);
     free(path_var);
     if (rc < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         free(out);
@@ -74,16 +92,47 @@ static char *git_output(const char *dir, const char *const *question)
     return out;
 }
 
+/* The names of the filter drivers dir's configuration defines (filter.NAME.KEY), into
+ * names: false when it cannot tell, or they are more than FILTERS_MAX. Reading the
+ * configuration runs nothing. */
+static bool filter_names(const char *dir, struct strv *names)
+{
+    static const char *const list[] = {"config",       "--null",     "--name-only",
+                                       "--get-regexp", "^filter\\.", NULL};
+    char *keys = git_output(dir, list, NULL);
+    if (!keys) /* none: git config exits 1 */
+        return true;
+    bool ok = true;
+    for (const char *k = keys; *k && ok; k += strlen(k) + 1) {
+        const char *first = strchr(k, '.'), *last = strrchr(k, '.');
+        if (!first || last <= first)
+            continue;
+        char *name = xstrndup(first + 1, (size_t)(last - first - 1));
+        bool seen = false;
+        for (size_t i = 0; i < names->n && !seen; i++)
+            seen = strcmp(names->v[i], name) == 0;
+        ok = seen || names->n < FILTERS_MAX;
+        if (!seen && ok)
+            strv_push_owned(names, name);
+        else
+            free(name);
+    }
+    free(keys);
+    return ok;
+}
+
 int commit_from_git(const char *dir, struct campaign_commit *out)
 {
     memset(out, 0, sizeof(*out));
     static const char *const head[] = {"rev-parse", "--verify", "--quiet", "HEAD", NULL};
     static const char *const status[] = {"status", "--porcelain", "--untracked-files=no",
                                          "--ignore-submodules=all", NULL};
-    char *sha = git_output(dir, head), valid[SHA_LEN + 1];
+    char *sha = git_output(dir, head, NULL), valid[SHA_LEN + 1];
     bool ok = sha && sha_valid(sha, strcspn(sha, "\n"), valid);
     free(sha);
-    char *changes = ok ? git_output(dir, status) : NULL;
+    struct strv filters = {0};
+    char *changes = ok && filter_names(dir, &filters) ? git_output(dir, status, &filters) : NULL;
+    strv_release(&filters);
     if (!changes)
         return -1;
     *out = (struct campaign_commit){xstrdup(valid), *changes != '\0', "git"};

@@ -64,13 +64,16 @@ void histogram_init(struct histogram *h)
 void histogram_release(struct histogram *h)
 {
     free(h->counts);
+    free(h->pairs);
     memset(h, 0, sizeof(*h));
 }
 
 void histogram_reset(struct histogram *h)
 {
     uint64_t *counts = h->counts;
-    memset(counts, 0, HISTOGRAM_N_BUCKETS * sizeof(*counts));
+    if (counts)
+        memset(counts, 0, HISTOGRAM_N_BUCKETS * sizeof(*counts));
+    free(h->pairs);
     memset(h, 0, sizeof(*h));
     h->counts = counts;
 }
@@ -90,12 +93,34 @@ void histogram_record(struct histogram *h, uint64_t value)
     h->sum += value;
 }
 
+/* h's non-empty buckets in index order, whichever way it holds them: from *at (0 to
+ * start), the next one's index and count; false past the last. */
+static bool next_bucket(const struct histogram *h, size_t *at, unsigned *index, uint64_t *n)
+{
+    if (h->counts) {
+        for (; *at < HISTOGRAM_N_BUCKETS; ++*at)
+            if (h->counts[*at]) {
+                *index = (unsigned)*at;
+                *n = h->counts[(*at)++];
+                return true;
+            }
+        return false;
+    }
+    if (*at >= h->n_pairs)
+        return false;
+    *index = h->pairs[*at].index;
+    *n = h->pairs[(*at)++].count;
+    return true;
+}
+
 void histogram_add(struct histogram *dst, const struct histogram *src)
 {
     if (src->count == 0)
         return;
-    for (unsigned i = 0; i < HISTOGRAM_N_BUCKETS; i++)
-        dst->counts[i] += src->counts[i];
+    unsigned i;
+    uint64_t n;
+    for (size_t at = 0; next_bucket(src, &at, &i, &n);)
+        dst->counts[i] += n;
     if (dst->count == 0 || src->min < dst->min)
         dst->min = src->min;
     if (src->max > dst->max)
@@ -139,9 +164,10 @@ uint64_t histogram_percentile(const struct histogram *h, double p)
     uint64_t rank = (uint64_t)ceil(x - x * 1e-12);
     if (rank < 1)
         rank = 1;
-    uint64_t seen = 0;
-    for (unsigned i = 0; i < HISTOGRAM_N_BUCKETS; i++) {
-        seen += h->counts[i];
+    uint64_t seen = 0, n;
+    unsigned i;
+    for (size_t at = 0; next_bucket(h, &at, &i, &n);) {
+        seen += n;
         if (seen >= rank) {
             uint64_t high = bucket_high(i);
             return high < h->max ? high : h->max;
@@ -155,10 +181,10 @@ uint64_t histogram_percentile(const struct histogram *h, double p)
 json_t *histogram_to_json(const struct histogram *h, const char *unit)
 {
     json_t *counts = json_array();
-    for (unsigned i = 0; i < HISTOGRAM_N_BUCKETS; i++)
-        if (h->counts[i])
-            json_array_append_new(counts,
-                                  json_pack("[I, I]", (json_int_t)i, (json_int_t)h->counts[i]));
+    unsigned i;
+    uint64_t n;
+    for (size_t at = 0; next_bucket(h, &at, &i, &n);)
+        json_array_append_new(counts, json_pack("[I, I]", (json_int_t)i, (json_int_t)n));
     return json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:o}", "unit", unit,
                      "sub_bucket_bits", SUB_BITS, "max_value", (json_int_t)HISTOGRAM_MAX_VALUE,
                      "count", (json_int_t)h->count, "clamped", (json_int_t)h->clamped, "min",
@@ -199,6 +225,7 @@ static int load_counts(const json_t *counts, struct histogram *h, struct lb_erro
 {
     if (!json_is_array(counts))
         return lb_fail(err, "histogram: 'counts' must be an array of [index, count] pairs");
+    h->pairs = xcalloc(json_array_size(counts) + 1, sizeof(*h->pairs));
     uint64_t total = 0;
     long prev = -1;
     unsigned first = 0, last = 0;
@@ -222,7 +249,7 @@ static int load_counts(const json_t *counts, struct histogram *h, struct lb_erro
             return lb_fail(err, "histogram: the counts add up to more than 'count' (%llu)",
                            (unsigned long long)h->count);
         total += n;
-        h->counts[index] = n;
+        h->pairs[h->n_pairs++] = (struct histogram_pair){(uint32_t)index, n};
         if (prev < 0)
             first = (unsigned)index;
         last = (unsigned)index;
@@ -243,7 +270,8 @@ static int load_counts(const json_t *counts, struct histogram *h, struct lb_erro
                        "histogram: 'min' (%llu) and 'max' (%llu) must lie in the first and "
                        "last non-empty buckets",
                        (unsigned long long)h->min, (unsigned long long)h->max);
-    if (h->clamped && (last != HISTOGRAM_N_BUCKETS - 1 || h->clamped > h->counts[last]))
+    if (h->clamped &&
+        (last != HISTOGRAM_N_BUCKETS - 1 || h->clamped > h->pairs[h->n_pairs - 1].count))
         return lb_fail(err, "histogram: 'clamped' (%llu) exceeds the top bucket's count",
                        (unsigned long long)h->clamped);
     return 0;
@@ -252,7 +280,7 @@ static int load_counts(const json_t *counts, struct histogram *h, struct lb_erro
 int histogram_from_json(const json_t *j, const char *unit, struct histogram *h,
                         struct lb_error *err)
 {
-    histogram_reset(h);
+    histogram_release(h);
     if (!json_is_object(j))
         return lb_fail(err, "histogram: not a JSON object");
     const char *u = json_string_value(json_object_get(j, "unit"));
@@ -274,7 +302,7 @@ int histogram_from_json(const json_t *j, const char *unit, struct histogram *h,
         get_field(j, "clamped", &h->clamped, err) < 0 || get_field(j, "min", &h->min, err) < 0 ||
         get_field(j, "max", &h->max, err) < 0 || get_field(j, "sum", &h->sum, err) < 0 ||
         load_counts(json_object_get(j, "counts"), h, err) < 0) {
-        histogram_reset(h);
+        histogram_release(h);
         return -1;
     }
     return 0;

@@ -16,7 +16,11 @@
  *
  * Cost. The counts (HISTOGRAM_N_BUCKETS 64-bit counters, 36 KiB) are allocated once by
  * histogram_init; histogram_record never allocates and is a few instructions, so it can
- * run in a measuring loop. Reading percentiles scans the counts (not for a hot loop). */
+ * run in a measuring loop. Reading percentiles scans the counts (not for a hot loop). A
+ * histogram read back (histogram_from_json) keeps only its non-empty buckets, so that a
+ * document made elsewhere holds no more memory than its JSON says (20 bytes of it would
+ * otherwise hold 36 KiB): it can be merged into another, queried and written, not
+ * recorded into. */
 #ifndef LOOPBENCH_HISTOGRAM_H
 #define LOOPBENCH_HISTOGRAM_H
 
@@ -32,8 +36,16 @@
 #define HISTOGRAM_N_BUCKETS                                                                        \
     ((HISTOGRAM_MAX_BITS - HISTOGRAM_SUB_BUCKET_BITS + 1) << HISTOGRAM_SUB_BUCKET_BITS)
 
+/* A non-empty bucket of a histogram read back. */
+struct histogram_pair {
+    uint32_t index;
+    uint64_t count;
+};
+
 struct histogram {
-    uint64_t *counts; /* HISTOGRAM_N_BUCKETS */
+    uint64_t *counts; /* HISTOGRAM_N_BUCKETS; NULL in one read back, or not initialised */
+    struct histogram_pair *pairs; /* one read back: its non-empty buckets, by index */
+    size_t n_pairs;
     uint64_t count;   /* values recorded */
     uint64_t clamped; /* of which were above HISTOGRAM_MAX_VALUE */
     uint64_t min;     /* exact; 0 when empty */
@@ -41,16 +53,18 @@ struct histogram {
     uint64_t sum;     /* exact: wraps only past 2^64 (584 years of ns) */
 };
 
-/* An empty histogram (allocates the counts; allocation failure is fatal, see util.h). */
+/* An empty histogram (allocates the counts; allocation failure is fatal, see util.h). A
+ * zeroed struct is an empty histogram too, that only histogram_init makes recordable. */
 void histogram_init(struct histogram *h);
 /* Frees the counts; h may then be initialised again. Safe on a zeroed struct. */
 void histogram_release(struct histogram *h);
 /* Empty again, keeping the allocation. */
 void histogram_reset(struct histogram *h);
 
-/* Record one value (no allocation, no failure). */
+/* Record one value (no allocation, no failure; h initialised). */
 void histogram_record(struct histogram *h, uint64_t value);
-/* dst += src: the same as having recorded src's values into dst. */
+/* dst += src: the same as having recorded src's values into dst (initialised; src may
+ * be one read back). */
 void histogram_add(struct histogram *dst, const struct histogram *src);
 
 /* The bucket of a value and the values it covers: lowest and highest equivalent value
@@ -83,12 +97,13 @@ json_t *histogram_to_json(const struct histogram *h, const char *unit);
  * ns in microseconds): {count, min, p50, p90, p99, p999, max, mean}; null when empty
  * (new reference). */
 json_t *histogram_percentiles_json(const struct histogram *h, double divisor);
-/* Replace h's content (h initialised) with the histogram in j, which must have been
+/* Replace h's content (h initialised or zeroed; released first) with the histogram in j,
+ * kept as its non-empty buckets alone, which must have been
  * written by histogram_to_json with the same unit and the same layout. Checks the types
  * of every field, the layout, that indices are in range and increasing, that the counts
  * are positive and add up to count, that min and max lie in the first and last non-empty
  * buckets and that the clamped values fit in the last bucket; on error returns -1 with
- * err naming the field at fault ("histogram: ..."), and leaves h empty. */
+ * err naming the field at fault ("histogram: ..."), and leaves h empty (released). */
 int histogram_from_json(const json_t *j, const char *unit, struct histogram *h,
                         struct lb_error *err);
 

@@ -2,9 +2,11 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "campaign.h"
+#include "text.h"
 
 const struct metric *metric_find(const struct metric *metrics, size_t n, const char *key)
 {
@@ -36,8 +38,13 @@ int campaign_check_keys(const struct campaign *c, const char *list, const char *
         const char *end = strchr(p, ',');
         char *key = xstrndup(p, end ? (size_t)(end - p) : strlen(p));
         bool known = campaign_metric(c, key) != NULL;
-        if (!known)
-            lb_fail(err, "%s '%s': not a health key of profile '%s'", option, key, c->profile.name);
+        if (!known) {
+            /* the list may be a campaign's own, made elsewhere */
+            char *shown = text_shown(key);
+            lb_fail(err, "%s '%s': not a health key of profile '%s'", option, shown,
+                    c->profile.name);
+            free(shown);
+        }
         free(key);
         if (!known)
             return -1;
@@ -69,32 +76,59 @@ static const char *run_cpu_assignment(const struct run_record *x)
     return x->rotation.swaps > 0 ? "rotated" : x->cpus;
 }
 
-/* campaign_cell_pairs, with the CPUs each run of a pair was pinned to into cpus_a[] and
- * cpus_b[] when they are not NULL. */
+/* A completed run of a cell, by its round. */
+struct round_run {
+    long repeat;
+    size_t index;
+};
+
+static int round_order(const void *pa, const void *pb)
+{
+    const struct round_run *a = pa, *b = pb;
+    if (a->repeat != b->repeat)
+        return a->repeat < b->repeat ? -1 : 1;
+    return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Each completed run of xa, in the campaign's order, with the first completed run of xb
+ * of its round, found by a search of xb's runs sorted by round (not a scan of every run
+ * for each: a campaign of 100,000 runs made elsewhere is paired in a blink); the CPUs
+ * each run of a pair was pinned to into cpus_a[] and cpus_b[] when they are not NULL. */
 static size_t cell_pairs(const struct campaign *c, struct cell xa, struct cell xb,
                          const struct metric *m, double *a, double *b, const char **cpus_a,
                          const char **cpus_b)
 {
-    size_t n = 0;
+    size_t n = 0, nb = 0;
     if (c->spec.order == ORDER_GROUPED)
         return 0;
+    struct round_run *rb = xmalloc((c->n_runs + 1) * sizeof(*rb));
+    for (size_t j = 0; j < c->n_runs; j++)
+        if (run_in_cell(&c->runs[j], xb) && c->runs[j].status == RUN_OK)
+            rb[nb++] = (struct round_run){c->runs[j].repeat, j};
+    qsort(rb, nb, sizeof(*rb), round_order);
     for (size_t i = 0; i < c->n_runs; i++) {
         const struct run_record *x = &c->runs[i];
         if (!run_in_cell(x, xa) || x->status != RUN_OK)
             continue;
-        for (size_t j = 0; j < c->n_runs; j++) {
-            const struct run_record *y = &c->runs[j];
-            if (run_in_cell(y, xb) && y->status == RUN_OK && y->repeat == x->repeat) {
-                if (cpus_a && cpus_b) {
-                    cpus_a[n] = run_cpu_assignment(x);
-                    cpus_b[n] = run_cpu_assignment(y);
-                }
-                a[n] = metric_read(c, x, m);
-                b[n++] = metric_read(c, y, m);
-                break;
-            }
+        size_t lo = 0, hi = nb; /* the first of xb's runs of x's round or later */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (rb[mid].repeat < x->repeat)
+                lo = mid + 1;
+            else
+                hi = mid;
         }
+        if (lo == nb || rb[lo].repeat != x->repeat)
+            continue;
+        const struct run_record *y = &c->runs[rb[lo].index];
+        if (cpus_a && cpus_b) {
+            cpus_a[n] = run_cpu_assignment(x);
+            cpus_b[n] = run_cpu_assignment(y);
+        }
+        a[n] = metric_read(c, x, m);
+        b[n++] = metric_read(c, y, m);
     }
+    free(rb);
     return n;
 }
 

@@ -91,17 +91,7 @@ static const char *const defaults_keys[] = {"warmup", "sample", "repeat", "log_l
                                              "hold_idle", NULL};
 
 /* A profile's strings may hold control characters ("a\nb" is valid JSON), but an error
- * is one line: they are shown escaped, as \n or \x01, cut where the buffer ends.
- * Returns -1, for `return escape_controls(err)`. */
-static int escape_controls(struct lb_error *err)
-{
-    if (!err)
-        return -1;
-    char *shown = text_shown(err->msg);
-    snprintf(err->msg, sizeof(err->msg), "%s", shown);
-    free(shown);
-    return -1;
-}
+ * is one line: they are shown escaped (text_error_shown). */
 
 static int fail(struct loader *ld, const char *kp, const char *fmt, ...) LB_PRINTF(3, 4);
 
@@ -116,7 +106,7 @@ static int fail(struct loader *ld, const char *kp, const char *fmt, ...)
         lb_fail(ld->err, "profile '%s': %s: %s", ld->file, kp, what);
     else
         lb_fail(ld->err, "profile '%s': %s", ld->file, what);
-    return escape_controls(ld->err);
+    return text_error_shown(ld->err);
 }
 
 /* Key paths name the place at fault as a user would find it: knob.config.path[1].
@@ -667,6 +657,9 @@ static int add_health(struct loader *ld, struct profile *p, const char *kp,
         if (strcmp(p->health[i].key, h->key) == 0)
             return fail(ld, kp, "key '%s' is also a health key of the log or the rtt probe",
                         h->key);
+    if (p->n_health == PROFILE_HEALTH_MAX)
+        return fail(ld, kp, "key '%s': more than %d health keys in all", h->key,
+                    PROFILE_HEALTH_MAX);
     p->health = xrealloc(p->health, (p->n_health + 1) * sizeof(*p->health));
     p->health[p->n_health++] = (struct health_key){
         .key = xstrdup(h->key),
@@ -859,6 +852,9 @@ static int parse_health(struct loader *ld, json_t *arr, struct profile *p)
     char at[KP_MAX];
     if (!json_is_array(arr))
         return fail(ld, "metrics.health", "expected an array of objects");
+    if (json_array_size(arr) > PROFILE_HEALTH_MAX)
+        return fail(ld, "metrics.health", "%zu keys: expected at most %d", json_array_size(arr),
+                    PROFILE_HEALTH_MAX);
     p->n_health = json_array_size(arr);
     p->health = xcalloc(p->n_health, sizeof(*p->health));
     size_t i;
@@ -1218,7 +1214,7 @@ static int parse_text(const char *text, size_t len, const char *path, const char
     free(dir);
     if (!p->dir) {
         lb_fail_errno(err, errno, "profile '%s': cannot resolve its directory", path);
-        escape_controls(err);
+        text_error_shown(err);
         profile_release(p);
         return -1;
     }
@@ -1227,7 +1223,7 @@ static int parse_text(const char *text, size_t len, const char *path, const char
     json_t *root = json_loadb(p->text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         lb_fail(err, "profile '%s' line %d column %d: %s", path, jerr.line, jerr.column, jerr.text);
-        escape_controls(err);
+        text_error_shown(err);
         profile_release(p);
         return -1;
     }
@@ -1493,6 +1489,37 @@ static json_t *http_metrics_json(const struct profile *p)
     if (p->endpoint_interval_s >= 0)
         json_object_set_new(o, "interval", seconds_json(p->endpoint_interval_s));
     return o;
+}
+
+/* The keys profile_to_json writes, and "document", the profile's own text parsed. */
+static const char *const section_keys[] = {
+    "name",     "path", "hash",         "description", "command",  "cwd",      "env",
+    "pass_env", "knob", "fixed",        "ready",       "marker",   "health",   "primary",
+    "budgets",  "rtt",  "http_metrics", "stop",        "defaults", "document", NULL};
+
+/* A new object of o's keys that are among keys, in o's order. */
+static json_t *known_keys(json_t *o, const char *const *keys)
+{
+    json_t *known = json_object();
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v) {
+        for (size_t i = 0; keys[i]; i++)
+            if (strcmp(key, keys[i]) == 0) {
+                json_object_set(known, key, v);
+                break;
+            }
+    }
+    return known;
+}
+
+json_t *profile_section_known(json_t *section)
+{
+    json_t *known = known_keys(section, section_keys);
+    json_t *doc = json_object_get(known, "document");
+    if (json_is_object(doc))
+        json_object_set_new(known, "document", known_keys(doc, top_keys));
+    return known;
 }
 
 json_t *profile_to_json(const struct profile *p)

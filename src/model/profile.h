@@ -145,6 +145,14 @@ double profile_estimate_s(const struct profile *p);
  * health holding every health key (the rtt probe's and the endpoint's too), each
  * {key, label, better, must_be_zero}. Not the file's text: results.json adds that. */
 json_t *profile_to_json(const struct profile *p);
+/* The most health keys a profile has, its own and its probes' (a health line holds at
+ * most SCRAPE_VALUES_MAX values): every analysis goes over the runs once per key. */
+#define PROFILE_HEALTH_MAX 256
+/* Of a results.json's "profile" (profile_to_json's object, and in "document" the profile
+ * as its file held it), only the keys either knows, in their order (new reference): what
+ * a campaign read back keeps, so a document made elsewhere holds no memory with keys
+ * nothing reads. */
+json_t *profile_section_known(json_t *section);
 
 /* The words a profile uses for its enums (static strings; "unknown" for a value out of
  * range): "config", "argv", "env"; "string", "number"; "log", "tcp", "delay", "http";

@@ -122,6 +122,9 @@ static int resolve_settings(struct campaign_spec *s, const struct profile *prof,
     bool asked = s->values.n > 0;
     for (size_t i = 0; !asked && i < prof->knob.values.n; i++)
         strv_push(&s->values, prof->knob.values.v[i]);
+    /* Never a campaign loopbench could not read back. */
+    if (campaign_size_check(s->values.n, s->n_variants, 0, "run", err) < 0)
+        return -1;
     for (size_t i = 0; i < s->values.n; i++)
         for (size_t j = 0; j < i; j++)
             if (strcmp(s->values.v[i], s->values.v[j]) == 0)
@@ -242,7 +245,8 @@ int campaign_spec_resolve(struct campaign *c, struct profile **profiles, size_t 
         return -1;
     const struct profile *prof = &(*profiles)[0];
     if (resolve_commit(c, prof, err) < 0 || resolve_order(s, err) < 0 ||
-        resolve_settings(s, prof, err) < 0 || resolve_repeat(s, prof, err) < 0)
+        resolve_settings(s, prof, err) < 0 || resolve_repeat(s, prof, err) < 0 ||
+        campaign_size_check(0, 0, campaign_cells(c) * (size_t)s->repeat, "run", err) < 0)
         return -1;
     resolve_defaults(s, prof);
     if ((s->cpus || s->order == ORDER_DUET) && resolve_cpus(s, prof, err) < 0)

@@ -9,6 +9,7 @@
 #include "fingerprint.h"
 #include "histogram.h"
 #include "metric.h"
+#include "platform/files.h"
 #include "platform/platform.h"
 #include "text.h"
 #include "targetenv.h"
@@ -175,6 +176,8 @@ static json_t *exit_json(const struct run_record *r)
         json_object_set_new(o, "signal", json_integer(WTERMSIG(r->wstatus)));
     if (r->containment)
         json_object_set_new(o, "containment", json_string(r->containment));
+    if (r->isolation)
+        json_object_set_new(o, "isolation", json_string(r->isolation));
     return o;
 }
 
@@ -189,6 +192,8 @@ static void exit_from_json(json_t *o, struct run_record *r)
         r->wstatus = (int)(get_int(o, "signal") & 0x7f);
     if (get_str(o, "containment"))
         r->containment = xstrdup(get_str(o, "containment"));
+    if (get_str(o, "isolation"))
+        r->isolation = xstrdup(get_str(o, "isolation"));
 }
 
 static const char *const count_keys[] = {"scheduled", "sent",     "completed",
@@ -240,11 +245,10 @@ static int histogram_at(json_t *o, const char *key, const char *where, struct hi
     return 0;
 }
 
+/* The histograms are read as they are held in the file, their non-empty buckets alone
+ * (histogram.h): absent ones are empty. */
 static int rtt_from_json(json_t *o, const char *where, struct rtt_result *q, struct lb_error *err)
 {
-    histogram_init(&q->rtt);
-    histogram_init(&q->lag);
-    histogram_init(&q->setup);
     counts_from_json(json_object_get(o, "requests"), &q->requests);
     q->connection_failures = get_u64(o, "connection_failures");
     q->probe_cpu_ns = get_ns(o, "probe_cpu_seconds");
@@ -785,22 +789,67 @@ static int campaign_from_json(json_t *camp, json_t *knob, struct campaign *c, co
     return 0;
 }
 
-/* A planned run's variant, by name. */
-static int variant_from_json(const struct campaign *c, json_t *o, struct run_record *r,
-                             const char *where, size_t i, struct lb_error *err)
+/* Lookups of a campaign's runs by name: settings, variants and (with a plan) run
+ * directories, each in a time that does not grow with their number. */
+struct run_names {
+    struct str_table settings, variants, dirs;
+};
+
+static void run_names_init(struct run_names *t, const struct campaign *c, size_t n_runs)
 {
-    const char *name = get_str(o, "variant");
-    for (size_t k = 0; name && k < c->spec.n_variants; k++)
-        if (strcmp(c->spec.variants[k].name, name) == 0) {
-            r->variant_index = k;
-            return 0;
-        }
-    return lb_fail(err, "%s: campaign.plan[%zu]: variant '%s' is not among the campaign's", where,
-                   i, name ? name : "");
+    const struct campaign_spec *s = &c->spec;
+    str_table_init(&t->settings, s->values.n);
+    for (size_t i = 0; i < s->values.n; i++)
+        str_table_add(&t->settings, s->values.v[i], i);
+    str_table_init(&t->variants, s->n_variants);
+    for (size_t k = 0; k < s->n_variants; k++)
+        str_table_add(&t->variants, s->variants[k].name, k);
+    str_table_init(&t->dirs, n_runs);
+}
+
+static void run_names_release(struct run_names *t)
+{
+    str_table_release(&t->settings);
+    str_table_release(&t->variants);
+    str_table_release(&t->dirs);
+}
+
+/* A planned run: its setting, variant, repeat and directory. */
+static int planned_from_json(struct campaign *c, const struct run_names *t, json_t *o,
+                             const char *where, const char *list, size_t i, struct run_record *r,
+                             struct lb_error *err)
+{
+    const char *setting = get_str(o, "setting"), *dir = get_str(o, "dir");
+    long si = setting ? str_table_find(&t->settings, setting) : -1;
+    if (si < 0)
+        return lb_fail(err, "%s: %s[%zu]: setting '%s' is not among the campaign's", where, list, i,
+                       setting ? setting : "");
+    r->setting_index = (size_t)si;
+    if (c->spec.n_variants) {
+        const char *name = get_str(o, "variant");
+        long vi = name ? str_table_find(&t->variants, name) : -1;
+        if (vi < 0)
+            return lb_fail(err, "%s: %s[%zu]: variant '%s' is not among the campaign's", where,
+                           list, i, name ? name : "");
+        r->variant_index = (size_t)vi;
+    }
+    r->repeat = (long)get_int(o, "repeat");
+    /* report reads a run's series.csv there and --resume writes into it: a campaign
+     * made elsewhere must not lead either out of its own directory. */
+    if (dir && !path_is_within(dir))
+        return lb_fail(err,
+                       "%s: %s[%zu].dir: '%s' is not a relative path inside the campaign "
+                       "directory",
+                       where, list, i, dir);
+    r->dir = dir ? xstrdup(dir)
+                 : run_dir_name(c->spec.n_variants ? c->spec.variants[r->variant_index].name : NULL,
+                                setting, r->repeat);
+    return 0;
 }
 
 /* The runs: the plan whole when recorded (runs not yet made stay pending), each with
- * what `runs` recorded of it; else the recorded runs alone, in their order. */
+ * what `runs` recorded of it, found by its directory; else the recorded runs alone, in
+ * their order. */
 static int runs_from_json(json_t *plan, json_t *runs, struct campaign *c, const char *where,
                           struct lb_error *err)
 {
@@ -808,52 +857,42 @@ static int runs_from_json(json_t *plan, json_t *runs, struct campaign *c, const 
         return lb_fail(err, "%s: runs: expected an array", where);
     bool planned = json_is_array(plan);
     json_t *list = planned ? plan : runs;
+    const char *name = planned ? "campaign.plan" : "runs";
+    if (campaign_size_check(0, 0, json_array_size(list), where, err) < 0 ||
+        campaign_size_check(0, 0, json_array_size(runs), where, err) < 0)
+        return -1;
     c->n_runs = json_array_size(list);
     c->runs = xcalloc(c->n_runs ? c->n_runs : 1, sizeof(*c->runs));
-    for (size_t i = 0; i < c->n_runs; i++) {
-        json_t *o = json_array_get(list, i);
-        const char *setting = get_str(o, "setting"), *dir = get_str(o, "dir");
-        long si = setting ? campaign_setting(c, setting) : -1;
-        if (si < 0)
-            return lb_fail(err, "%s: %s[%zu]: setting '%s' is not among the campaign's", where,
-                           planned ? "campaign.plan" : "runs", i, setting ? setting : "");
-        struct run_record *r = &c->runs[i];
-        r->setting_index = (size_t)si;
-        if (c->spec.n_variants && variant_from_json(c, o, r, where, i, err) < 0)
-            return -1;
-        r->repeat = (long)get_int(o, "repeat");
-        /* report reads a run's series.csv there and --resume writes into it: a campaign
-         * made elsewhere must not lead either out of its own directory. */
-        if (dir && !path_is_within(dir))
-            return lb_fail(err, "%s: %s[%zu].dir: '%s' is not a relative path inside the "
-                                "campaign directory", where, planned ? "campaign.plan" : "runs",
-                           i, dir);
-        r->dir =
-            dir ? xstrdup(dir)
-                : run_dir_name(c->spec.n_variants ? c->spec.variants[r->variant_index].name : NULL,
-                               setting, r->repeat);
+    struct run_names t;
+    run_names_init(&t, c, c->n_runs);
+    int rc = 0;
+    for (size_t i = 0; i < c->n_runs && rc == 0; i++) {
+        rc = planned_from_json(c, &t, json_array_get(list, i), where, name, i, &c->runs[i], err);
+        if (rc == 0 && planned)
+            str_table_add(&t.dirs, c->runs[i].dir, i);
     }
     size_t i;
     json_t *o;
     json_array_foreach(runs, i, o) {
+        if (rc < 0)
+            break;
         struct run_record *r = &c->runs[i];
         if (planned) {
             const char *dir = get_str(o, "dir");
-            r = NULL;
-            for (size_t k = 0; dir && k < c->n_runs && !r; k++)
-                if (strcmp(c->runs[k].dir, dir) == 0)
-                    r = &c->runs[k];
-            if (!r)
-                return lb_fail(err, "%s: runs[%zu]: dir '%s' is not in the plan", where, i,
-                               dir ? dir : "");
+            long k = dir ? str_table_find(&t.dirs, dir) : -1;
+            if (k < 0) {
+                rc = lb_fail(err, "%s: runs[%zu]: dir '%s' is not in the plan", where, i,
+                             dir ? dir : "");
+                break;
+            }
+            r = &c->runs[k];
         }
         char *at = xasprintf("%s: runs[%zu]", where, i);
-        int rc = run_from_json(c, o, at, r, err);
+        rc = run_from_json(c, o, at, r, err);
         free(at);
-        if (rc < 0)
-            return -1;
     }
-    return 0;
+    run_names_release(&t);
+    return rc;
 }
 
 /* Every name of c that a report, a plot or a table prints. */
@@ -875,6 +914,8 @@ static int names_check(const struct campaign *c, const char *where, struct lb_er
         {c->self.version, "loopbench.version"},
         {c->self.commit, "loopbench.commit"},
         {c->loopbench_cpus, "campaign.cpus.loopbench"},
+        /* not names, but sentences a report prints the same way */
+        {c->energy_unavailable, "campaign.energy.unavailable"},
     };
     for (size_t i = 0; i < ARRAY_SIZE(fixed); i++)
         if (campaign_text_check(fixed[i][0], where, fixed[i][1], err) < 0)
@@ -895,18 +936,20 @@ static int names_check(const struct campaign *c, const char *where, struct lb_er
         snprintf(key, sizeof(key), "campaign.variants[%zu].name", i);
         rc = campaign_text_check(c->spec.variants[i].name, where, key, err);
     }
-    /* not a name, but a sentence a report prints the same way */
     for (size_t i = 0; rc == 0 && i < c->n_runs; i++) {
         snprintf(key, sizeof(key), "the failure of run %zu", i + 1);
         rc = campaign_text_check(c->runs[i].failure, where, key, err);
+        snprintf(key, sizeof(key), "why run %zu was unsteady", i + 1);
+        rc = rc < 0 ? rc : campaign_text_check(c->runs[i].unsteady, where, key, err);
     }
     return rc;
 }
 
-static const char *get_str_or(json_t *o, const char *key, const char *dflt)
+/* o's string at key (new), else dflt's. */
+static char *get_str_or(json_t *o, const char *key, const char *dflt)
 {
     const char *s = get_str(o, key);
-    return s ? s : dflt;
+    return xstrdup(s ? s : dflt);
 }
 
 int campaign_profile_from_json(json_t *section, const char *where, struct campaign_profile *p,
@@ -915,7 +958,9 @@ int campaign_profile_from_json(json_t *section, const char *where, struct campai
     memset(p, 0, sizeof(*p));
     if (!json_is_object(section))
         return lb_fail(err, "%s: profile: expected an object", where);
-    p->section = json_incref(section);
+    json_t *known = profile_section_known(section);
+    p->text = xcheck(json_dumps(known, JSON_COMPACT));
+    json_decref(known);
     json_t *knob = json_object_get(section, "knob");
     p->name = get_str_or(section, "name", "?");
     p->path = get_str_or(section, "path", "");
@@ -926,9 +971,11 @@ int campaign_profile_from_json(json_t *section, const char *where, struct campai
     json_t *health = json_object_get(section, "health");
     if (health && !json_is_array(health))
         return lb_fail(err, "%s: profile.health: expected an array", where);
-    p->n_health = json_array_size(health);
-    p->health = xcalloc(p->n_health ? p->n_health : 1, sizeof(*p->health));
-    for (size_t k = 0; k < p->n_health; k++) {
+    if (json_array_size(health) > PROFILE_HEALTH_MAX)
+        return lb_fail(err, "%s: profile.health: %zu keys, more than the %d of a profile", where,
+                       json_array_size(health), PROFILE_HEALTH_MAX);
+    p->health = xcalloc(json_array_size(health) + 1, sizeof(*p->health));
+    for (size_t k = 0; k < json_array_size(health); k++) {
         const char *key, *label = NULL, *better = profile_direction_name(LOWER_IS_BETTER);
         int zero = 0;
         enum direction dir;
@@ -938,10 +985,16 @@ int campaign_profile_from_json(json_t *section, const char *where, struct campai
             return lb_fail(err, "%s: profile.health[%zu]: expected a key, a label, better "
                                 "\"lower\" or \"higher\" and must_be_zero",
                            where, k);
-        p->health[k] = (struct campaign_health){key, label ? label : key, dir, zero};
+        p->health[p->n_health++] =
+            (struct campaign_health){xstrdup(key), xstrdup(label ? label : key), dir, zero};
     }
     metric_registry_build(p);
     return 0;
+}
+
+json_t *campaign_profile_json(const struct campaign_profile *p)
+{
+    return xcheck(json_loads(p->text ? p->text : "{}", 0, NULL));
 }
 
 int results_from_json(json_t *doc, const char *out_dir, const char *where, struct campaign *c,
@@ -996,9 +1049,9 @@ json_t *results_document(const struct campaign *c, const struct results_analysis
     for (size_t i = 0; i < c->n_runs; i++)
         if (c->runs[i].status != RUN_PENDING)
             json_array_append_new(runs, run_json(c, &c->runs[i], &a->runs[i]));
-    return json_pack("{s:s, s:o, s:s, s:O, s:o, s:o, s:o, s:O, s:o}", "schema", RESULTS_SCHEMA,
-                     "loopbench", self_json(&c->self), "command_line", c->command_line,
-                     "profile", c->profile.section, "host", host_json(&c->host), "campaign",
+    return json_pack("{s:s, s:o, s:s, s:o, s:o, s:o, s:o, s:O, s:o}", "schema", RESULTS_SCHEMA,
+                     "loopbench", self_json(&c->self), "command_line", c->command_line, "profile",
+                     campaign_profile_json(&c->profile), "host", host_json(&c->host), "campaign",
                      campaign_json(c), "runs", runs, "summary", a->summary, "warnings",
                      strv_json(a->warnings));
 }
@@ -1014,6 +1067,26 @@ char *results_document_text(const json_t *doc)
     return line;
 }
 
+/* The runs results_load read so far in this process. */
+static size_t runs_read;
+
+/* doc (parsed from file) into c, its runs counted against CAMPAIGN_RUNS_TOTAL_MAX. */
+static int results_read(json_t *doc, const char *file, const char *out_dir, struct campaign *c,
+                        struct lb_error *err)
+{
+    json_t *camp = json_object_get(doc, "campaign"), *plan = json_object_get(camp, "plan");
+    size_t runs = json_array_size(json_is_array(plan) ? plan : json_object_get(doc, "runs"));
+    if (runs > CAMPAIGN_RUNS_TOTAL_MAX - runs_read)
+        return lb_fail(err,
+                       "'%s': its %zu runs would make more than the %d runs one command "
+                       "reads (%zu read before it): expected fewer or smaller campaigns",
+                       file, runs, CAMPAIGN_RUNS_TOTAL_MAX, runs_read);
+    if (results_from_json(doc, out_dir, file, c, err) < 0)
+        return -1;
+    runs_read += runs;
+    return 0;
+}
+
 int results_load(const char *path, struct campaign *c, struct lb_error *err)
 {
     memset(c, 0, sizeof(*c));
@@ -1021,26 +1094,27 @@ int results_load(const char *path, struct campaign *c, struct lb_error *err)
     bool dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
     char *file = dir ? path_join(path, "results.json") : xstrdup(path);
     char *out_dir = dir ? xstrdup(path) : path_dirname(path);
-    json_error_t jerr;
     /* jansson holds the whole document, some 200 bytes a key: a file made elsewhere is
      * refused before it is parsed past the size of a far larger campaign than any run. */
-    struct stat fst;
-    bool huge = stat(file, &fst) == 0 && (uint64_t)fst.st_size > RESULTS_SIZE_MAX;
-    json_t *doc = huge ? NULL : json_load_file(file, 0, &jerr);
-    int rc;
-    if (huge)
-        rc = lb_fail(err, "'%s': %llu bytes, expected a results.json of at most %d MiB", file,
-                     (unsigned long long)fst.st_size, (int)(RESULTS_SIZE_MAX >> 20));
-    else if (!doc)
-        rc = jerr.line <= 0 ? lb_fail(err, "cannot read '%s': %s", file, jerr.text)
-                            : lb_fail(err, "'%s' line %d column %d: %s", file, jerr.line,
-                                      jerr.column, jerr.text);
-    else
-        rc = results_from_json(doc, out_dir, file, c, err);
+    char *text;
+    size_t len;
+    int rc = read_back_file(file, "results.json", RESULTS_SIZE_MAX, &text, &len, err);
+    if (rc == 0) {
+        json_error_t jerr;
+        json_t *doc = json_loadb(text, len, 0, &jerr);
+        free(text);
+        if (!doc)
+            rc =
+                lb_fail(err, "'%s' line %d column %d: %s", file, jerr.line, jerr.column, jerr.text);
+        else
+            rc = results_read(doc, file, out_dir, c, err);
+        json_decref(doc);
+    }
+    /* A message may quote any string of the file: shown as text, never acted on by a
+     * terminal nor read as a workflow command. */
+    if (rc < 0)
+        text_error_shown(err);
     c->path = file;
-    file = NULL;
-    json_decref(doc);
-    free(file);
     free(out_dir);
     return rc;
 }

@@ -26,12 +26,14 @@ struct results_analysis {
     json_t *summary;
     const struct strv *warnings;
 };
-/* Fill p from a "profile" object (p takes a reference to it), and its metric registry
- * (metric.h). Missing keys read as their defaults (the knob's label is its name, a health
- * key's label its key), so that older and hand-made documents can be read; -1 with err
- * naming `where` when a present key has the wrong type. */
+/* Fill p from a "profile" object (its known keys: profile_section_known), and its metric
+ * registry (metric.h). Missing keys read as their defaults (the knob's label is its name, a
+ * health key's label its key), so that older and hand-made documents can be read; -1 with
+ * err naming `where` when a present key has the wrong type. */
 int campaign_profile_from_json(json_t *section, const char *where, struct campaign_profile *p,
                                struct lb_error *err);
+/* p's "profile" object again (new reference). */
+json_t *campaign_profile_json(const struct campaign_profile *p);
 
 /* The whole document (new reference, caller decrefs). */
 json_t *results_document(const struct campaign *c, const struct results_analysis *a);

@@ -172,6 +172,8 @@ GET(SETTINGS)
     (void)s;
     struct strv *values = field;
     json_t *settings = json_is_array(v) ? v : json_object_get(knob, "values");
+    if (json_array_size(settings) > CAMPAIGN_SETTINGS_MAX)
+        return campaign_size_check(json_array_size(settings), 0, 0, where, err);
     size_t i;
     json_t *x;
     json_array_foreach(settings, i, x) {
@@ -225,6 +227,8 @@ PUT(VARIANTS)
 GET(VARIANTS)
 {
     (void)field, (void)knob;
+    if (campaign_size_check(s->values.n, json_array_size(v), 0, where, err) < 0)
+        return -1;
     s->variants = xcalloc(json_array_size(v) + 1, sizeof(*s->variants));
     size_t i;
     json_t *x;
@@ -444,6 +448,24 @@ int campaign_names_from_json(json_t *names, const char *where, const char *key, 
             return lb_fail(err, "%s: %s", where, e.msg);
         strv_push(into, json_string_value(v));
     }
+    return 0;
+}
+
+int campaign_size_check(size_t settings, size_t variants, size_t runs, const char *where,
+                        struct lb_error *err)
+{
+    const struct {
+        size_t n, max;
+        const char *what;
+    } caps[] = {
+        {settings, CAMPAIGN_SETTINGS_MAX, "settings"},
+        {variants, CAMPAIGN_VARIANTS_MAX, "variants"},
+        {settings * (variants ? variants : 1), CAMPAIGN_CELLS_MAX, "cells (settings x variants)"},
+        {runs, CAMPAIGN_RUNS_MAX, "runs"}};
+    for (size_t i = 0; i < ARRAY_SIZE(caps); i++)
+        if (caps[i].n > caps[i].max)
+            return lb_fail(err, "%s: %zu %s, more than the %zu of a campaign loopbench reads",
+                           where, caps[i].n, caps[i].what, caps[i].max);
     return 0;
 }
 

@@ -46,6 +46,20 @@ struct campaign_variant {
  * (seconds), as the issue's hand measurement on a 2-CPU VM ran it (docs/ci.md). */
 #define SPEC_ROTATE_DEFAULT_S 0.5
 
+/* The largest campaign loopbench plans or reads back: one made elsewhere past these is
+ * refused, not read for minutes (an analysis goes over every run once per cell). A run
+ * is about 1 KB in memory however small its JSON, so the runs one command reads, over
+ * every campaign it is given, have a cap too. */
+#define CAMPAIGN_RUNS_MAX 100000
+#define CAMPAIGN_SETTINGS_MAX 256
+#define CAMPAIGN_VARIANTS_MAX 32
+#define CAMPAIGN_CELLS_MAX 1024 /* settings x variants */
+#define CAMPAIGN_RUNS_TOTAL_MAX 250000
+/* 0, or -1 with err (naming `where`) when a campaign of that many settings, variants
+ * (0 without) and runs is past the caps above. */
+int campaign_size_check(size_t settings, size_t variants, size_t runs, const char *where,
+                        struct lb_error *err);
+
 /* The fields: X(KIND, name, key, first), where key is where results.json's campaign object
  * holds it ("a.b": key b of object a; NULL: not there) and first its value before
  * anything is asked ("not asked" where the profile or the resolution decides). KIND is

@@ -65,8 +65,8 @@ static double write_cpu(const struct campaign *c, FILE *f)
 }
 
 /* cpu-time.dat: one block per setting (gnuplot's `index`), a blank line between runs:
- * t_s cpu_percent, copied from each run's series.csv. Returns the points written (none
- * when the series files are not beside the results.json read). */
+ * t_s cpu_percent, copied from each run's series (campaign_series_load). Returns the
+ * points written (none when the series files were not beside the results.json read). */
 static size_t write_cpu_time(const struct campaign *c, FILE *f)
 {
     size_t points = 0;
@@ -79,15 +79,12 @@ static size_t write_cpu_time(const struct campaign *c, FILE *f)
             const struct run_record *r = &c->runs[i];
             if (!run_in_cell(r, campaign_cell(c, ci)) || !r->sampled)
                 continue;
-            double *t, *cpu;
-            size_t n = run_series_read(c, r, &t, &cpu);
-            for (size_t j = 0; j < n; j++)
-                fprintf(f, "%.6g %.6g\n", t[j], cpu[j]);
-            if (n)
+            const struct run_series *sr = &r->series;
+            for (size_t j = 0; j < sr->n; j++)
+                fprintf(f, "%.6g %.6g\n", sr->t[j], sr->cpu[j]);
+            if (sr->n)
                 fputc('\n', f);
-            points += n;
-            free(t);
-            free(cpu);
+            points += sr->n;
         }
         fputs("\n\n", f);
     }

@@ -273,6 +273,13 @@ static char *cut_note(const char *path, const struct publish_cut *cut)
     return note;
 }
 
+/* The line that stands for a block left out (new string). */
+static char *left_out_line(const struct md_block *b)
+{
+    return xasprintf("*(%s of %zu lines left out here: see the note above)*\n",
+                     b->kind == CUT_CODE ? "a code block" : "a table", b->lines);
+}
+
 /* The report without the blocks left out, each replaced by a line saying so, and the
  * note after its first heading line (at the top without one). New string. */
 static char *md_assemble(const char *text, const struct md_block *blocks, size_t n,
@@ -287,10 +294,7 @@ static char *md_assemble(const char *text, const struct md_block *blocks, size_t
     for (size_t i = 0; i < n; i++) {
         const struct md_block *b = &blocks[i];
         if (b->left_out)
-            strv_push_owned(&parts, xasprintf("*(%s of %zu lines left out here: see the note "
-                                              "above)*\n", b->kind == CUT_CODE ? "a code block"
-                                                                             : "a table",
-                                              b->lines));
+            strv_push_owned(&parts, left_out_line(b));
         else
             strv_push_owned(&parts, xstrndup(text + b->start, b->end - b->start));
         if (!noted) {
@@ -313,15 +317,38 @@ static char *md_assemble(const char *text, const struct md_block *blocks, size_t
     return out;
 }
 
-/* The largest block of that kind still in, or n when none is left. */
-static size_t largest_of(const struct md_block *blocks, size_t n, int kind)
+/* Characters of len bytes of valid UTF-8. */
+static size_t chars_of(const char *s, size_t len)
 {
-    size_t best = n;
-    for (size_t i = 0; i < n; i++)
-        if (blocks[i].kind == kind && !blocks[i].left_out &&
-            (best == n || blocks[i].end - blocks[i].start > blocks[best].end - blocks[best].start))
-            best = i;
-    return best;
+    size_t chars = 0, bad_at;
+    utf8_scan(s, len, &chars, &bad_at);
+    return chars;
+}
+
+/* Blocks are left out by kind, in publish_cut_kind's order, the largest of a kind first
+ * (the earliest of equal ones). */
+static int cut_order(const void *pa, const void *pb)
+{
+    const struct md_block *a = *(const struct md_block *const *)pa;
+    const struct md_block *b = *(const struct md_block *const *)pb;
+    size_t la = a->end - a->start, lb = b->end - b->start;
+    if (a->kind != b->kind)
+        return a->kind < b->kind ? -1 : 1;
+    if (la != lb)
+        return la > lb ? -1 : 1;
+    return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* Characters of the comment made with what is left out now: the blocks' characters and
+ * the lines standing for those left out (running totals, kept by the caller), and the
+ * note, which names how many of each kind. */
+static size_t cut_chars(const char *path, const struct publish_cut *cut, size_t blocks_chars,
+                        bool note_on_top, size_t extra)
+{
+    char *note = cut_note(path, cut);
+    size_t chars = blocks_chars + chars_of(note, strlen(note)) - note_on_top + extra;
+    free(note);
+    return chars;
 }
 
 char *publish_fit_comment(const char *path, const struct publish_job *job, size_t *len,
@@ -335,23 +362,55 @@ char *publish_fit_comment(const char *path, const struct publish_job *job, size_
     }
     size_t n;
     struct md_block *blocks = md_blocks(job->report, job->report_len, &n);
-    char *fitted = NULL;
-    for (int kind = 0; kind < CUT_KINDS && !fitted;) {
-        size_t i = largest_of(blocks, n, kind);
-        if (i == n) {
-            kind++;
+    /* What a comment adds to the report (the marker and the blank line before it), and
+     * each block's characters, and what it would be left out. */
+    size_t extra = cut->chars - chars_of(job->report, job->report_len);
+    size_t *kept = xcalloc(n + 1, sizeof(*kept)), *gone = xcalloc(n + 1, sizeof(*gone));
+    struct md_block **order = xcalloc(n + 1, sizeof(*order));
+    size_t total = 0, n_cut = 0;
+    for (size_t i = 0; i < n; i++) {
+        kept[i] = chars_of(job->report + blocks[i].start, blocks[i].end - blocks[i].start);
+        total += kept[i];
+        if (blocks[i].kind == MD_KEEP)
             continue;
-        }
-        blocks[i].left_out = true;
-        cut->left_out[kind]++;
-        char *note = cut_note(path, cut);
-        fitted = md_assemble(job->report, blocks, n, note, len);
-        free(note);
-        if (comment_chars(job, fitted, *len) > GITHUB_COMMENT_MAX) {
-            free(fitted);
-            fitted = NULL;
+        char *line = left_out_line(&blocks[i]);
+        gone[i] = strlen(line);
+        free(line);
+        order[n_cut++] = &blocks[i];
+    }
+    qsort(order, n_cut, sizeof(*order), cut_order);
+    bool top = n == 0 || job->report[blocks[0].start] != '#';
+    /* Refused at once when even leaving out every block that may be does not do. */
+    struct publish_cut all = *cut;
+    size_t least = total;
+    for (size_t k = 0; k < n_cut; k++) {
+        size_t i = (size_t)(order[k] - blocks);
+        least = least - kept[i] + gone[i];
+        all.left_out[order[k]->kind]++;
+    }
+    char *fitted = NULL;
+    if (cut_chars(path, &all, least, top, extra) <= GITHUB_COMMENT_MAX) {
+        /* One pass in that order, on running totals: the comment is put together once,
+         * when they say it fits (and again after another block should that be off). */
+        for (size_t k = 0; k < n_cut && !fitted; k++) {
+            size_t i = (size_t)(order[k] - blocks);
+            blocks[i].left_out = true;
+            cut->left_out[blocks[i].kind]++;
+            total = total - kept[i] + gone[i];
+            if (cut_chars(path, cut, total, top, extra) > GITHUB_COMMENT_MAX)
+                continue;
+            char *note = cut_note(path, cut);
+            fitted = md_assemble(job->report, blocks, n, note, len);
+            free(note);
+            if (comment_chars(job, fitted, *len) > GITHUB_COMMENT_MAX) {
+                free(fitted);
+                fitted = NULL;
+            }
         }
     }
+    free(order);
+    free(kept);
+    free(gone);
     free(blocks);
     if (!fitted)
         lb_fail(err, "'%s' makes a comment of %zu characters, more than the %d a GitHub "
@@ -462,7 +521,7 @@ static void redact(char *text, const char *token)
 
 /* ": <the server's message>" for an error response (its JSON "message", else the first
  * line of a short text body), or "". Redacted before it is cut, so no part of the
- * token is left; cleaned for one line. */
+ * token is left; its control characters shown escaped (text_shown). */
 static void server_message(const struct http_response *resp, const char *token, char *out,
                            size_t size)
 {
@@ -474,10 +533,10 @@ static void server_message(const struct http_response *resp, const char *token, 
     if (message && *message) {
         char *text = xstrndup(message, strcspn(message, "\r\n"));
         redact(text, token);
-        snprintf(out, size, ": %.160s", text);
-        for (char *p = out; *p; p++)
-            if ((unsigned char)*p < ' ')
-                *p = ' ';
+        /* what a terminal would act on (C1 controls, bytes that are not UTF-8) shown */
+        char *shown = text_shown(text);
+        snprintf(out, size, ": %.160s", shown);
+        free(shown);
         free(text);
     }
     json_decref(doc);
@@ -540,6 +599,7 @@ static int github_send(const char *method, const char *url, const char *body,
         .headers = (const char *const *)headers.v,
         .body = body,
         .body_len = body ? strlen(body) : 0,
+        .secret = true,
     };
     int rc = http_request_retry(&req, &job->retry, resp, err);
     strv_release(&headers);

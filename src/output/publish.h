@@ -22,6 +22,8 @@
 #define GITHUB_PER_PAGE 100
 #define GITHUB_PAGES_MAX 100
 #define PUBLISH_MARKER_NAME_MAX 64
+/* The largest report publish reads. */
+#define PUBLISH_REPORT_MAX (16ULL << 20)
 #define PUBLISH_SCHEMA "loopbench/publish/1"
 /* Who writes the comments of GitHub Actions' GITHUB_TOKEN, an App installation token
  * for which GET /user answers 403. */

@@ -453,14 +453,11 @@ static void cpu_curves(const struct campaign *c, struct mermaid_curve *curves)
             const struct run_record *r = &c->runs[i];
             if (!run_in_cell(r, campaign_cell(c, ci)) || r->status != RUN_OK)
                 continue;
-            double *t, *cpu;
-            size_t m = run_series_read(c, r, &t, &cpu);
-            pts = xrealloc(pts, (n + m + 1) * sizeof(*pts));
-            for (size_t j = 0; j < m; j++)
-                pts[n++] = (struct mermaid_point){t[j], cpu[j]};
-            runs += m > 0;
-            free(t);
-            free(cpu);
+            const struct run_series *sr = &r->series;
+            pts = xrealloc(pts, (n + sr->n + 1) * sizeof(*pts));
+            for (size_t j = 0; j < sr->n; j++)
+                pts[n++] = (struct mermaid_point){sr->t[j], sr->cpu[j]};
+            runs += sr->n > 0;
         }
         curves[ci] = (struct mermaid_curve){pts, n, runs};
     }

@@ -158,6 +158,97 @@ int mkdir_p(const char *path, unsigned mode, struct lb_error *err)
     return rc;
 }
 
+/* What read_back_file read so far in this process. */
+static uint64_t read_back_total;
+
+/* The regular file at path, opened for reading without following a link at path nor
+ * waiting on a FIFO; its size in *size. -1 with err. */
+static int open_regular(const char *path, const char *what, uint64_t *size, struct lb_error *err)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0 && errno == ELOOP)
+        return lb_fail(err,
+                       "'%s' is a symbolic link: expected the %s itself (loopbench "
+                       "follows no link to what it reads back)",
+                       path, what);
+    if (fd < 0) {
+        int e = errno;
+        lb_fail_errno(err, e, "cannot read '%s'", path);
+        errno = e; /* a caller may take a missing file for an empty one */
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) < 0) {
+        int e = errno;
+        close(fd);
+        return lb_fail_errno(err, e, "cannot read '%s'", path);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return lb_fail(err,
+                       "'%s' is not a regular file (a directory, a FIFO, a socket or a "
+                       "device): expected a %s",
+                       path, what);
+    }
+    *size = (uint64_t)st.st_size;
+    return fd;
+}
+
+static int read_capped(const char *path, const char *what, size_t cap, uint64_t *budget_used,
+                       char **data, size_t *len, struct lb_error *err)
+{
+    uint64_t size = 0; /* set by open_regular; a compiler cannot tell */
+    int fd = open_regular(path, what, &size, err);
+    if (fd < 0)
+        return -1;
+    if (size > cap) {
+        close(fd);
+        return lb_fail(err, "'%s': %llu bytes, expected a %s of at most %llu MiB", path,
+                       (unsigned long long)size, what, (unsigned long long)(cap >> 20));
+    }
+    if (budget_used && size > READ_BACK_TOTAL_MAX - *budget_used) {
+        close(fd);
+        return lb_fail(err,
+                       "'%s': its %llu bytes would make more than the %llu MiB one command "
+                       "reads of campaigns (%llu MiB read before it): expected fewer or "
+                       "smaller ones",
+                       path, (unsigned long long)size,
+                       (unsigned long long)(READ_BACK_TOTAL_MAX >> 20),
+                       (unsigned long long)(*budget_used >> 20));
+    }
+    /* One byte past what fstat said, to tell a file that grew meanwhile. */
+    char *buf;
+    size_t n;
+    int rc = read_fd(fd, path, (size_t)size + 1, &buf, &n, err);
+    close(fd);
+    if (rc < 0)
+        return -1;
+    if (n > size) {
+        free(buf);
+        return lb_fail(err, "'%s' grew while it was read: expected a %s that is complete", path,
+                       what);
+    }
+    if (budget_used)
+        *budget_used += n;
+    buf[n] = '\0';
+    *data = buf;
+    if (len)
+        *len = n;
+    return 0;
+}
+
+int read_file_bounded(const char *path, const char *what, size_t cap, char **data, size_t *len,
+                      struct lb_error *err)
+{
+    return read_capped(path, what, cap, NULL, data, len, err);
+}
+
+int read_back_file(const char *path, const char *what, size_t cap, char **data, size_t *len,
+                   struct lb_error *err)
+{
+    return read_capped(path, what, cap, &read_back_total, data, len, err);
+}
+
 /* Tries at opening a lock file that its holder keeps removing under us. */
 #define LOCK_OPEN_TRIES 100
 

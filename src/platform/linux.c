@@ -15,6 +15,7 @@
 #include "platform/platform.h"
 
 #include <dirent.h>
+#include <grp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -26,10 +27,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/mount.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -195,6 +198,9 @@ struct plat_target {
     pid_t kids[TREE_MAX];
     pid_t tids[TIDS_MAX];
     size_t n_tids;
+    int isolation;           /* an enum isolation */
+    pid_t init, program;     /* in a PID namespace: its init and the program (host pids);
+                                base.pid is then the shim (see Isolation) */
     char *cgroup;            /* the target's own cgroup, NULL when it has none */
     int cgroup_fd;           /* ... open */
     bool scanning;           /* this walk uses the /proc scan */
@@ -491,7 +497,8 @@ static void tree_stats(struct plat_target *t, struct plat_tree_stats *out)
     long page = sysconf(_SC_PAGESIZE);
     for (size_t i = 0; i < t->n_members; i++) {
         pid_t pid = t->members[i].pid;
-        if (!pid)
+        /* the shim and the init of a PID namespace are loopbench's, not the target's */
+        if (!pid || (t->init && (pid == t->base.pid || pid == t->init)))
             continue;
         out->nprocs++;
         char path[64];
@@ -545,13 +552,252 @@ static bool perf_unavailable(int e)
     return e == EACCES || e == EPERM || e == ENOSYS || e == ENOENT;
 }
 
+/* Write text to the file name in directory dfd: 0, or -1. */
+static int write_at(int dfd, const char *name, const char *text)
+{
+    int fd = openat(dfd, name, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t len = (ssize_t)strlen(text);
+    ssize_t w = write(fd, text, (size_t)len);
+    close(fd);
+    return w == len ? 0 : -1;
+}
+
+static void close_all(int *fds, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+/* ---- Isolation -------------------------------------------------------------------- */
+
+/* A target must not read what loopbench's ancestors hold (a CI job's shell and runner,
+ * whose environments hold its secrets and the paths of the files that steer it), and
+ * loopbench itself is not dumpable (plat_harden). Where the host allows, each target runs
+ * in a PID namespace of its own with a /proc of its own, in a user namespace of its own
+ * too where loopbench is not root: it sees its own tree and nothing else. The process
+ * loopbench forks then is a shim: it makes the namespaces, starts their init (which
+ * mounts the /proc and reaps what the target orphans), then the program, and only waits
+ * for the program, exiting as it did (its exit code, or the same signal) so that
+ * loopbench sees the target end as ever. All three lead one process group. The shim
+ * and the init, copies of loopbench that do next to nothing, are left out of the tree's
+ * memory and process count; the perf counter starts at the program's exec. Where no
+ * namespace can be made and loopbench is root, the target runs as the unprivileged user
+ * nobody, who may read no other user's /proc/PID/environ; else nothing hides them, and
+ * the run says so. */
+
+enum isolation { ISOLATION_NONE = 0, ISOLATION_PID_NS, ISOLATION_NOBODY };
+static const char *const isolation_names[] = {"none", "pid-namespace", "user-nobody"};
+#define NOBODY_ID 65534
+/* This host's way, probed at the first spawn; -1 until then. */
+static int isolation = -1;
+/* loopbench's environment block as the kernel laid it out (/proc/PID/environ): a child,
+ * a copy of loopbench until its exec, blanks it before anything could read it. */
+static char *environ_start, *environ_end;
+
+void plat_harden(void)
+{
+    /* Not dumpable: /proc/PID/environ, mem, fd and the rest are root's, and no process
+     * of this user may ptrace it. */
+    prctl(PR_SET_DUMPABLE, 0);
+    extern char **environ;
+    for (char **e = environ; e && *e; e++) {
+        char *end = *e + strlen(*e) + 1;
+        if (!environ_start || *e < environ_start)
+            environ_start = *e;
+        if (end > environ_end)
+            environ_end = end;
+    }
+}
+
+const char *plat_target_isolation(const struct plat_target *t)
+{
+    return name_of(isolation_names, ARRAY_SIZE(isolation_names), (size_t)t->isolation);
+}
+
 /* What the child reports through the error pipe before it dies. */
-enum child_stage { STAGE_STREAMS, STAGE_CWD, STAGE_EXEC };
+enum child_stage { STAGE_STREAMS, STAGE_CWD, STAGE_EXEC, STAGE_ISOLATE };
 
 struct child_failure {
     int stage;
     int errnum;
 };
+
+/* What the child says on the control socket: first its perf counter, passed along
+ * (SCM_RIGHTS), or why it has none; in a PID namespace then the host pids of the
+ * namespace's init and of the program. */
+struct child_hello {
+    int perf_errno;
+};
+struct child_pids {
+    pid_t init, program;
+};
+
+/* "ID ID 1" into out (room for 32): a user namespace's map of one id to itself. */
+static void id_map(char *out, unsigned id)
+{
+    char digits[12];
+    size_t n = 0, k = 0;
+    do
+        digits[n++] = (char)('0' + id % 10);
+    while ((id /= 10) != 0);
+    for (int twice = 0; twice < 2; twice++) {
+        for (size_t i = n; i > 0; i--)
+            out[k++] = digits[i - 1];
+        out[k++] = ' ';
+    }
+    out[k++] = '1';
+    out[k] = '\0';
+}
+
+/* In a child (only async-signal-safe calls): a user namespace where loopbench is not
+ * root, its ids mapped to themselves; PID and mount namespaces of its own, every mount
+ * private so that the /proc to come stays in them. 0, or -1 with errno. */
+static int ns_enter(void)
+{
+    if (geteuid() != 0) {
+        char uid[32], gid[32];
+        id_map(uid, (unsigned)geteuid());
+        id_map(gid, (unsigned)getegid());
+        if (unshare(CLONE_NEWUSER) < 0)
+            return -1;
+        /* The /proc files of a process that is not dumpable are root's: its own maps are
+         * its to open only while it is (its environment is blank by then). */
+        prctl(PR_SET_DUMPABLE, 1);
+        int groups = open("/proc/self/setgroups", O_WRONLY | O_CLOEXEC);
+        int uids = open("/proc/self/uid_map", O_WRONLY | O_CLOEXEC);
+        int gids = open("/proc/self/gid_map", O_WRONLY | O_CLOEXEC);
+        prctl(PR_SET_DUMPABLE, 0);
+        bool ok = groups >= 0 && uids >= 0 && gids >= 0 && write(groups, "deny", 4) == 4 &&
+                  write(uids, uid, strlen(uid)) == (ssize_t)strlen(uid) &&
+                  write(gids, gid, strlen(gid)) == (ssize_t)strlen(gid);
+        int e = errno;
+        close_all((int[]){groups, uids, gids}, 3);
+        if (!ok) {
+            errno = e ? e : EPERM;
+            return -1;
+        }
+    }
+    if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0)
+        return -1;
+    return mount("none", "/", "", MS_REC | MS_PRIVATE, NULL);
+}
+
+/* Close every descriptor from lo to hi. */
+static void close_fds(unsigned lo, unsigned hi)
+{
+    if (syscall(SYS_close_range, lo, hi, 0) == 0)
+        return;
+    for (long fd = lo, max = sysconf(_SC_OPEN_MAX); fd <= (long)hi && fd < max; fd++)
+        close((int)fd);
+}
+
+/* The init's signals: a child's exit, and the shim's death (from outside the namespace:
+ * si_pid 0; a target's kill would name its sender). */
+static volatile sig_atomic_t shim_gone;
+
+static void on_child(int sig)
+{
+    (void)sig;
+}
+
+static void on_shim_death(int sig, siginfo_t *si, void *ctx)
+{
+    (void)sig, (void)ctx;
+    if (si->si_pid == 0)
+        shim_gone = 1;
+}
+
+/* The namespace's init, pid 1 there: mounts the /proc of the namespace (over the one it
+ * inherited, unmounted first where it may be), says how that went through result_fd,
+ * and then reaps whatever the program orphans. Once the shim has gone (its death is
+ * SIGUSR1 here), the program has too. A shim that ended as the program did said so first
+ * through drain_fd: the init ends with the last of the rest, which loopbench stops as it
+ * stops any tree. A shim that said nothing was killed (loopbench died, or a stop's
+ * SIGKILL): the init ends at once, and the kernel kills all that is left in the namespace,
+ * double-forked escapees included. A probe's init ends at once. */
+static _Noreturn void init_run(int result_fd, int drain_fd, bool probe)
+{
+    /* Every other signal ignored, as the kernel does for a namespace's init (and valgrind,
+     * which handles them all itself, would not); these two caught, and waited for with
+     * the others' only way in closed. */
+    struct sigaction ign = {.sa_handler = SIG_IGN}, child = {.sa_handler = on_child},
+                     death = {.sa_sigaction = on_shim_death, .sa_flags = SA_SIGINFO};
+    for (int s = 1; s < NSIG; s++)
+        sigaction(s, &ign, NULL);
+    sigaction(SIGCHLD, &child, NULL);
+    sigaction(SIGUSR1, &death, NULL);
+    sigset_t set, none;
+    sigemptyset(&set);
+    sigemptyset(&none);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &set, NULL);
+    prctl(PR_SET_PDEATHSIG, SIGUSR1);
+    umount2("/proc", MNT_DETACH);
+    int e = mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0 ? errno : 0;
+    if (write(result_fd, &e, sizeof(e)) != (ssize_t)sizeof(e) || e || probe)
+        _exit(e ? 1 : 0);
+    /* Nothing of loopbench's held but the shim's word. */
+    close_fds(0, (unsigned)drain_fd - 1);
+    close_fds((unsigned)drain_fd + 1, ~0U);
+    for (bool draining = false;;) {
+        pid_t r;
+        while ((r = waitpid(-1, NULL, WNOHANG)) > 0)
+            ;
+        if (shim_gone && !draining) {
+            char word;
+            if (read(drain_fd, &word, 1) != 1)
+                _exit(0);
+            draining = true;
+        }
+        if (r < 0 && errno == ECHILD && draining)
+            _exit(0);
+        sigsuspend(&none);
+    }
+}
+
+/* Start the namespace's init (its pid into *init), which reads the shim's word from
+ * drain_fd: 0 once its /proc is mounted, else -1 with errno. */
+static int init_start(bool probe, int drain_fd, pid_t *init)
+{
+    int result[2];
+    if (pipe2(result, O_CLOEXEC) < 0)
+        return -1;
+    *init = fork();
+    if (*init == 0)
+        init_run(result[1], drain_fd, probe);
+    close(result[1]);
+    int e = EAGAIN;
+    if (*init > 0 && read(result[0], &e, sizeof(e)) != (ssize_t)sizeof(e))
+        e = ECHILD;
+    close(result[0]);
+    if (*init > 0 && (e || probe))
+        waitpid(*init, NULL, 0);
+    errno = e;
+    return e ? -1 : 0;
+}
+
+/* Whether a PID namespace with its own /proc can be made here: tried once, in a child,
+ * the whole way but for the program. LOOPBENCH_TEST_NO_NAMESPACES, for the tests, says
+ * it cannot. */
+static enum isolation isolation_probe(void)
+{
+    const char *off = getenv("LOOPBENCH_TEST_NO_NAMESPACES");
+    pid_t pid = off && *off ? -1 : fork();
+    if (pid == 0) {
+        pid_t init;
+        _exit(ns_enter() < 0 || init_start(true, -1, &init) < 0 ? 1 : 0);
+    }
+    int status = 1;
+    while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return ISOLATION_PID_NS;
+    return geteuid() == 0 ? ISOLATION_NOBODY : ISOLATION_NONE;
+}
 
 /* One try of posix_path_try in the child: returns only on failure. */
 static int exec_at(const char *path, void *argv_envp)
@@ -561,16 +807,8 @@ static int exec_at(const char *path, void *argv_envp)
     return errno;
 }
 
-/* The child between fork and exec: only async-signal-safe calls. */
-static void child_run(const struct plat_spawn_opts *o, int null_fd, int out_fd, int err_fd,
-                      int go_fd, int report_fd)
+static void signals_default(void)
 {
-    struct child_failure f = {STAGE_STREAMS, 0};
-    setpgid(0, 0);
-    /* A loopbench that dies (SIGKILL, OOM) takes its target with it, so no stray server
-     * keeps the port or rewrites the config that the next loopbench will restore. The
-     * parent is alive here: it has yet to send the go read below. */
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
     struct sigaction dfl;
     memset(&dfl, 0, sizeof(dfl));
     dfl.sa_handler = SIG_DFL;
@@ -579,32 +817,165 @@ static void child_run(const struct plat_spawn_opts *o, int null_fd, int out_fd, 
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    /* Wait for the parent's go: the perf counter must be opened on this process before
-     * the exec, and while it still exists whatever fails below. */
-    char go;
-    ssize_t r;
-    do
-        r = read(go_fd, &go, 1);
-    while (r < 0 && errno == EINTR);
-    if (r != 1)
-        _exit(127);
-    if (dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) {
-        f.errnum = errno;
-        goto fail;
-    }
-    if (o->cwd && chdir(o->cwd) < 0) {
-        f = (struct child_failure){STAGE_CWD, errno};
-        goto fail;
-    }
-    /* argv[0] is looked up in the target's PATH: the libc's execvpe would look in
-     * loopbench's own. */
-    char *const *argv_envp[] = {o->argv, o->envp};
-    f = (struct child_failure){STAGE_EXEC, posix_path_try(o->argv[0], o->envp, exec_at, argv_envp)};
-fail:
-    /* Should even the report fail, the exit status is all the parent gets. */
+}
+
+/* Say f through the report pipe and die: should even the report fail, the exit status
+ * is all the parent gets. */
+static _Noreturn void child_fail(int report_fd, struct child_failure f)
+{
     if (write(report_fd, &f, sizeof(f)) != (ssize_t)sizeof(f))
         _exit(126);
     _exit(127);
+}
+
+/* The program, in the child that becomes it: its streams, its directory, its exec. */
+static _Noreturn void program_exec(const struct plat_spawn_opts *o, int null_fd, int out_fd,
+                                   int err_fd, int report_fd)
+{
+    if (dup2(null_fd, 0) < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+        child_fail(report_fd, (struct child_failure){STAGE_STREAMS, errno});
+    if (o->cwd && chdir(o->cwd) < 0)
+        child_fail(report_fd, (struct child_failure){STAGE_CWD, errno});
+    /* argv[0] is looked up in the target's PATH: the libc's execvpe would look in
+     * loopbench's own. */
+    char *const *argv_envp[] = {o->argv, o->envp};
+    child_fail(report_fd, (struct child_failure){
+                              STAGE_EXEC, posix_path_try(o->argv[0], o->envp, exec_at, argv_envp)});
+}
+
+/* The shim: the namespaces, their init, the program; then it waits for the program and
+ * ends as it did. Signals to the group are the program's: the shim ignores them. */
+static _Noreturn void shim_run(const struct plat_spawn_opts *o, int null_fd, int out_fd, int err_fd,
+                               int ctl_fd, int report_fd)
+{
+    struct child_pids pids;
+    int drain[2];
+    if (pipe2(drain, O_CLOEXEC) < 0 || ns_enter() < 0 ||
+        init_start(false, drain[0], &pids.init) < 0)
+        child_fail(report_fd, (struct child_failure){STAGE_ISOLATE, errno});
+    struct sigaction ign;
+    memset(&ign, 0, sizeof(ign));
+    ign.sa_handler = SIG_IGN;
+    for (int s = 1; s < NSIG; s++)
+        if (s != SIGCHLD)
+            sigaction(s, &ign, NULL);
+    pids.program = fork();
+    if (pids.program == 0) {
+        signals_default();
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        program_exec(o, null_fd, out_fd, err_fd, report_fd);
+    }
+    if (pids.program < 0)
+        child_fail(report_fd, (struct child_failure){STAGE_EXEC, errno});
+    if (send(ctl_fd, &pids, sizeof(pids), MSG_NOSIGNAL) != (ssize_t)sizeof(pids))
+        _exit(127);
+    /* Nothing of loopbench's is held: not its terminal, nor the target's pipes; only the
+     * word to the init, as descriptor 3. */
+    dup2(null_fd, 0);
+    dup2(null_fd, 1);
+    dup2(null_fd, 2);
+    dup2(drain[1], 3);
+    close_fds(4, ~0U);
+    int status;
+    while (waitpid(pids.program, &status, 0) < 0)
+        if (errno != EINTR)
+            _exit(127);
+    if (write(3, "d", 1) != 1)
+        _exit(127);
+    if (WIFSIGNALED(status)) {
+        /* the same signal, without a core of a copy of loopbench */
+        struct rlimit none = {0, 0};
+        setrlimit(RLIMIT_CORE, &none);
+        signal(WTERMSIG(status), SIG_DFL);
+        kill(getpid(), WTERMSIG(status));
+    }
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
+/* Send the hello, with the perf counter's descriptor when there is one. */
+static int hello_send(int ctl_fd, const struct child_hello *h, int perf_fd)
+{
+    struct iovec iov = {(void *)h, sizeof(*h)};
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } u;
+    struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1};
+    if (perf_fd >= 0) {
+        memset(&u, 0, sizeof(u));
+        m.msg_control = u.buf;
+        m.msg_controllen = sizeof(u.buf);
+        struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+        c->cmsg_level = SOL_SOCKET;
+        c->cmsg_type = SCM_RIGHTS;
+        c->cmsg_len = CMSG_LEN(sizeof(int));
+        memcpy(CMSG_DATA(c), &perf_fd, sizeof(int));
+    }
+    return sendmsg(ctl_fd, &m, MSG_NOSIGNAL) == (ssize_t)sizeof(*h) ? 0 : -1;
+}
+
+/* The child's hello: 0 with *perf_fd (-1: none), or -1 when the child said nothing (it
+ * died: the report pipe says why). */
+static int hello_recv(int ctl_fd, struct child_hello *h, int *perf_fd)
+{
+    struct iovec iov = {h, sizeof(*h)};
+    union {
+        struct cmsghdr align;
+        char buf[CMSG_SPACE(sizeof(int))];
+    } u;
+    struct msghdr m = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf, .msg_controllen = sizeof(u.buf)};
+    ssize_t r;
+    do
+        r = recvmsg(ctl_fd, &m, MSG_CMSG_CLOEXEC);
+    while (r < 0 && errno == EINTR);
+    *perf_fd = -1;
+    struct cmsghdr *c = r == (ssize_t)sizeof(*h) ? CMSG_FIRSTHDR(&m) : NULL;
+    if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+        memcpy(perf_fd, CMSG_DATA(c), sizeof(int));
+    return r == (ssize_t)sizeof(*h) ? 0 : -1;
+}
+
+/* The child between fork and exec: only async-signal-safe calls. */
+static _Noreturn void child_run(const struct plat_spawn_opts *o, int null_fd, int out_fd,
+                                int err_fd, int ctl_fd, int report_fd)
+{
+    setpgid(0, 0);
+    /* A loopbench that dies (SIGKILL, OOM) takes its target with it, so no stray server
+     * keeps the port or rewrites the config that the next loopbench will restore. The
+     * parent is alive here: it waits for the hello below. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    signals_default();
+    if (environ_start)
+        memset(environ_start, 0, (size_t)(environ_end - environ_start));
+    /* The perf counter is opened here, on this process, and handed to the parent: this
+     * copy of loopbench is not dumpable, so the parent may not open one on it. Counting
+     * starts at the exec, and follows every thread and child. */
+    struct child_hello h = {0};
+    int perf = -1;
+    if (o->cpu != CPU_SOURCE_TREE && (perf = perf_open(0)) < 0)
+        h.perf_errno = errno;
+    if (hello_send(ctl_fd, &h, perf) < 0)
+        _exit(127);
+    if (perf >= 0)
+        close(perf);
+    /* The parent's go: it has pinned this process and put it in its cgroup. */
+    char go;
+    ssize_t r;
+    do
+        r = read(ctl_fd, &go, 1);
+    while (r < 0 && errno == EINTR);
+    if (r != 1)
+        _exit(127);
+    if (isolation == ISOLATION_PID_NS)
+        shim_run(o, null_fd, out_fd, err_fd, ctl_fd, report_fd);
+    if (isolation == ISOLATION_NOBODY && !o->same_user) {
+        if (setgroups(0, NULL) < 0 || setgid(NOBODY_ID) < 0 || setuid(NOBODY_ID) < 0)
+            child_fail(report_fd, (struct child_failure){STAGE_ISOLATE, errno});
+        /* a change of user clears it */
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+    }
+    program_exec(o, null_fd, out_fd, err_fd, report_fd);
 }
 
 static void leader_register(pid_t pid)
@@ -627,13 +998,6 @@ static void leader_unregister(pid_t pid)
     }
     if (n_leaders == 0)
         prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
-}
-
-static void close_all(int *fds, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
 }
 
 static struct plat_target *target_new(pid_t pid, bool spawned)
@@ -756,18 +1120,6 @@ static void cgroup_find(void)
     cgroup_sweep();
 }
 
-/* Write text to the file name in directory dfd: 0, or -1. */
-static int write_at(int dfd, const char *name, const char *text)
-{
-    int fd = openat(dfd, name, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t len = (ssize_t)strlen(text);
-    ssize_t w = write(fd, text, (size_t)len);
-    close(fd);
-    return w == len ? 0 : -1;
-}
-
 /* Put t's waiting child, which has not exec'd nor forked yet, in a new cgroup of its
  * own where one can be made; else leave it where it is. */
 static void cgroup_enter(struct plat_target *t)
@@ -806,12 +1158,14 @@ static void cgroup_remove(struct plat_target *t)
     t->cgroup = NULL;
 }
 
-/* Open the perf counter on the waiting child, or decide on the fallback. */
-static int choose_source(struct plat_target *t, enum cpu_source_kind want, struct lb_error *err)
+/* Take the child's perf counter (perf_fd, -1 when it could not open one: perf_errno),
+ * or decide on the fallback. */
+static int choose_source(struct plat_target *t, enum cpu_source_kind want, int perf_fd,
+                         int perf_errno, struct lb_error *err)
 {
     if (want == CPU_SOURCE_TREE)
         return 0;
-    t->perf_fd = perf_open(t->base.pid);
+    t->perf_fd = perf_fd;
     if (t->perf_fd >= 0) {
         t->source = CPU_SOURCE_PERF;
         /* The counter is in ns and a read is fresh: the kernel brings a thread running
@@ -819,10 +1173,32 @@ static int choose_source(struct plat_target *t, enum cpu_source_kind want, struc
         t->resolution_ns = 1000;
         return 0;
     }
-    if (want == CPU_SOURCE_AUTO && perf_unavailable(errno))
+    if (want == CPU_SOURCE_AUTO && perf_unavailable(perf_errno))
         return 0;
-    return lb_fail_errno(err, errno, "cannot open a perf task-clock counter on pid %d",
+    return lb_fail_errno(err, perf_errno, "cannot open a perf task-clock counter on pid %d",
                          (int)t->base.pid);
+}
+
+/* Read the child's report: 0 when the program ran (the pipe closed by its exec), else
+ * -1 with err saying what failed. */
+static int exec_result(const struct plat_spawn_opts *opts, int report_fd, struct lb_error *err)
+{
+    struct child_failure f;
+    ssize_t r;
+    do
+        r = read(report_fd, &f, sizeof(f));
+    while (r < 0 && errno == EINTR);
+    if (r != (ssize_t)sizeof(f))
+        return r == 0 ? 0
+                      : lb_fail(err, "cannot start '%s': it died before its exec", opts->argv[0]);
+    if (f.stage == STAGE_EXEC)
+        return lb_fail_errno(err, f.errnum, "cannot run '%s'", opts->argv[0]);
+    if (f.stage == STAGE_CWD)
+        return lb_fail_errno(err, f.errnum, "cannot change to directory '%s'", opts->cwd);
+    if (f.stage == STAGE_ISOLATE)
+        return lb_fail_errno(err, f.errnum, "cannot start '%s' where it sees no other process",
+                             opts->argv[0]);
+    return lb_fail_errno(err, f.errnum, "cannot redirect the output of '%s'", opts->argv[0]);
 }
 
 int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out, struct lb_error *err)
@@ -835,7 +1211,9 @@ int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out, str
     /* Stopping waits on SIGCHLD, which needs the signalfd. */
     if (plat_events_init(err) < 0)
         return -1;
-    /* fds: null, out, err, go[2], report[2] */
+    if (isolation < 0)
+        isolation = isolation_probe();
+    /* fds: null, out, err, ctl[2] (a socket both ways), report[2] */
     int fds[7] = {-1, -1, -1, -1, -1, -1, -1};
     fds[0] = posix_fd_high(open("/dev/null", O_RDONLY | O_CLOEXEC));
     if (fds[0] < 0) {
@@ -844,29 +1222,39 @@ int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out, str
     }
     if (posix_open_streams(opts, fds + 1, err) < 0)
         goto fail;
-    if (pipe2(fds + 3, O_CLOEXEC) < 0 || pipe2(fds + 5, O_CLOEXEC) < 0) {
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds + 3) < 0 ||
+        pipe2(fds + 5, O_CLOEXEC) < 0) {
         lb_fail_errno(err, errno, "cannot start '%s'", opts->argv[0]);
         goto fail;
     }
     for (size_t i = 3; i < ARRAY_SIZE(fds); i++)
         fds[i] = posix_fd_high(fds[i]);
+    int way = isolation == ISOLATION_NOBODY && opts->same_user ? ISOLATION_NONE : isolation;
     pid_t pid = fork();
     if (pid < 0) {
         lb_fail_errno(err, errno, "cannot start '%s'", opts->argv[0]);
         goto fail;
     }
     if (pid == 0)
-        child_run(opts, fds[0], fds[1], fds[2], fds[3], fds[6]);
+        child_run(opts, fds[0], fds[1], fds[2], fds[4], fds[6]);
     /* The child cannot fork before the go, so registering now is in time. */
     leader_register(pid);
     /* Both sides set the group, so it exists whichever runs first. */
     setpgid(pid, pid);
-    close(fds[3]);
+    close(fds[4]);
     close(fds[6]);
-    fds[3] = fds[6] = -1;
+    fds[4] = fds[6] = -1;
 
     struct plat_target *t = target_new(pid, true);
-    if (choose_source(t, opts->cpu, err) < 0)
+    t->isolation = way;
+    struct child_hello h;
+    int perf_fd;
+    if (hello_recv(fds[3], &h, &perf_fd) < 0) {
+        if (exec_result(opts, fds[5], err) == 0)
+            lb_fail(err, "cannot start '%s': it died before its exec", opts->argv[0]);
+        goto child_failed;
+    }
+    if (choose_source(t, opts->cpu, perf_fd, h.perf_errno, err) < 0)
         goto child_failed;
     /* Pinned while it waits for the go: the program and all it starts inherit the set. */
     if (opts->cpus) {
@@ -881,34 +1269,36 @@ int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out, str
     }
     /* In its cgroup before it can start anything. */
     cgroup_enter(t);
-    ssize_t r;
-    do
-        r = write(fds[4], "g", 1);
-    while (r < 0 && errno == EINTR);
-    close(fds[4]);
-    fds[4] = -1;
-
+    if (send(fds[3], "g", 1, MSG_NOSIGNAL) != 1) {
+        lb_fail_errno(err, errno, "cannot start '%s'", opts->argv[0]);
+        goto child_failed;
+    }
+    if (t->isolation == ISOLATION_PID_NS) {
+        struct child_pids pids;
+        ssize_t r;
+        do
+            r = recv(fds[3], &pids, sizeof(pids), 0);
+        while (r < 0 && errno == EINTR);
+        if (r == (ssize_t)sizeof(pids)) {
+            t->init = pids.init;
+            t->program = pids.program;
+        }
+    }
     /* The report pipe is closed by a successful exec (CLOEXEC): EOF means it ran. */
-    struct child_failure f;
-    do
-        r = read(fds[5], &f, sizeof(f));
-    while (r < 0 && errno == EINTR);
-    if (r == (ssize_t)sizeof(f)) {
-        if (f.stage == STAGE_EXEC)
-            lb_fail_errno(err, f.errnum, "cannot run '%s'", opts->argv[0]);
-        else if (f.stage == STAGE_CWD)
-            lb_fail_errno(err, f.errnum, "cannot change to directory '%s'", opts->cwd);
-        else
-            lb_fail_errno(err, f.errnum, "cannot redirect the output of '%s'", opts->argv[0]);
+    if (exec_result(opts, fds[5], err) < 0 || (t->isolation == ISOLATION_PID_NS && !t->init)) {
+        if (t->isolation == ISOLATION_PID_NS && !t->init)
+            lb_fail(err, "cannot start '%s': it died before its exec", opts->argv[0]);
         goto child_failed;
     }
     close_all(fds, ARRAY_SIZE(fds));
     *out = t;
     return 0;
 child_failed:
-    /* Closing the go pipe unsent makes a child still waiting for it exit. */
+    /* Closing the control socket unanswered makes a child still waiting on it exit; the
+     * init of its namespace, if it got that far, follows it. */
     close_all(fds, ARRAY_SIZE(fds));
-    waitpid(pid, NULL, 0);
+    while (waitpid(-pid, NULL, 0) > 0 || errno == EINTR)
+        ;
     leader_unregister(pid);
     t->base.reaped = t->base.stopped = true;
     plat_target_free(t);
@@ -937,7 +1327,7 @@ int plat_attach(pid_t pid, struct plat_target **out, struct lb_error *err)
 
 pid_t plat_target_pid(const struct plat_target *t)
 {
-    return t->base.pid;
+    return t->program ? t->program : t->base.pid;
 }
 
 enum cpu_source_kind plat_target_cpu_source(const struct plat_target *t)

@@ -18,6 +18,11 @@
 /* Name of the back-end that was built ("linux", ...), as redis's aeGetApiName(). */
 const char *plat_name(void);
 
+/* What a target must not read of loopbench, its user's other processes may not either:
+ * Linux makes loopbench not dumpable (its /proc/PID/environ, mem and fd are root's, and
+ * no process of its user may ptrace it); nothing elsewhere. Called first in main. */
+void plat_harden(void);
+
 /* Directory of the running loopbench executable (new string, caller frees). */
 char *plat_exe_dir(struct lb_error *err);
 
@@ -54,6 +59,8 @@ struct plat_spawn_opts {
     bool piped;
     int pipe_fds[2];
     enum cpu_source_kind cpu;  /* AUTO tries perf, then falls back to TREE */
+    bool same_user;            /* never as another user (plat_target_isolation): a build
+                                  must write its own checkout */
     const struct cpuset *cpus; /* the CPUs the whole tree runs on (inherited); NULL: any */
 };
 
@@ -69,12 +76,20 @@ int plat_spawn(const struct plat_spawn_opts *opts, struct plat_target **out,
 /* Attach to a running process (and its descendants) that loopbench did not start. */
 int plat_attach(pid_t pid, struct plat_target **out, struct lb_error *err);
 
+/* The pid of the program started (attached to): with a PID namespace, the host's pid of
+ * it, not of the shim between loopbench and it. */
 pid_t plat_target_pid(const struct plat_target *t);
 enum cpu_source_kind plat_target_cpu_source(const struct plat_target *t);
 /* What holds a spawned tree for stopping it, recorded in results: "cgroup2" (Linux,
  * where loopbench may make a cgroup: its own for each target, killed whole), "job-object"
  * (Windows), "process-group" (elsewhere: the group, and each member a walk finds). */
 const char *plat_target_containment(const struct plat_target *t);
+/* What keeps the target from reading the environments of loopbench's ancestors (a CI
+ * job's shell and runner), recorded in results: "pid-namespace" (Linux, where one can
+ * be made: the target sees its own tree alone, and a /proc of its own), "user-nobody"
+ * (Linux as root where none can: it runs as uid 65534), "none" (elsewhere: it could
+ * read them). */
+const char *plat_target_isolation(const struct plat_target *t);
 /* Effective resolution of the CPU source, in ns (a running thread's clock can lag by a
  * scheduler tick; perf reads are fresh). */
 uint64_t plat_target_cpu_resolution_ns(const struct plat_target *t);

@@ -69,12 +69,14 @@ check "the campaign: base and head, 3 rounds each at idle wait 2" jq -e '
 check "the summary names head and base" grep -q "^loopbench regression job: head \`$(g rev-parse --short lb-head)\` against base \`$(g rev-parse --short origin/lb-base)\`" "$TMP/summary.md"
 check "  ... has compare's CPU row regressed" grep -Eq '^\| 2 (head )?\| CPU % \|.*\| \*\*regressed\*\*' "$TMP/summary.md"
 check "  ... and the Action's line" grep -q "^loopbench $(output version): \*\*regressed\*\* (exit code 1)" "$TMP/summary.md"
-check "publishing is skipped with publish: false" grep -q '^play-action: step 3 __3: skipped' "$TMP/play.out"
-check "the last step ran and failed with 1" grep -q '^play-action: step 4 __4: exit 1' "$TMP/play.out"
+check "the step that lets builds and targets have namespaces of their own ran, and passed" \
+  grep -q '^play-action: step 2 __2: exit 0' "$TMP/play.out"
+check "publishing is skipped with publish: false" grep -q '^play-action: step 4 __4: skipped' "$TMP/play.out"
+check "the last step ran and failed with 1" grep -q '^play-action: step 5 __5: exit 1' "$TMP/play.out"
 check "both builds recorded their environment" test -s "$TMP/build-env.base" -a -s "$TMP/build-env.head"
 check "  ... a clean one: VARIANT_DIR, no GITHUB_ variable" \
   bash -c "grep -q '^VARIANT_DIR=' '$TMP/build-env.head' && ! grep -q '^GITHUB_' '$TMP/build-env.head'"
-check "each step that ran had an environment recorded" [ "$(find "$TMP/steps" -name '*.env' | wc -l)" -eq 4 ]
+check "each step that ran had an environment recorded" [ "$(find "$TMP/steps" -name '*.env' | wc -l)" -eq 5 ]
 check "the token is in no step's environment, no build's, no campaign file" \
   bash -c "! grep -rqa -- '$TOKEN' '$TMP/steps' '$TMP/build-env.base' '$TMP/build-env.head' '$TMP/campaign'"
 check "the workspace's tree is clean" [ -z "$(g status --porcelain)" ]

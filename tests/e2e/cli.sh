@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 check "--help lists the commands" grep -Eq '^  run .*campaign' "$TMP/help"
 check "  ... sample and validate too" bash -c "grep -q '^  sample ' '$TMP/help' && grep -q '^  validate ' '$TMP/help'"
 check "--version prints the project version" bash -c "'$LOOPBENCH' --version | grep -Eq '^loopbench [0-9]+\.[0-9]+\.[0-9]+ \(linux(, commit [0-9a-z.-]+(, dirty)?)?\)$'"
-for cmd in run tune sample validate probe report compare history restore publish; do
+for cmd in run tune sample validate probe report compare history restore publish exec; do
   check "help $cmd prints its usage" bash -c "'$LOOPBENCH' help $cmd | grep -q '^usage: loopbench $cmd'"
   check "$cmd --help prints its usage" bash -c "'$LOOPBENCH' $cmd --help | grep -q '^usage: loopbench $cmd'"
 done
@@ -67,6 +67,7 @@ expect_usage_error "tune: a reversed range" tune --range 16:0 --guard 'tickLagPe
 check "  ... says it is reversed" grep -q "range '16:0': range 16:0:1 is reversed: expected LO <= HI" "$TMP/err"
 expect_usage_error "tune: a range of one value" tune --range 2:2 --guard 'tickLagPeak<=5'
 expect_usage_error "tune: a step of 0" tune --range 0:16:0 --guard 'tickLagPeak<=5'
+expect_usage_error "tune: more values than a campaign has settings" tune --range 0:1000 --guard 'tickLagPeak<=5'
 expect_usage_error "tune: a list of one" tune --settings 4 --guard 'tickLagPeak<=5'
 expect_usage_error "tune: a reference off the grid" tune --range 0:16 --reference 17 --guard 'tickLagPeak<=5' -o "$TMP/tune"
 expect_usage_error "tune: an unknown objective" tune --range 0:16 --minimize watts --guard 'tickLagPeak<=5'
@@ -106,6 +107,9 @@ expect_usage_error "publish: no report" publish --github o/r#1
 expect_usage_error "publish: bad --github" publish "$TMP/help" --github o/r
 expect_usage_error "publish: neither --github nor --webhook" publish "$TMP/help"
 expect_usage_error "publish: unknown option" publish --frob
+expect_usage_error "exec: no command" exec
+expect_usage_error "exec: unknown option" exec --frob -- true
+expect_usage_error "exec: no such command" exec -- "$TMP/none"
 
 # validate on the shipped reference profile (the build's copy, whose config exists).
 check "validate accepts the built-in profile" "$LOOPBENCH" validate "$BUILD_ROOT/profiles/refshard.json"

@@ -88,6 +88,8 @@ for where, text in lines():
         tokens = text.split()
     cmd = tokens[1].strip("[]") if len(tokens) > 1 else ""
     words = [w.strip("[]") for w in tokens[2:]]
+    if "--" in words:  # what follows is the command exec runs, not loopbench's options
+        words = words[: words.index("--")]
     if cmd.startswith("-") or cmd in ("COMMAND", ""):  # the top-level synopsis
         continue
     opts = options_of(cmd)

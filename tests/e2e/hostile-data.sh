@@ -6,16 +6,7 @@
 # compare on reading and by run on the command line and in a profile.
 source "$(dirname "$0")/lib.sh"
 
-# A real campaign, as cheap as they come: two builds of refshard (variants base and
-# head) at idle wait 0 and 2, one round.
-for v in base head; do
-  mkdir -p "$TMP/$v"
-  ln -s "$REFSHARD" "$TMP/$v/refshard"
-  cp "$SOURCE_ROOT/profiles/refshard.config.json" "$TMP/$v/"
-done
-jq '.command[0] = "{variant_dir}/refshard"' "$SOURCE_ROOT/profiles/refshard.json" >"$TMP/refshard.json"
-(cd "$TMP" && "$LOOPBENCH" run refshard.json -s 0,2 -n 1 -w 0 -t 0.5 --variant base=base \
-  --variant head=head -o "$TMP/real" -q >/dev/null)
+variants_campaign "$TMP/real"
 
 # hostile NAME JQ-ARGS...: a copy of the real campaign in $TMP/NAME whose names are
 # replaced: setting "0" by $s0, "2" by $s2, variant "base" by $vb, "head" by $vh, and the

@@ -10,7 +10,10 @@ fails=0
 
 # Under `meson test --setup valgrind`, every loopbench the test runs runs under memcheck;
 # its reports land in $TMP/valgrind.PID.log, and cleanup fails the test on any of them.
-# valgrind is named by its full path: some tests run loopbench with an empty PATH.
+# valgrind is named by its full path: some tests run loopbench with an empty PATH. The
+# copies loopbench forks without an exec (a target's shim, and its PID namespace's init,
+# pid 1 in every namespace, so that its PID.log would clash) are not followed: the test
+# command runs them under the sanitizers.
 # valgrind_wrapper WRAPPER BINARY SUPPRESSIONS: a script at WRAPPER that runs BINARY under
 # memcheck.
 valgrind_wrapper() {
@@ -18,7 +21,7 @@ valgrind_wrapper() {
 #!/bin/sh
 exec $(command -v valgrind) --quiet --leak-check=full --errors-for-leak-kinds=definite,indirect \\
   --show-leak-kinds=definite,indirect --suppressions="$3" \\
-  --log-file="$TMP/valgrind.%p.log" "$2" "\$@"
+  --child-silent-after-fork=yes --log-file="$TMP/valgrind.%p.log" "$2" "\$@"
 EOF
   chmod 755 "$1"
 }
@@ -210,3 +213,6 @@ rerun_when_busy() {
   fails=$before
   "$@"
 }
+
+# variants_campaign OUT: a real campaign of two builds of refshard in OUT.
+source "$(dirname "${BASH_SOURCE[0]}")/../helpers/variants-campaign.sh"

@@ -2,7 +2,8 @@
 # Pinning (run --cpus) and duet runs (--order duet) on real processes: the target's whole
 # tree runs on the CPUs given and loopbench on the others; a duet round runs its cells at
 # once, each on a CPU of its own, the CPUs turned round every round; what each run got is
-# in results.json. The target reports its own, its child's and loopbench's affinity.
+# in results.json. The target reports its own and its child's affinity; loopbench's is
+# read from outside (the target, in a PID namespace of its own, sees no loopbench).
 source "$(dirname "$0")/lib.sh"
 
 if [ "$(nproc)" -lt 2 ]; then
@@ -14,7 +15,6 @@ cat >"$TMP/where.sh" <<'SH'
 cpus() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status"; }
 echo "target $(cpus $$)"
 sh -c 'echo "child $(sed -n "s/^Cpus_allowed_list:[[:space:]]*//p" /proc/$$/status)"'
-echo "loopbench $(cpus $PPID)"
 exec "$(dirname "$0")/burner" --share "$1" --delay 0.7 --seconds 0.6 --linger
 SH
 chmod +x "$TMP/where.sh"
@@ -27,7 +27,18 @@ JSON
 # --- --cpus: the tree on CPU 1, loopbench on CPU 0 ------------------------------------
 rc=0
 "$LOOPBENCH" run "$TMP/where.json" --cpus 1 -n 2 -w 0.2 -t 0.5 -o "$TMP/pinned" -q \
-  >"$TMP/pinned.txt" 2>&1 || rc=$?
+  >"$TMP/pinned.txt" 2>&1 &
+lb=$!
+# loopbench's affinity once its targets run (the first is ready: its log says so)
+lb_cpus=
+for _ in $(seq 1 200); do
+  if grep -qs '^burner: started' "$TMP"/pinned/runs/*/stdout.log; then
+    lb_cpus=$(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$lb/status" 2>/dev/null)
+    break
+  fi
+  sleep 0.05
+done
+wait "$lb" || rc=$?
 cat "$TMP/pinned.txt"
 check "--cpus 1: the campaign exits 0" [ "$rc" -eq 0 ]
 check "  ... results.json records the targets' CPUs and loopbench's" \
@@ -40,7 +51,7 @@ all_logs() { # all_logs DIR LINE: every run's stdout.log has LINE
 }
 check "  ... every target ran on CPU 1" all_logs "$TMP/pinned" "target 1"
 check "  ... and so did its child" all_logs "$TMP/pinned" "child 1"
-check "  ... while loopbench kept to CPU 0" all_logs "$TMP/pinned" "loopbench 0"
+check "  ... while loopbench kept to CPU 0 (it was on ${lb_cpus:-?})" [ "$lb_cpus" = 0 ]
 
 # --- --order duet: both settings of a round at once, on CPUs of their own -------------
 rc=0

@@ -260,7 +260,7 @@ expect_usage "a bad marker name" "marker 'a b': expected" "$REPORT" --github o/r
 expect_usage "no report" "expected one report file, got 0" --github o/r#7
 expect_usage "two reports" "expected one report file, got 2" "$REPORT" "$REPORT" --github o/r#7
 expect_usage "an unknown option" "unknown option '--frob'" "$REPORT" --frob
-expect_usage "an unreadable report" "cannot open '$TMP/none.md'" "$TMP/none.md" --github o/r#7 --api-url "$API"
+expect_usage "an unreadable report" "cannot read '$TMP/none.md'" "$TMP/none.md" --github o/r#7 --api-url "$API"
 : >"$TMP/empty.md"
 expect_usage "an empty report" "is empty" "$TMP/empty.md" --github o/r#7 --api-url "$API"
 printf 'caf\xe9\n' >"$TMP/latin1.md"

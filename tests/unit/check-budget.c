@@ -166,9 +166,9 @@ START_TEST(from_campaign)
     memset(&c, 0, sizeof(c));
     c.path = "r/results.json";
     strv_push(&c.spec.values, "2");
-    c.profile.section = json_loads("{\"budgets\": [{\"setting\": \"2\", \"key\": \"cpu\", "
-                                   "\"max\": 1, \"min\": 0.5}, {\"setting\": \"8\", \"key\": "
-                                   "\"cpu\", \"max\": 1}]}", 0, NULL);
+    c.profile.text = xstrdup("{\"budgets\": [{\"setting\": \"2\", \"key\": \"cpu\", "
+                             "\"max\": 1, \"min\": 0.5}, {\"setting\": \"8\", \"key\": "
+                             "\"cpu\", \"max\": 1}]}");
     metric_registry_build(&c.profile);
     struct budget_set set = {0};
     struct lb_error err;
@@ -179,9 +179,9 @@ START_TEST(from_campaign)
     ck_assert_int_eq(budget_check(&set, &c, &err), 0);
     budget_set_release(&set);
 
-    json_decref(c.profile.section);
-    c.profile.section = json_loads("{\"budgets\": [{\"setting\": \"2\", \"key\": \"lag\", "
-                                   "\"max\": 1}]}", 0, NULL);
+    free(c.profile.text);
+    c.profile.text = xstrdup("{\"budgets\": [{\"setting\": \"2\", \"key\": \"lag\", "
+                             "\"max\": 1}]}");
     ck_assert_int_eq(budget_from_campaign(&c, &set, &err), 0);
     ck_assert_int_eq(budget_check(&set, &c, &err), -1);
     ck_assert_str_eq(err.msg, "budget lag@2 <= 1: 'lag' is not a key of 'r/results.json' "
@@ -196,14 +196,14 @@ START_TEST(from_campaign)
         "{\"budgets\": [{\"setting\": 2, \"key\": \"cpu\", \"max\": 1}]}",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        json_decref(c.profile.section);
-        c.profile.section = json_loads(bad[i], 0, NULL);
+        free(c.profile.text);
+        c.profile.text = xstrdup(bad[i]);
         ck_assert_int_eq(budget_from_campaign(&c, &set, &err), -1);
         ck_assert_msg(strncmp(err.msg, "r/results.json: profile.budgets", 31) == 0, "%s",
                       err.msg);
         budget_set_release(&set);
     }
-    json_decref(c.profile.section);
+    free(c.profile.text);
     free(c.profile.metrics);
     strv_release(&c.spec.values);
 }

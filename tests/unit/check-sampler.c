@@ -336,6 +336,50 @@ static bool proc_ids(pid_t pid, pid_t *ppid, pid_t *pgid)
     return true;
 }
 
+/* The last field of /proc/PID/status's NSpid (its pid in the innermost PID namespace it is
+ * in) and how many fields it has (namespaces deep); 0 when unreadable. */
+static pid_t ns_pid(pid_t pid, int *depth)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    pid_t last = 0;
+    *depth = 0;
+    while (f && fgets(line, sizeof(line), f))
+        if (strncmp(line, "NSpid:", 6) == 0)
+            for (char *p = line + 6, *end;; p = end) {
+                long v = strtol(p, &end, 10);
+                if (end == p)
+                    break;
+                last = (pid_t)v;
+                ++*depth;
+            }
+    if (f)
+        fclose(f);
+    return *depth ? last : 0;
+}
+
+/* The host's pid of the process that the target's tree (process group pgid) knows as
+ * pid, in the PID namespace of its own it may run in; pid itself without one. */
+static pid_t host_pid(pid_t pgid, pid_t pid, bool isolated)
+{
+    if (!isolated)
+        return pid;
+    DIR *d = opendir("/proc");
+    ck_assert_ptr_nonnull(d);
+    pid_t found = 0;
+    for (struct dirent *e; !found && (e = readdir(d));) {
+        pid_t p = (pid_t)strtol(e->d_name, NULL, 10), ppid, group;
+        int depth;
+        if (p > 0 && proc_ids(p, &ppid, &group) && group == pgid && ns_pid(p, &depth) == pid &&
+            depth > 1)
+            found = p;
+    }
+    closedir(d);
+    ck_assert_msg(found, "no process %d in the target's PID namespace", (int)pid);
+    return found;
+}
+
 /* No process of group pgid (unless 0) and no child of this process is left, zombies
  * included. */
 static void assert_nothing_left(pid_t pgid)
@@ -459,8 +503,9 @@ START_TEST(test_reaped_children)
 }
 END_TEST
 
-/* A grandchild whose parent exits at once re-parents to loopbench (the subreaper): it
- * is measured, and stopping the target ends it. */
+/* A grandchild whose parent exits at once re-parents to loopbench (the subreaper), or,
+ * in a PID namespace of the target's own, to the namespace's init: it is measured, and
+ * stopping the target ends it. */
 START_TEST(test_double_fork)
 {
     enum cpu_source_kind cpu = way_setup(_i);
@@ -469,13 +514,15 @@ START_TEST(test_double_fork)
                                     "--seconds", BURN, "--linger", "--pidfile", "grandchild.pid",
                                     NULL});
     wait_started();
+    bool isolated = strcmp(plat_target_isolation(t), "pid-namespace") == 0;
+    pid_t group = getpgid(plat_target_pid(t));
     struct window w = sample_window(t, WINDOW_MS, 0, NULL, 0);
-    pid_t g = pidfile_wait("grandchild.pid"), ppid, pgid;
+    pid_t g = host_pid(group, pidfile_wait("grandchild.pid"), isolated), ppid, pgid;
     ck_assert(proc_ids(g, &ppid, &pgid));
-    ck_assert_int_eq(ppid, getpid());
+    ck_assert_int_eq(ppid, isolated ? host_pid(group, 1, true) : getpid());
     ck_assert(!stop(t, SIGTERM, 2000));
     ck_assert(!proc_exists(g));
-    assert_nothing_left(plat_target_pid(t));
+    assert_nothing_left(group);
     assert_reads_burned(_i, &w, 2, true); /* the burner reaps the grandchild's parent */
     plat_target_free(t);
 }
@@ -579,6 +626,7 @@ START_TEST(test_stop_escalates)
     struct plat_target *t = start(
         CPU_SOURCE_AUTO, (const char *[]){"BURNER", "--ignore-term", "--children", "2", "--share",
                                           "0.05", "--seconds", SAFETY_SECONDS, NULL});
+    pid_t group = getpgid(plat_target_pid(t));
     pause_ms(200);
     uint64_t t0 = mono_ns();
     ck_assert(stop(t, SIGTERM, 300));
@@ -588,7 +636,7 @@ START_TEST(test_stop_escalates)
     int status;
     ck_assert_int_eq(plat_target_exited(t, &status), 1);
     ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-    assert_nothing_left(plat_target_pid(t));
+    assert_nothing_left(group);
     plat_target_free(t);
 }
 END_TEST
@@ -599,6 +647,7 @@ START_TEST(test_stop_graceful)
     struct plat_target *t =
         start(CPU_SOURCE_AUTO,
               (const char *[]){"BURNER", "--children", "2", "--seconds", SAFETY_SECONDS, NULL});
+    pid_t group = getpgid(plat_target_pid(t));
     pause_ms(200);
     uint64_t t0 = mono_ns();
     ck_assert(!stop(t, SIGTERM, 10000));
@@ -606,7 +655,7 @@ START_TEST(test_stop_graceful)
     int status;
     ck_assert_int_eq(plat_target_exited(t, &status), 1);
     ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-    assert_nothing_left(plat_target_pid(t));
+    assert_nothing_left(group);
     plat_target_free(t);
 }
 END_TEST
@@ -617,13 +666,14 @@ START_TEST(test_stop_second_sigint)
     struct plat_target *t =
         start(CPU_SOURCE_AUTO,
               (const char *[]){"BURNER", "--ignore-term", "--seconds", SAFETY_SECONDS, NULL});
+    pid_t group = getpgid(plat_target_pid(t));
     pause_ms(100);
     kill(getpid(), SIGINT);
     uint64_t t0 = mono_ns();
     ck_assert(stop(t, SIGTERM, 20000));
     ck_assert_uint_lt(mono_ns() - t0, 3000 * MS);
     ck_assert_int_eq(plat_sigint_count(), 1);
-    assert_nothing_left(plat_target_pid(t));
+    assert_nothing_left(group);
     plat_target_free(t);
 }
 END_TEST

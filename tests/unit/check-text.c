@@ -88,6 +88,37 @@ START_TEST(markdown_is_read_as_text)
 }
 END_TEST
 
+/* A whole report made elsewhere, as publish posts it: its mentions and HTML are text,
+ * outside fenced code; its tables, emphasis and backslash escapes are left alone. */
+START_TEST(a_whole_document_is_made_inert)
+{
+#define ZWJ "\xE2\x80\x8D"
+    static const char *const cases[][2] = {
+        {"| a @octocat | **b** |\n", "| a @" ZWJ "octocat | **b** |\n"},
+        {"<img src=x> <!-- m --> </b> <?x <!DOCTYPE",
+         "&lt;img src=x> &lt;!-- m --> &lt;/b> &lt;?x &lt;!DOCTYPE"},
+        {"p < 0.001, a <= b, <3", "p < 0.001, a <= b, <3"},
+        {"&#64;eve &commat;bob &amp; & x", "&amp;#64;eve &amp;commat;bob &amp;amp; & x"},
+        {"\\<b\\> \\@trudy \\& \\*", "\\<b\\> \\@" ZWJ "trudy \\& \\*"},
+        /* a fence at the start of a line: what it holds is code, left as written */
+        {"```\n<b> @x &#64;\n```\n<b>", "```\n<b> @x &#64;\n```\n&lt;b>"},
+        {"~~~~ c\n~~~\n@x\n ~~~~  \n@y", "~~~~ c\n~~~\n@x\n ~~~~  \n@" ZWJ "y"},
+        /* not fences: info string with a backtick, an indented opener (a list item's) */
+        {"``` a`b\n@x", "``` a`b\n@" ZWJ "x"},
+        {"- a\n  ```\n<b>\n", "- a\n  ```\n&lt;b>\n"},
+        {"", ""},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t len = strlen(cases[i][0]);
+        char *m = text_markdown_inert(cases[i][0], &len);
+        ck_assert_str_eq(m, cases[i][1]);
+        ck_assert_uint_eq(len, strlen(cases[i][1]));
+        free(m);
+    }
+#undef ZWJ
+}
+END_TEST
+
 START_TEST(code_spans_hold_any_backticks)
 {
     static const char *const cases[][2] = {
@@ -204,6 +235,7 @@ int main(void)
     tcase_add_test(tc, control_characters_are_found);
     tcase_add_test(tc, refused_text_is_shown_on_one_line);
     tcase_add_test(tc, markdown_is_read_as_text);
+    tcase_add_test(tc, a_whole_document_is_made_inert);
     tcase_add_test(tc, code_spans_hold_any_backticks);
     tcase_add_test(tc, gnuplot_strings_cannot_end_early);
     tcase_add_test(tc, csv_cells_are_no_formulas);

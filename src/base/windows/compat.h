@@ -59,6 +59,10 @@
 #ifndef O_NOFOLLOW
 #define O_NOFOLLOW 0
 #endif
+/* Opening a FIFO does not block on Windows, which has none in its file system. */
+#ifndef O_NONBLOCK
+#define O_NONBLOCK 0
+#endif
 
 /* plat_lock_try's "the file left its path" (POSIX only: Windows cannot remove an open
  * file), at Linux's value; the CRT's errno.h has no such error. */
