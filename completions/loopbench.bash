@@ -51,7 +51,7 @@ _loopbench() {
     -f | --format)
       case $cmd in
         report) COMPREPLY=($(compgen -W "md text csv json" -- "$cur")) ;;
-        compare | history) COMPREPLY=($(compgen -W "md text json" -- "$cur")) ;;
+        compare | history | tune) COMPREPLY=($(compgen -W "md text json" -- "$cur")) ;;
         *) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
       esac
       return ;;
@@ -59,7 +59,8 @@ _loopbench() {
     -s | --settings | -n | --repeat | -w | --warmup | -t | --sample | --seed | --interval | \
       --pid | --seconds | --marker | --metric | --max-increase | --alpha | --title | \
       --github | --api-url | --webhook | --primary | --cpus | --rotate | --commit | \
-      --max-p | --min-magnitude | --min-segment | --recent | --budget | --variant | --note) return ;;
+      --max-p | --min-magnitude | --min-segment | --recent | --budget | --variant | --note | \
+      --range | --guard | --reference | --minimize | --max-runs | --max-time) return ;;
   esac
 
   if [[ $cur == -* ]]; then
@@ -68,7 +69,7 @@ _loopbench() {
   fi
   compopt -o filenames 2>/dev/null
   case $cmd in
-    run | validate) COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")) ;;
+    run | tune | validate) COMPREPLY=($(compgen -f -X '!*.json' -- "$cur") $(compgen -d -- "$cur")) ;;
     report | compare | history | restore) _loopbench_dirs "$cur" ;;
     publish) COMPREPLY=($(compgen -f -X '!*.md' -- "$cur") $(compgen -d -- "$cur")) ;;
     help) COMPREPLY=($(compgen -W "$(_loopbench_commands "$lb")" -- "$cur")) ;;

@@ -293,6 +293,14 @@ static void values_free(double **values, size_t n)
     free(values);
 }
 
+double compare_detectable(const struct compare_row *row, size_t tested, double alpha)
+{
+    return row->gated && row->g.tested && !row->budget
+               ? gate_detectable(&row->g, row->lower_is_better,
+                                 alpha / (double)(tested ? tested : 1), COMPARE_POWER)
+               : NAN;
+}
+
 /* The budgets' rows of campaign c, appended to out: each budget at its setting, of every
  * variant against the base (heads) or of the one that campaign_values reads; gated, and
  * in one Holm correction with the gated comparisons already in out. */
@@ -338,6 +346,12 @@ static void add_budgets(const struct campaign *c, bool heads, const struct compa
             gated[m++] = &out->rows[i].g;
     }
     gate_holm_joint(gated, m, o->gate.alpha);
+    /* the level a regression must reach first: alpha over the gated tests */
+    size_t tested = 0;
+    for (size_t i = 0; i < m; i++)
+        tested += gated[i]->tested;
+    for (size_t i = 0; i < out->n_rows; i++)
+        out->rows[i].detectable = compare_detectable(&out->rows[i], tested, o->gate.alpha);
     values_free(values, n);
     free(in);
     free(res);

@@ -78,7 +78,16 @@ struct compare_row {
     double typical;           /* a budget's row: the typical value budget_test held to it */
     char *saturated;          /* the setting's runs saturated the CPUs (noise.h), so the
                                * comparison measured contention: how many and why; NULL */
+    /* A gated comparison's stated power: the smallest change its test would have called
+     * regressed with COMPARE_POWER at its spread and rounds, Holm's first step the level
+     * (gate_detectable), a fraction toward harm ("could have missed changes under X");
+     * NaN when not gated, not tested, a budget or without spread. */
+    double detectable;
 };
+#define COMPARE_POWER 0.80
+/* row's detectable: gate_detectable at Holm's first step over `tested` gated tests at
+ * alpha; NaN when the row is not a gated, tested comparison. */
+double compare_detectable(const struct compare_row *row, size_t tested, double alpha);
 
 struct compare_result {
     struct compare_row *rows;

@@ -270,6 +270,13 @@ static int pool_family(struct pool_result *r, const struct compare_opts *o, bool
         /* with one campaign, compare DIR's verdicts (a sequential gate's too) are the pool's */
         r->rows[at[j]].row.g = r->k > 1 ? res[j] : r->each[0].rows[at[j]].g;
     }
+    /* the stated power of the pooled gate, as compare's (compare_row.detectable) */
+    size_t tested = 0;
+    for (size_t j = 0; j < n; j++)
+        tested += r->rows[at[j]].row.g.tested;
+    for (size_t j = 0; j < n; j++)
+        r->rows[at[j]].row.detectable =
+            compare_detectable(&r->rows[at[j]].row, tested, o->gate.alpha);
     free(what);
     free(host);
     free(res);

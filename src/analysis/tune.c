@@ -1,5 +1,6 @@
 #include "tune.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -34,6 +35,47 @@ int tune_grid_range(struct tune_grid *g, double lo, double hi, double step, stru
     for (size_t k = 0; k < g->n; k++)
         g->value[k] = lo + step * (double)k;
     return 0;
+}
+
+int tune_guard_parse(const char *text, struct tune_guard *g, char **key, struct lb_error *err)
+{
+    memset(g, 0, sizeof(*g));
+    *key = NULL;
+    const char *op = strstr(text, "<=");
+    size_t klen = op ? (size_t)(op - text) : 0;
+    bool named = klen > 0 && klen <= 64;
+    for (size_t i = 0; named && i < klen; i++)
+        named =
+            isalnum((unsigned char)text[i]) || text[i] == '_' || text[i] == '.' || text[i] == '-';
+    const char *v = op ? op + 2 : "";
+    g->kind = *v == '+' ? TUNE_DELTA : TUNE_ABSOLUTE;
+    char num[64];
+    size_t len = strlen(v + (*v == '+'));
+    snprintf(num, sizeof(num), "%s", v + (*v == '+'));
+    if (g->kind == TUNE_DELTA && len > 0 && len < sizeof(num) && num[len - 1] == '%') {
+        g->kind = TUNE_PERCENT;
+        num[len - 1] = '\0';
+    }
+    bool number = len > 0 && len < sizeof(num) && parse_double(num, &g->limit) == 0 &&
+                  isfinite(g->limit) && (g->kind == TUNE_ABSOLUTE || g->limit >= 0);
+    if (named && number) {
+        *key = xstrndup(text, klen);
+        g->key = *key;
+        return 0;
+    }
+    char *shown = text_shown(text);
+    if (!named)
+        lb_fail(err,
+                "guard '%s': expected KEY<=LIMIT, KEY<=+DELTA or KEY<=+PCT%%, KEY a "
+                "metric's key",
+                shown);
+    else
+        lb_fail(err,
+                "guard '%s': expected a number after '<=': LIMIT in the key's unit, "
+                "+DELTA or +PCT%% over the reference (0 or more)",
+                shown);
+    free(shown);
+    return -1;
 }
 
 int tune_grid_list(struct tune_grid *g, const char *const *label, size_t n, struct lb_error *err)

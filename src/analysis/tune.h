@@ -89,6 +89,12 @@ struct tune_guard {
     bool higher_is_better;
 };
 
+/* A guard as typed, "KEY<=LIMIT", "KEY<=+DELTA" or "KEY<=+PCT%", into g (its key a new
+ * string in *key, g->key pointing at it; higher_is_better false: the caller sets it from
+ * the key's metric). -1 with err naming the text and what was expected; the key itself
+ * is not checked against any registry here. */
+int tune_guard_parse(const char *text, struct tune_guard *g, char **key, struct lb_error *err);
+
 struct tune_spec {
     const struct tune_grid *grid; /* borrowed, like guard */
     size_t reference;             /* its index on the grid */

@@ -267,3 +267,11 @@ const struct compare_row *reading_row(const struct reading *rd, const char *sett
     }
     return NULL;
 }
+
+void verdict_power(const struct compare_row *row, char *buf, size_t len)
+{
+    char a[32];
+    if (row->gated && row->g.tested && !row->budget && isfinite(row->detectable))
+        append(buf, len, "%scould have missed changes under %s (%.0f%% power)", *buf ? "; " : "",
+               fmt_change(row->detectable, a, sizeof(a)), 100 * COMPARE_POWER);
+}

@@ -35,6 +35,10 @@ struct verdict_frame verdict_frame_of(const struct compare_result *r, const stru
  * Not gated rows say so first. */
 void verdict_why(const struct compare_row *row, const struct verdict_frame *f, char *buf,
                  size_t len);
+/* A gated, tested comparison's stated power (compare_row.detectable) appended to buf,
+ * after "; " when buf holds something: "could have missed changes under +X% (80%
+ * power)". Nothing for another row. compare's and compare --pool's why say it. */
+void verdict_power(const struct compare_row *row, char *buf, size_t len);
 
 /* The direction a change's interval allows, as ratios [lo, hi] (1: no change; NaN: none
  * known): "more" or "less" only when it excludes 1, else "no clear difference" (static). */

@@ -461,3 +461,72 @@ int mermaid_lines_write(FILE *out, const struct mermaid_lines *chart, struct lb_
     free(lines);
     return check_written(out, err);
 }
+
+/* A quadrantChart point's label: its grammar takes no quoted string, so only what it
+ * reads as text is kept. */
+static void put_dot_label(FILE *out, const char *s)
+{
+    size_t n = 0;
+    for (const char *p = s; *p && n < 40; p++, n++) {
+        char c = *p;
+        bool kept = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == ' ' || c == '.' || c == '+' || c == '-' || c == '_';
+        fputc(kept ? c : '_', out);
+    }
+    if (n == 0)
+        fputc('_', out);
+}
+
+/* Where v falls between lo and hi, from 0.05 to 0.95 (the middle when they are one). */
+static double dot_place(double v, double lo, double hi)
+{
+    return hi > lo ? 0.05 + 0.9 * (v - lo) / (hi - lo) : 0.5;
+}
+
+int mermaid_scatter_write(FILE *out, const struct mermaid_scatter *c, struct lb_error *err)
+{
+    double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+    size_t finite = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        const struct mermaid_dot *d = &c->dots[i];
+        if (!isfinite(d->x) || !isfinite(d->y))
+            continue;
+        finite++;
+        xlo = fmin(xlo, d->x);
+        xhi = fmax(xhi, d->x);
+        ylo = fmin(ylo, d->y);
+        yhi = fmax(yhi, d->y);
+    }
+    if (finite < 2)
+        return 0;
+    static const char *const style[] = {[MERMAID_DOT_PLAIN] = "",
+                                        [MERMAID_DOT_FRONT] = " radius: 6, color: #1E88E5",
+                                        [MERMAID_DOT_MARKED] = " radius: 10, color: #E53935",
+                                        [MERMAID_DOT_FADED] = " radius: 4, color: #9E9E9E"};
+    fputs("```mermaid\nquadrantChart\n    title ", out);
+    put_dot_label(out, c->title);
+    fputs("\n    x-axis \"", out);
+    put_mermaid_text(out, c->x_name);
+    fputc(' ', out);
+    put_figure(out, xlo);
+    fputs("\" --> \"", out);
+    put_figure(out, xhi);
+    fputs("\"\n    y-axis \"", out);
+    put_mermaid_text(out, c->y_name);
+    fputc(' ', out);
+    put_figure(out, ylo);
+    fputs("\" --> \"", out);
+    put_figure(out, yhi);
+    fputs("\"\n", out);
+    for (size_t i = 0; i < c->n; i++) {
+        const struct mermaid_dot *d = &c->dots[i];
+        if (!isfinite(d->x) || !isfinite(d->y))
+            continue;
+        fputs("    point ", out);
+        put_dot_label(out, d->label);
+        fprintf(out, ": [%.3f, %.3f]%s\n", dot_place(d->x, xlo, xhi), dot_place(d->y, ylo, yhi),
+                style[d->style]);
+    }
+    fputs("```\n\n", out);
+    return check_written(out, err);
+}

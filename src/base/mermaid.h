@@ -100,4 +100,28 @@ struct mermaid_lines {
  * mermaid_bars_write. */
 int mermaid_lines_write(FILE *out, const struct mermaid_lines *chart, struct lb_error *err);
 
+/* A point of a scatter: its label, its place in the chart's units, how it is drawn. */
+enum mermaid_dot_style {
+    MERMAID_DOT_PLAIN,
+    MERMAID_DOT_FRONT,
+    MERMAID_DOT_MARKED,
+    MERMAID_DOT_FADED
+};
+struct mermaid_dot {
+    const char *label; /* "4"; written with letters, digits, ' ', '.', '+', '-' and '_' only */
+    double x, y;       /* not finite: the dot is left out */
+    enum mermaid_dot_style style;
+};
+struct mermaid_scatter {
+    const char *title, *x_name, *y_name; /* "CPU against lag", "lag (ms)", "CPU %" */
+    const struct mermaid_dot *dots;
+    size_t n;
+};
+
+/* The dots as a `quadrantChart` (xychart has no numeric x axis): each axis from its
+ * dots' least to their greatest value, which its ends name; MARKED drawn large in red,
+ * FRONT in blue, FADED in grey, PLAIN in the default, as the line below says. Writes
+ * nothing (0) when fewer than two dots are finite. -1 on a write error. */
+int mermaid_scatter_write(FILE *out, const struct mermaid_scatter *chart, struct lb_error *err);
+
 #endif

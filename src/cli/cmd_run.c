@@ -8,6 +8,7 @@
 #include "options.h"
 #include "report.h"
 #include "run.h"
+#include "run_cli.h"
 #include "summary.h"
 
 const char cmd_run_usage[] =
@@ -33,18 +34,6 @@ const char *const cmd_run_usage_tail[2] = {
     "exit status: 0 all runs completed, 1 a run or the campaign failed, 2 bad usage or\n"
     "profile, 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (files restored).\n"};
 
-/* The command line as typed, for results.json. */
-static char *join_argv(int argc, char **argv)
-{
-    char *s = xstrdup("loopbench");
-    for (int i = 0; i < argc; i++) {
-        char *longer = xasprintf("%s %s", s, argv[i]);
-        free(s);
-        s = longer;
-    }
-    return s;
-}
-
 static void print_tail(const char *tail)
 {
     for (const char *line = tail; *line;) {
@@ -67,21 +56,14 @@ int cmd_run(int argc, char **argv)
     const char *shaping = NULL;
     int c;
     while ((c = cli_getopt_spec(argc, argv, accepts, "run", &spec, &shaping)) != -1) {
+        if (cli_run_flag(c, optarg, &o) == LB_EXIT_OK)
+            continue;
         switch (c) {
-        case OPT_RESUME:
-            o.resume_dir = optarg;
-            break;
-        case OPT_KEEP_GOING:
-            o.keep_going = true;
-            break;
         case OPT_FORMAT:
         case OPT_JSON:
             if (cli_format("run", c, optarg, CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_JSON),
                            &format) != LB_EXIT_OK)
                 goto out;
-            break;
-        case OPT_QUIET:
-            msg_set_quiet(1);
             break;
         case OPT_REFUSED:
             goto out;
@@ -90,13 +72,9 @@ int cmd_run(int argc, char **argv)
             goto out;
         }
     }
-    if (argc - optind > 1) {
-        msg_usage_error("run", "run: expected at most one PROFILE, got '%s' and '%s'",
-                        argv[optind], argv[optind + 1]);
+    if (cli_run_operands("run", argc, argv, &spec, &o, shaping,
+                         "profile, settings and output directory") != LB_EXIT_OK)
         goto out;
-    }
-    if (optind < argc)
-        spec.profile_path = xstrdup(argv[optind]);
     if (spec.n_variants == 1) {
         msg_usage_error("run",
                         "run: --variant '%s=%s': expected two or more variants to "
@@ -104,14 +82,7 @@ int cmd_run(int argc, char **argv)
                         spec.variants[0].name, spec.variants[0].dir);
         goto out;
     }
-    if (o.resume_dir && (shaping || spec.profile_path)) {
-        msg_usage_error("run",
-                        "run: --resume takes the campaign's own profile, settings and "
-                        "output directory: '%s' cannot be combined with it",
-                        shaping ? shaping : spec.profile_path);
-        goto out;
-    }
-    char *command_line = join_argv(argc, argv);
+    char *command_line = cli_command_line(argc, argv);
     o.command_line = command_line;
 
     struct runner rn;
@@ -124,15 +95,7 @@ int cmd_run(int argc, char **argv)
         free(command_line);
         goto out;
     }
-    /* Locks the config files and puts back what a loopbench that died left edited,
-     * before reading any original. */
-    struct strv notes = {0};
-    int begun = runner_begin(&o, &rn, &notes, &err);
-    for (size_t i = 0; i < notes.n; i++)
-        msg_warn("%s", notes.v[i]);
-    strv_release(&notes);
-    if (begun < 0) {
-        msg_error("%s", err.msg);
+    if (cli_run_begin(&o, &rn) < 0) {
         status = LB_EXIT_FAILURE;
         runner_release(&rn);
         free(command_line);

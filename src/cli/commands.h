@@ -41,8 +41,10 @@ COMMAND(report);
 COMMAND(probe);
 COMMAND(restore);
 COMMAND(publish);
+COMMAND(tune);
 COMMAND(exec);
 #undef COMMAND
 extern const char *const cmd_run_usage_tail[2];
+extern const char *const cmd_tune_usage_tail[2];
 
 #endif

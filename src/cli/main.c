@@ -19,6 +19,8 @@
 static const struct command commands[] = {
     {"run", "run an A/B campaign of a target over the settings of one knob", cmd_run_usage, cmd_run,
      true, cmd_run_usage_tail},
+    {"tune", "find which value of the knob to run: the lowest CPU within guards",
+     cmd_tune_usage, cmd_tune, true, cmd_tune_usage_tail},
     {"sample", "measure the CPU of a running process over a window", cmd_sample_usage, cmd_sample,
      true, NULL},
     {"validate", "check profiles and show what each one will do", cmd_validate_usage, cmd_validate,

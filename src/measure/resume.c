@@ -31,6 +31,22 @@ static int check_plan(const struct campaign *now, const struct campaign *rec, co
     return 0;
 }
 
+/* The recorded plan, of `rounds` rounds, and the tune's section as the campaign's own
+ * (the runs that did not complete run again: take_recorded keeps only the others'). */
+static void adopt_plan(struct campaign *c, const struct campaign *rec, long rounds)
+{
+    c->runs = xcalloc(rec->n_runs + 1, sizeof(*c->runs));
+    c->n_runs = rec->n_runs;
+    for (size_t i = 0; i < rec->n_runs; i++) {
+        const struct run_record *r = &rec->runs[i];
+        c->runs[i].setting_index = r->setting_index;
+        c->runs[i].repeat = r->repeat;
+        c->runs[i].dir = xstrdup(r->dir);
+    }
+    c->spec.repeat = rounds;
+    c->tune = json_deep_copy(rec->tune);
+}
+
 /* The recorded campaign's history and completed runs into the one set up again. */
 static void take_recorded(struct campaign *c, struct campaign *rec)
 {
@@ -75,6 +91,13 @@ int runner_setup_resume(const struct run_opts *o, struct runner *rn, struct lb_e
         }
     /* The campaign's own spec, as it was asked and resolved then (taken from rec); a
      * sequential campaign that stopped has its plan cut to the rounds it ran (its repeat). */
+    if (!rec.tune != !o->rounds) {
+        lb_fail(err, "%s: %s: continue it with loopbench %s --resume", where,
+                rec.tune ? "a campaign of loopbench tune" : "not a campaign of loopbench tune",
+                rec.tune ? "tune" : "run");
+        goto out;
+    }
+    long rounds = rec.spec.repeat;
     struct run_opts again = *o;
     again.command_line = rec.command_line;
     rc = runner_setup(&again, &rec.spec, rn, err);
@@ -87,7 +110,10 @@ int runner_setup_resume(const struct run_opts *o, struct runner *rn, struct lb_e
                 rec.profile.path, o->resume_dir, rec.profile.hash, rn->c.profile.hash);
         goto out;
     }
-    if (check_plan(&rn->c, &rec, where, err) < 0)
+    /* a tune's rounds were chosen by what its runs measured: its plan is taken as it is */
+    if (rec.tune)
+        adopt_plan(&rn->c, &rec, rounds);
+    else if (check_plan(&rn->c, &rec, where, err) < 0)
         goto out;
     take_recorded(&rn->c, &rec);
     rc = 0;

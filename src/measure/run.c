@@ -49,6 +49,17 @@ static uint64_t next_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
+/* The cells of a round, idx[0..n), shuffled with state. */
+static void shuffle(size_t *idx, size_t n, uint64_t *state)
+{
+    for (size_t i = n - 1; n > 1 && i > 0; i--) {
+        size_t j = (size_t)(next_random(state) % (i + 1));
+        size_t tmp = idx[i];
+        idx[i] = idx[j];
+        idx[j] = tmp;
+    }
+}
+
 /* Every cell once per round, in order or (random) shuffled within the round; grouped:
  * each cell's runs together. */
 static void plan_runs(struct campaign *c)
@@ -71,14 +82,8 @@ static void plan_runs(struct campaign *c)
         for (long rep = 1; rep <= c->spec.repeat; rep++) {
             for (size_t i = 0; i < cells; i++)
                 round[i] = i;
-            if (c->spec.order == ORDER_RANDOM) {
-                for (size_t i = cells - 1; i > 0; i--) {
-                    size_t j = (size_t)(next_random(&state) % (i + 1));
-                    size_t tmp = round[i];
-                    round[i] = round[j];
-                    round[j] = tmp;
-                }
-            }
+            if (c->spec.order == ORDER_RANDOM)
+                shuffle(round, cells, &state);
             for (size_t i = 0; i < cells; i++) {
                 struct cell x = campaign_cell(c, round[i]);
                 c->runs[k].setting_index = x.setting;
@@ -94,6 +99,29 @@ static void plan_runs(struct campaign *c)
             run_dir_name(c->spec.n_variants ? c->spec.variants[r->variant_index].name : NULL,
                          c->spec.values.v[r->setting_index], r->repeat);
     }
+}
+
+void runner_plan_round(struct runner *rn, const bool *run, long round)
+{
+    struct campaign *c = &rn->c;
+    size_t *idx = xmalloc((c->spec.values.n + 1) * sizeof(*idx)), n = 0;
+    for (size_t s = 0; s < c->spec.values.n; s++)
+        if (run[s])
+            idx[n++] = s;
+    uint64_t state = c->spec.seed ^ ((uint64_t)round * 0x9e3779b97f4a7c15ULL);
+    if (c->spec.order == ORDER_RANDOM)
+        shuffle(idx, n, &state);
+    c->runs = xrealloc(c->runs, (c->n_runs + n + 1) * sizeof(*c->runs));
+    for (size_t k = 0; k < n; k++) {
+        struct run_record *r = &c->runs[c->n_runs++];
+        memset(r, 0, sizeof(*r));
+        r->setting_index = idx[k];
+        r->repeat = round;
+        r->dir = run_dir_name(NULL, c->spec.values.v[idx[k]], round);
+    }
+    if (round > c->spec.repeat)
+        c->spec.repeat = round;
+    free(idx);
 }
 
 /* 1 when path does not exist or is an empty directory. */
@@ -928,7 +956,10 @@ int runner_setup(const struct run_opts *o, struct campaign_spec *spec, struct ru
     rn->watch = rn->pinned || plat_cpus_available(&rn->watch_cpus, &e) == 0;
     c->cpuidle_driver = plat_cpuidle_driver();
     target_env(rn);
-    plan_runs(c);
+    if (o->rounds)
+        c->spec.repeat = 0; /* the rounds come as it runs */
+    else
+        plan_runs(c);
     return 0;
 }
 
@@ -1052,7 +1083,17 @@ int runner_run(const struct run_opts *o, struct runner *rn, struct lb_error *err
     /* a resumed campaign takes its looks again over the rounds it kept */
     c->n_looks = 0;
     c->sequential_stop = NULL;
-    for (size_t i = 0; i < c->n_runs;) {
+    for (size_t i = 0;;) {
+        if (i == c->n_runs) {
+            int more = o->rounds ? o->rounds->next(o->rounds->ctx, rn, err) : 0;
+            if (more < 0 || (more > 0 && write_results(rn, err) < 0))
+                rc = -1;
+            if (more <= 0)
+                break;
+            progress_clear(&p);
+            p.n_runs = c->n_runs;
+            continue;
+        }
         /* duet: the runs of a round (of a setting, with variants) together */
         size_t end = i + 1;
         while (end < c->n_runs && run_together(c, i, end))

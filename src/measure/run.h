@@ -20,12 +20,24 @@
 #define RUN_SETTLE_EVERY_NS (100ULL * 1000 * 1000)
 #define RUN_SETTLE_SPAN_NS (2000ULL * 1000 * 1000)
 
+struct runner;
+/* A campaign whose rounds are chosen as it runs (loopbench tune, tune_run.c): when the
+ * plan has run, next appends a round (runner_plan_round) and returns 1, or returns 0 to
+ * end the campaign, -1 with err to fail it. */
+struct runner_rounds {
+    int (*next)(void *ctx, struct runner *rn, struct lb_error *err);
+    void *ctx;
+};
+
 /* What `run` is told that is not the campaign's (the spec holds that: spec.h): how this
  * loopbench goes about it, which a resumed campaign is told afresh. */
 struct run_opts {
     const char *resume_dir;   /* --resume: continue the campaign of this directory */
     bool keep_going;          /* --keep-going: on after a failed run */
     const char *command_line; /* as typed, recorded in results.json */
+    /* NULL: the plan is every cell, repeat times; else it starts empty and grows a
+     * round at a time (runner_plan_round), and --resume keeps the recorded plan. */
+    const struct runner_rounds *rounds;
 };
 
 /* A campaign being run: its model, and what only the runner holds. */
@@ -74,6 +86,9 @@ int runner_begin(const struct run_opts *opts, struct runner *r, struct strv *not
  * set; r->c.interrupted_by tells an interrupt from a failure. The config files are
  * restored and results.json written in every case where the directory could be made. */
 int runner_run(const struct run_opts *opts, struct runner *r, struct lb_error *err);
+/* Append round `round` (>= 1) to the plan: the settings with run[setting] true, in the
+ * campaign's order (random: shuffled by its seed and the round). */
+void runner_plan_round(struct runner *r, const bool *run, long round);
 void runner_release(struct runner *r);
 
 #endif

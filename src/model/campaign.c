@@ -329,6 +329,7 @@ void campaign_release(struct campaign *c)
     plat_host_facts_release(&c->host);
     commit_release(&c->commit);
     strv_release(&c->resumed_at);
+    json_decref(c->tune);
     strv_release(&c->env_passed);
     for (size_t i = 0; i < c->n_runs; i++)
         run_record_release(&c->runs[i]);

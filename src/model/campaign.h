@@ -184,6 +184,10 @@ struct campaign {
      * decided by the cap; "cap"; static), NULL while it runs. */
     long *look_undecided;
     size_t n_looks;
+    /* loopbench tune: what it was asked and what it found, results.json's campaign.tune
+     * as written (src/analysis/tune_ask.c reads and checks it); NULL: not a tune. Its
+     * rounds are planned as it runs, so its plan is not recomputed on --resume. */
+    json_t *tune;
     const char *sequential_stop;
     /* Pinned (spec.cpus): the CPUs loopbench kept to, "0-3,6"; NULL: nothing spare. */
     char *loopbench_cpus;

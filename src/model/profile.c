@@ -69,7 +69,8 @@ static const char *const top_keys[] = {"name",    "description", "command",  "cw
                                        "env",     "pass_env",    "knob",     "fixed",
                                        "ready",   "rtt",         "http_metrics",
                                        "metrics", "stop",        "defaults", "budgets",
-                                       NULL};
+                                       "tune",    NULL};
+static const char *const tune_keys[] = {"guards", NULL};
 static const char *const knob_keys[] = {"name",   "label", "values", "baseline",
                                         "config", "argv",  "env",    NULL};
 static const char *const fixed_keys[] = {"name", "value", "config", "argv", "env", NULL};
@@ -899,6 +900,15 @@ static int parse_metrics(struct loader *ld, json_t *root, struct profile *p)
                : 0;
 }
 
+/* "tune": {"guards": ["KEY<=LIMIT", ...]} */
+static int parse_tune(struct loader *ld, json_t *root, struct profile *p)
+{
+    json_t *o;
+    if (get_object(ld, root, "", "tune", false, tune_keys, &o) < 0)
+        return -1;
+    return o ? get_strings(ld, o, "tune", "guards", STR_NONEMPTY, &p->tune_guards) : 0;
+}
+
 /* Every primary key is "cpu" or a health key: checked once the probe's and the
  * endpoint's keys have been added. */
 static int check_primary(struct loader *ld, const struct profile *p)
@@ -1176,7 +1186,8 @@ static int parse_profile(struct loader *ld, json_t *root, struct profile *p)
         parse_metrics(ld, root, p) < 0 || parse_rtt(ld, root, p) < 0 ||
         parse_http_metrics(ld, root, p) < 0 || parse_stop(ld, root, p) < 0 ||
         parse_defaults(ld, root, p) < 0 || check_conflicts(ld, p) < 0 ||
-        check_primary(ld, p) < 0 || parse_budgets(ld, root, p) < 0)
+        check_primary(ld, p) < 0 || parse_budgets(ld, root, p) < 0 ||
+        parse_tune(ld, root, p) < 0)
         return -1;
     /* Every argv placeholder must occur in the command: setter_argv checks that. */
     struct strv argv = {0};
@@ -1298,6 +1309,7 @@ void profile_release(struct profile *p)
     metrics_endpoint_release(&p->endpoint);
     free(p->marker);
     strv_release(&p->primary);
+    strv_release(&p->tune_guards);
     for (size_t i = 0; i < p->n_budgets; i++) {
         free(p->budgets[i].setting);
         free(p->budgets[i].key);

@@ -86,6 +86,9 @@ struct profile {
     /* metrics.primary: the keys ("cpu", health keys) a campaign's gate holds to by
      * default; empty: every one. */
     struct strv primary;
+    /* tune.guards: loopbench tune's guards when its command line gives none, each
+     * "KEY<=LIMIT" as --guard takes it (checked by tune, which knows the grammar) */
+    struct strv tune_guards;
     struct profile_budget *budgets; /* "budgets" */
     size_t n_budgets;
     int stop_signal;        /* default SIGTERM */

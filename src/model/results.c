@@ -643,7 +643,7 @@ static const char *const campaign_keys[] = {
     "started_at",     "finished_at", "state",       "interrupted_by", "plan",
     "resumed_at",     "primary",     "warmup_auto", "hold_idle",      "rotate_seconds",
     "cpuidle_driver", "energy",      "commit",      "cpus",           "environment",
-    "log_limit",      "sequential"};
+    "log_limit",      "sequential",  "tune"};
 
 /* o's keys in campaign_keys' order, then the others as they came (o stolen). */
 static json_t *campaign_ordered(json_t *o)
@@ -701,6 +701,8 @@ static json_t *campaign_json(const struct campaign *c)
                                json_pack("{s:o, s:o}", "stopped",
                                          json_str_or_null(c->sequential_stop), "looks", looks));
     }
+    if (c->tune)
+        json_object_set(o, "tune", c->tune);
     return campaign_ordered(o);
 }
 
@@ -769,6 +771,10 @@ static int campaign_from_json(json_t *camp, json_t *knob, struct campaign *c, co
         return lb_fail(err, "%s: campaign.cpus: expected the CPUs of the targets", where);
     if (get_str(cpus, "loopbench"))
         c->loopbench_cpus = xstrdup(get_str(cpus, "loopbench"));
+    json_t *tune = json_object_get(camp, "tune");
+    if (tune && !json_is_object(tune))
+        return lb_fail(err, "%s: campaign.tune: expected an object", where);
+    c->tune = json_incref(tune);
     if (sequential_from_json(json_object_get(camp, "sequential"), c, where, err) < 0 ||
         environment_from_json(json_object_get(camp, "environment"), c, where, err) < 0)
         return -1;

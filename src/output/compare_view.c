@@ -200,6 +200,7 @@ int compare_markdown(const struct compare_result *r, const struct compare_opts *
         free(name);
         free(label);
         verdict_why(row, &frame, why, sizeof(why));
+        verdict_power(row, why, sizeof(why));
         text_put_markdown(out, why);
         fputs(" |\n", out);
     }
@@ -257,6 +258,7 @@ json_t *compare_json(const struct compare_result *r, const struct compare_opts *
         json_object_set_new(o_row, "kind", json_string(row->budget ? "budget" : "comparison"));
         verdict_why(row, &frame, why, sizeof(why));
         json_object_set_new(o_row, "why", json_string(why));
+        json_object_set_new(o_row, "detectable", json_num_or_null(row->detectable));
         if (!row->budget)
             continue;
         json_object_update_new(o_row, json_pack("{s:s, s:f, s:o}", "bound",

@@ -14,6 +14,7 @@
 #include "stats.h"
 #include "summary.h"
 #include "text.h"
+#include "tune_view.h"
 #include "util.h"
 
 const char *const plot_images[] = {
@@ -21,6 +22,7 @@ const char *const plot_images[] = {
     "CPU over time, every run", "cpu-time.svg",
     "Trade-off: CPU against a health key", "tradeoff.svg",
     "Round-trip latency percentiles", "latency.svg",
+    "Which value to run: the objective against the first guard", "frontier.svg",
     NULL, NULL,
 };
 
@@ -152,8 +154,78 @@ static size_t write_latency(const struct campaign *c, FILE *f)
     return drawn;
 }
 
+/* frontier.dat of a tune (campaign.tune): index 0 a row per setting run, its label, the
+ * first guard's figure with its bounds, the objective with its change's 95% interval
+ * against the reference (in the objective's unit); index 1 the Pareto frontier by the
+ * guard's figure; index 2 the recommended setting. The names of the axes into axes[2]
+ * (new strings). Returns the settings written: 0 when not a tune, or one whose
+ * campaign.tune does not check (the report says why). */
+static size_t write_frontier(const struct campaign *c, FILE *f, char **axes)
+{
+    struct tune_judged j;
+    struct lb_error e;
+    size_t n = 0;
+    fputs("# label guard guard_lo guard_hi objective objective_lo objective_hi\n", f);
+    if (!c->tune || tune_judge(&j, c, &e) < 0) {
+        if (c->tune)
+            tune_judged_release(&j);
+        return 0;
+    }
+    const struct tune_result *r = &j.r;
+    json_t *answer = tune_ask_answer(&j.a, c, r);
+    json_t *rows = json_object_get(answer, "frontier");
+    double ref = r->setting[j.a.ref].objective;
+    struct front {
+        double x, y;
+    } *front = xcalloc(r->settings + 1, sizeof(*front));
+    size_t fronts = 0, k = 0;
+    for (size_t s = 0; s < r->settings; s++) {
+        const struct tune_setting *st = &r->setting[s];
+        const struct tune_check *g = &r->check[s * r->guards];
+        if (!st->rounds)
+            continue;
+        json_t *row = json_array_get(rows, k++); /* json_is_true evaluates it twice */
+        bool pareto = json_is_true(json_object_get(row, "pareto"));
+        if (!isfinite(g->value) || !isfinite(st->objective))
+            continue;
+        char *word = cell_word(c, (struct cell){s, 0});
+        bool paired = s != j.a.ref && isfinite(st->change_lo) && isfinite(ref);
+        fprintf(f, "%s %.6g %.6g %.6g %.6g %.6g %.6g\n", word, g->value,
+                isfinite(g->lo) ? g->lo : g->value, isfinite(g->hi) ? g->hi : g->value,
+                st->objective, paired ? ref * (1 + st->change_lo) : st->objective,
+                paired ? ref * (1 + st->change_hi) : st->objective);
+        free(word);
+        if (pareto)
+            front[fronts++] = (struct front){g->value, st->objective};
+        n++;
+    }
+    json_decref(answer);
+    /* the frontier from the guard's least figure up */
+    for (size_t a = 1; a < fronts; a++)
+        for (size_t b = a; b > 0 && front[b].x < front[b - 1].x; b--) {
+            struct front t = front[b];
+            front[b] = front[b - 1];
+            front[b - 1] = t;
+        }
+    fputs("\n\n# the Pareto frontier: guard objective\n", f);
+    for (size_t a = 0; a < fronts; a++)
+        fprintf(f, "%.6g %.6g\n", front[a].x, front[a].y);
+    fputs("\n\n# the recommended setting: guard objective\n", f);
+    if (r->recommended >= 0)
+        fprintf(f, "%.6g %.6g\n", r->check[(size_t)r->recommended * r->guards].value,
+                r->setting[r->recommended].objective);
+    else
+        fputs("NaN NaN\n", f);
+    free(front);
+    const struct metric *om = campaign_metric(c, j.a.minimize);
+    axes[0] = xstrdup(j.a.guard_text[0]);
+    axes[1] = xstrdup(om ? om->label : j.a.minimize);
+    tune_judged_release(&j);
+    return n;
+}
+
 static void write_script(const struct campaign *c, double spread, long k,
-                         const bool drawn[PLOT_IMAGES], FILE *f)
+                         const bool drawn[PLOT_IMAGES], char *const *axes, FILE *f)
 {
     fputs("# Written by loopbench report. Re-render in this directory: gnuplot plots.gp\n"
           "# SVG and PNG (pngcairo when this gnuplot has it, else png).\n", f);
@@ -174,8 +246,12 @@ static void write_script(const struct campaign *c, double spread, long k,
     text_put_gnuplot(f, c->profile.knob_label);
     fputs("\nhealth = ", f);
     text_put_gnuplot(f, k >= 0 ? c->profile.health[k].label : "");
-    fprintf(f, "\ndraw_time = %d\ndraw_tradeoff = %d\ndraw_latency = %d", drawn[1], drawn[2],
-            drawn[3]);
+    fputs("\nfrontier_guard = ", f);
+    text_put_gnuplot(f, axes[0] ? axes[0] : "");
+    fputs("\nfrontier_objective = ", f);
+    text_put_gnuplot(f, axes[1] ? axes[1] : "");
+    fprintf(f, "\ndraw_time = %d\ndraw_tradeoff = %d\ndraw_latency = %d\ndraw_frontier = %d",
+            drawn[1], drawn[2], drawn[3], drawn[4]);
     fprintf(f, "\nhealth_unit = '%s'\nnsettings = %zu\nlogscale = %d\n",
             k >= 0 && strcmp(campaign_health_unit(c, (size_t)k), " ms") == 0 ? " (ms)"
                                                                                        : "",
@@ -242,6 +318,23 @@ static void write_script(const struct campaign *c, double spread, long k,
           "    plot for [i=0:nsettings-1] 'latency.dat' index i using 2:3 with linespoints \\\n"
           "         lc i+1 pt 7 ps 0.6 title word(settings, i+1)\n"
           "  }\n"
+          "  if (draw_frontier) {\n"
+          "    reset\n"
+          "    set output 'frontier.'.fmt\n"
+          "    set title 'Which value to run: '.frontier_objective.' against '.frontier_guard\n"
+          "    set xlabel frontier_guard.' (bars: its one-sided 95% bounds)'\n"
+          "    set ylabel frontier_objective.' (bars: the change against the reference, 95%)'\n"
+          "    set grid\n"
+          "    set key outside bottom center horizontal\n"
+          "    set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n"
+          "    plot 'frontier.dat' index 0 using 2:5:3:4:6:7 with xyerrorbars lc rgb '#1f3864' \\\n"
+          "         pt 7 title 'setting', \\\n"
+          "         '' index 0 using 2:5:1 with labels offset 1,1 notitle, \\\n"
+          "         '' index 1 using 1:2 with lines lw 2 lc rgb '#1E88E5' \\\n"
+          "         title 'Pareto frontier', \\\n"
+          "         '' index 2 using 1:2 with points pt 3 ps 3 lw 2 lc rgb '#E53935' \\\n"
+          "         title 'recommended'\n"
+          "  }\n"
           "  set output\n"
           "}\n",
           f);
@@ -264,7 +357,7 @@ static FILE *open_in(const char *dir, const char *name, struct lb_error *err)
  * campaign made elsewhere may hold one at cpu.svg leading to a file of the user's. */
 static int run_gnuplot(const char *dir, struct lb_error *err)
 {
-    static const char *const images[] = {"cpu", "cpu-time", "tradeoff", "latency"};
+    static const char *const images[] = {"cpu", "cpu-time", "tradeoff", "latency", "frontier"};
     static const char *const formats[] = {"svg", "png"};
     for (size_t i = 0; i < ARRAY_SIZE(images); i++)
         for (size_t k = 0; k < ARRAY_SIZE(formats); k++) {
@@ -303,22 +396,32 @@ int plot_campaign(const struct campaign *c, const char *dir, struct plot_outcome
     size_t completed = 0;
     for (size_t i = 0; i < c->n_runs; i++)
         completed += c->runs[i].status == RUN_OK;
-    static const char *const names[] = {"cpu.dat", "cpu-time.dat", "tradeoff.dat",
-                                        "latency.dat", "plots.gp"};
+    static const char *const names[] = {"cpu.dat",     "cpu-time.dat", "tradeoff.dat",
+                                        "latency.dat", "frontier.dat", "plots.gp"};
+    char *axes[2] = {NULL, NULL};
     for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
         FILE *f = open_in(dir, names[i], err);
-        if (!f)
+        if (!f) {
+            free(axes[0]);
+            free(axes[1]);
             return -1;
+        }
         switch (i) {
         case 0: spread = write_cpu(c, f); drawn[0] = completed > 0; break;
         case 1: drawn[1] = write_cpu_time(c, f) > 0; break;
         case 2: write_tradeoff(c, k, f); drawn[2] = k >= 0; break;
         case 3: drawn[3] = write_latency(c, f) > 0; break;
-        default: write_script(c, spread, k, drawn, f); break;
+        case 4: drawn[4] = write_frontier(c, f, axes) > 0; break;
+        default: write_script(c, spread, k, drawn, axes, f); break;
         }
-        if (fclose(f) != 0)
+        if (fclose(f) != 0) {
+            free(axes[0]);
+            free(axes[1]);
             return lb_fail_errno(err, errno, "cannot write '%s/%s'", dir, names[i]);
+        }
     }
+    free(axes[0]);
+    free(axes[1]);
     if (completed == 0)
         return 0; /* nothing to draw: the data files say so */
     int rc = run_gnuplot(dir, err);

@@ -1,6 +1,7 @@
 /* Plots of a campaign, drawn by gnuplot run as a child process (never linked): CPU per
  * setting with min-max bars, CPU over time for every run, the trade-off of CPU
- * against a health key, and round-trip latency percentiles when an rtt probe ran. The .dat files and the .gp script are always written, so a
+ * against a health key, round-trip latency percentiles when an rtt probe ran, and a
+ * tune's frontier (the objective against its first guard). The .dat files and the .gp script are always written, so a
  * user can re-render or restyle them (`gnuplot plots.gp` in the plots directory). */
 #ifndef LOOPBENCH_PLOT_H
 #define LOOPBENCH_PLOT_H
@@ -13,7 +14,7 @@
 
 /* The images, as names relative to the plots directory, NULL-terminated pairs of
  * alt text and file name (static storage). */
-#define PLOT_IMAGES 4
+#define PLOT_IMAGES 5
 extern const char *const plot_images[];
 
 struct plot_outcome {

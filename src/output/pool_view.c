@@ -201,6 +201,7 @@ int pool_markdown(const struct pool_result *r, const struct compare_opts *o, FIL
                 ch, tau, pi, fmt_p(pr->row.g.p, p, sizeof(p)),
                 fmt_p(pr->row.g.p_adjusted, pa, sizeof(pa)), verdict_word(&pr->row));
         pool_why(pr, o, why, sizeof(why));
+        verdict_power(&pr->row, why, sizeof(why));
         text_put_markdown(out, why);
         fputs(" |\n", out);
         free(cell);
@@ -278,6 +279,7 @@ json_t *pool_json(const struct pool_result *r, const struct compare_opts *o)
         char why[1024];
         pool_why(pr, o, why, sizeof(why));
         json_object_set_new(row, "why", json_string(why));
+        json_object_set_new(row, "detectable", json_num_or_null(pr->row.detectable));
         json_array_append_new(rows, row);
     }
     char headline[1024];

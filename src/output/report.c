@@ -9,6 +9,7 @@
 #include "noise.h"
 #include "summary.h"
 #include "text.h"
+#include "tune_view.h"
 #include "util.h"
 #include "verdict.h"
 
@@ -808,6 +809,9 @@ int report_markdown(const struct campaign *c, size_t n, const struct report_opts
     settings_table(c, n, v, true, out);
     rtt_tables(c, n, v, true, out);
     int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        if (c[i].tune)
+            rc = tune_report(&c[i], o->charts, out, err);
     char host[256];
     for (size_t i = 0; o->charts && rc == 0 && i < n; i++) {
         host_name(c, n, i, host, sizeof(host));

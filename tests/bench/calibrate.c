@@ -1660,6 +1660,15 @@ static void stated_power(uint64_t *rng)
         }
     tune_release(&t);
     tune_grid_release(&grid);
+}
+
+/* The gate's stated power (compare's `detectable`), each path and spread: printed, and the
+ * settings whose stated change is called regressed outside 80% +- POWER_TOLERANCE points
+ * counted (the return). */
+#define POWER_TOLERANCE 3.0
+static int gate_stated_power(uint64_t *rng)
+{
+    int off = 0;
     struct gate_opts o = gate_opts_default();
     printf("\nThe gate's stated power (gate_detectable, for compare's `detectable`): one "
            "comparison at alpha %.2f and its +%.0f%% threshold; paired: base and head paired by "
@@ -1691,11 +1700,27 @@ static void stated_power(uint64_t *rng)
                     gate_power(across, n, sd, log1p(change), POWER_TRIALS, rng, truth.se, truth.df);
                 struct power_tally aa =
                     gate_power(across, n, sd, 0, TUNE_TRIALS, rng, truth.se, truth.df);
-                printf("| %s | %zu | %.2f | +%.1f%% | %.1f | %.1f |\n",
+                double called = pct(at.called, POWER_TRIALS);
+                bool fits = fabs(called - 100 * TUNE_POWER) <= POWER_TOLERANCE;
+                off += !fits;
+                printf("| %s | %zu | %.2f | +%.1f%% | %.1f%s | %.1f |\n",
                        across ? "across, one campaign a side" : "paired", n, sd, 100 * change,
-                       pct(at.called, POWER_TRIALS), 100 * aa.stated);
+                       called, fits ? "" : " (off)", 100 * aa.stated);
                 fflush(stdout);
             }
+    return off;
+}
+
+/* calibrate power: the gate's stated power alone, failing when a setting's stated change is
+ * called regressed outside 80% +- POWER_TOLERANCE (issue 36). */
+static int power_check(void)
+{
+    uint64_t rng = 20261207u;
+    int off = gate_stated_power(&rng);
+    printf("\n%s: the stated change called regressed within %.0f%% +- %.0f points in %s\n",
+           off ? "FAIL" : "ok", 100 * TUNE_POWER, POWER_TOLERANCE,
+           off ? "not every setting" : "every setting");
+    return off ? 1 : 0;
 }
 
 static int tune_calibration(void)
@@ -1717,6 +1742,7 @@ static int tune_calibration(void)
     knob_table(&rng, 10);
     knob_worst(&rng);
     stated_power(&rng);
+    gate_stated_power(&rng);
     return 0;
 }
 
@@ -1726,6 +1752,8 @@ int main(int argc, char **argv)
         return history();
     if (argc > 1 && strcmp(argv[1], "budget") == 0)
         return budgets();
+    if (argc > 1 && strcmp(argv[1], "power") == 0)
+        return power_check();
     if (argc > 1 && strcmp(argv[1], "tune") == 0)
         return tune_calibration();
     if (argc > 1 && strcmp(argv[1], "pool") == 0) /* a second seed checks the figures */

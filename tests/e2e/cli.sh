@@ -6,7 +6,7 @@ source "$(dirname "$0")/lib.sh"
 check "--help lists the commands" grep -Eq '^  run .*campaign' "$TMP/help"
 check "  ... sample and validate too" bash -c "grep -q '^  sample ' '$TMP/help' && grep -q '^  validate ' '$TMP/help'"
 check "--version prints the project version" bash -c "'$LOOPBENCH' --version | grep -Eq '^loopbench [0-9]+\.[0-9]+\.[0-9]+ \(linux(, commit [0-9a-z.-]+(, dirty)?)?\)$'"
-for cmd in run sample validate probe report compare history restore publish exec; do
+for cmd in run tune sample validate probe report compare history restore publish exec; do
   check "help $cmd prints its usage" bash -c "'$LOOPBENCH' help $cmd | grep -q '^usage: loopbench $cmd'"
   check "$cmd --help prints its usage" bash -c "'$LOOPBENCH' $cmd --help | grep -q '^usage: loopbench $cmd'"
 done
@@ -52,6 +52,31 @@ expect_usage_error "run: --resume with --repeat" run --resume "$TMP" -n 3
 expect_usage_error "run: --resume with --out" run --resume "$TMP" -o "$TMP/x"
 expect_usage_error "run: --resume of no campaign" run --resume "$TMP"
 expect_usage_error "run: --resume without DIR" run --resume
+# tune, tried as a new user would: each refused before anything runs (no directory made)
+expect_usage_error "tune: no values" tune --guard 'tickLagPeak<=5'
+expect_usage_error "tune: no guard" tune --range 0:16
+expect_usage_error "tune: a guard's key the profile lacks" tune --range 0:16 --guard 'nokey<=1' -o "$TMP/tune"
+check "  ... names the key and the keys there are" grep -q "no metric 'nokey' in profile 'refshard': expected one of cpu" "$TMP/err"
+expect_usage_error "tune: a guard without a limit" tune --range 0:16 --guard 'cpu<=' -o "$TMP/tune"
+check "  ... says a number was expected" grep -q "guard 'cpu<=': expected a number after '<='" "$TMP/err"
+expect_usage_error "tune: a relative guard not a number" tune --range 0:16 --guard 'tickLagPeak<=+abc%'
+expect_usage_error "tune: a guard that is no comparison" tune --range 0:16 --guard 'tickLagPeak'
+expect_usage_error "tune: a negative relative limit" tune --range 0:16 --guard 'tickLagPeak<=+-5%'
+expect_usage_error "tune: an empty range" tune --range '' --guard 'tickLagPeak<=5'
+expect_usage_error "tune: a reversed range" tune --range 16:0 --guard 'tickLagPeak<=5' -o "$TMP/tune"
+check "  ... says it is reversed" grep -q "range '16:0': range 16:0:1 is reversed: expected LO <= HI" "$TMP/err"
+expect_usage_error "tune: a range of one value" tune --range 2:2 --guard 'tickLagPeak<=5'
+expect_usage_error "tune: a step of 0" tune --range 0:16:0 --guard 'tickLagPeak<=5'
+expect_usage_error "tune: more values than a campaign has settings" tune --range 0:1000 --guard 'tickLagPeak<=5'
+expect_usage_error "tune: a list of one" tune --settings 4 --guard 'tickLagPeak<=5'
+expect_usage_error "tune: a reference off the grid" tune --range 0:16 --reference 17 --guard 'tickLagPeak<=5' -o "$TMP/tune"
+expect_usage_error "tune: an unknown objective" tune --range 0:16 --minimize watts --guard 'tickLagPeak<=5'
+expect_usage_error "tune: grouped order" tune --range 0:16 --guard 'tickLagPeak<=5' --order grouped
+expect_usage_error "tune: bad budget" tune --range 0:16 --guard 'tickLagPeak<=5' --max-runs 0
+expect_usage_error "tune: bad time" tune --range 0:16 --guard 'tickLagPeak<=5' --max-time 5x
+expect_usage_error "tune: unknown option" tune --frob
+expect_usage_error "tune: --resume with a guard" tune --resume "$TMP" --guard 'cpu<=1'
+check "tune: no campaign directory was made by any of them" [ ! -e "$TMP/tune" ]
 expect_usage_error "sample: no pid" sample --seconds 1
 expect_usage_error "sample: bad pid" sample --pid abc --seconds 1
 expect_usage_error "sample: bad seconds" sample --pid 1 --seconds 0

@@ -71,6 +71,13 @@ check "compare DIR replays its looks: regressed (exit 1), decided at round 3" ba
     and ([.rows[] | select(.metric == \"cpu\")][0] | .verdict == \"regressed\" and .decided_at_round == 3)' \
     '$TMP/builds-compare.json'"
 "$LOOPBENCH" compare "$TMP/builds" >"$TMP/builds-compare.md" 2>/dev/null || true
+check "  ... every gated tested row states its power, the others none" jq -e '
+  ([.rows[] | select(.gated and .kind == "comparison" and (.verdict | IN("regressed", "improved", "no change", "inconclusive")))]
+   | length > 0 and all(.detectable > 0))
+  and ([.rows[] | select(.gated | not)] | all(.detectable == null))' \
+  "$TMP/builds-compare.json"
+check "  ... and in Markdown, its line of why" grep -Eq \
+  '^\| 1 head \| CPU .*could have missed changes under \+[0-9.]+% \(80% power\) \|$' "$TMP/builds-compare.md"
 check "  ... and says so in Markdown" bash -c "grep -q 'ran until decided' '$TMP/builds-compare.md' &&
   grep -q 'decided at the look after round 3' '$TMP/builds-compare.md'"
 

@@ -447,6 +447,40 @@ START_TEST(absurd_values_are_bounded)
 }
 END_TEST
 
+START_TEST(scatter_places_marks_and_sanitises)
+{
+    const struct mermaid_dot dots[] = {
+        {"0", 0, 8, MERMAID_DOT_FRONT},
+        {"4", 8, 2, MERMAID_DOT_MARKED},
+        {"x: \"y\" %% [1]", 16, 1, MERMAID_DOT_FADED},
+        {"none", NAN, 3, MERMAID_DOT_PLAIN},
+    };
+    struct mermaid_scatter c = {"cpu against lag: <b>", "lag \"ms\"", "CPU %", dots, 4};
+    struct lb_error err;
+    FILE *f = testlib_capture();
+    ck_assert_msg(mermaid_scatter_write(f, &c, &err) == 0, "%s", err.msg);
+    char *text = testlib_captured(f);
+    keep_sample("a scatter: the frontier of a tune", text);
+    ck_assert_ptr_nonnull(strstr(text, "quadrantChart\n    title cpu against lag_ _b_\n"));
+    ck_assert_ptr_nonnull(strstr(text, "    x-axis \"lag #quot;ms#quot; 0\" --> \"16.0\"\n"
+                                       "    y-axis \"CPU % 1.00\" --> \"8.00\"\n"));
+    /* the ends of each axis at 0.05 and 0.95, the rest in proportion */
+    ck_assert_ptr_nonnull(strstr(text, "    point 0: [0.050, 0.950] radius: 6, color: #1E88E5\n"));
+    ck_assert_ptr_nonnull(strstr(text, "    point 4: [0.500, 0.179] radius: 10, color: #E53935\n"));
+    /* what the grammar would read as syntax is gone from a label */
+    ck_assert_ptr_nonnull(strstr(text, "    point x_ _y_ __ _1_: [0.950, 0.050] radius: 4"));
+    ck_assert_ptr_null(strstr(text, "none"));
+    free(text);
+    /* fewer than two finite dots: nothing */
+    c.n = 1;
+    f = testlib_capture();
+    ck_assert_int_eq(mermaid_scatter_write(f, &c, &err), 0);
+    text = testlib_captured(f);
+    ck_assert_str_eq(text, "");
+    free(text);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("mermaid");
@@ -463,6 +497,7 @@ int main(void)
     tcase_add_test(tc, lines_without_time_write_nothing);
     tcase_add_test(tc, bad_charts_are_refused);
     tcase_add_test(tc, absurd_values_are_bounded);
+    tcase_add_test(tc, scatter_places_marks_and_sanitises);
     suite_add_tcase(s, tc);
     return testlib_run(s);
 }
