@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
 # libcurl is loaded only when HTTP is used (docs/network.md): loopbench is not linked with
-# it, a campaign without HTTP never maps it, one ready by HTTP does, and where it cannot
+# it, a campaign without HTTP never loads it, one ready by HTTP does, and where it cannot
 # be loaded the command says so in one line.
 source "$(dirname "$0")/lib.sh"
 
 check "loopbench is not linked with libcurl" bash -c "! ldd '$BUILD_ROOT/loopbench' | grep -q libcurl"
 
-# mapped_during PROFILE NAME: run a one-run campaign of PROFILE and print, once its target
-# is ready (the sample has begun), the libcurl files loopbench has mapped.
-mapped_during() {
-  "$LOOPBENCH" run "$1" -n 1 -w 0 -t 1 -o "$TMP/$2" 2>"$TMP/$2.err" >/dev/null &
+# loaded_during PROFILE NAME: run a one-run campaign of PROFILE and print the libcurl files
+# the dynamic loader loaded into loopbench (its LD_DEBUG=files log, loopbench's own file:
+# loopbench is not dumpable, so its /proc/PID/maps is root's alone to read).
+loaded_during() {
+  LD_DEBUG=files LD_DEBUG_OUTPUT="$TMP/$2.ld" "$LOOPBENCH" run "$1" -n 1 -w 0 -t 1 \
+    -o "$TMP/$2" 2>"$TMP/$2.err" >/dev/null &
   local lb=$!
   PIDS+=("$lb")
-  for _ in $(seq 200); do grep -q ": sample" "$TMP/$2.err" 2>/dev/null && break; sleep 0.05; done
-  grep -o '[^ ]*libcurl[^ ]*' "/proc/$lb/maps" | sort -u || true
   wait "$lb"
+  [ -s "$TMP/$2.ld.$lb" ] || { echo "no loader log for loopbench (pid $lb)"; return; }
+  grep -o 'file=[^ ]*libcurl[^ ]*' "$TMP/$2.ld.$lb" | sort -u | tr '\n' ' ' || true
 }
 
 web=$(free_port)
@@ -28,8 +30,10 @@ JSON
 jq --arg url "http://127.0.0.1:$web/health" '.name = "web" | .ready = {http: $url, timeout: 10}' \
   "$TMP/plain.json" >"$TMP/web.json"
 
-check "a campaign without HTTP never maps libcurl" [ -z "$(mapped_during "$TMP/plain.json" plain)" ]
-check "a campaign ready by HTTP maps it" [ -n "$(mapped_during "$TMP/web.json" web)" ]
+plain_loaded=$(loaded_during "$TMP/plain.json" plain)
+check "a campaign without HTTP never loads libcurl" bash -c "[ -z '$plain_loaded' ]"
+web_loaded=$(loaded_during "$TMP/web.json" web)
+check "a campaign ready by HTTP loads it ($web_loaded)" bash -c "[[ '$web_loaded' == file=*libcurl* ]]"
 check "  ... and completes" jq -e '.runs[0].status == "ok"' "$TMP/web/results.json"
 
 # A libcurl that cannot be loaded: its file hidden behind an empty one in a private mount
