@@ -10,17 +10,11 @@
 
 const char *cpu_source_name(enum cpu_source_kind kind)
 {
-    switch (kind) {
-    case CPU_SOURCE_AUTO:
-        return "auto";
-    case CPU_SOURCE_PERF:
-        return "perf-task-clock";
-    case CPU_SOURCE_TREE:
-        return plat_tree_source_name;
-    case CPU_SOURCE_PROCESS:
-        return "process-times";
-    }
-    return "unknown";
+    static const char *const names[] = {[CPU_SOURCE_AUTO] = "auto",
+                                        [CPU_SOURCE_PERF] = "perf-task-clock",
+                                        [CPU_SOURCE_TREE] = plat_tree_source_name,
+                                        [CPU_SOURCE_PROCESS] = "process-times"};
+    return name_of(names, ARRAY_SIZE(names), (size_t)kind);
 }
 
 /* "perf" is known everywhere, so that asking for it where there is none fails at the
