@@ -66,18 +66,9 @@ void plat_host_facts_common(struct plat_host_facts *f)
 
 void plat_host_facts_release(struct plat_host_facts *f)
 {
-    free(f->hostname);
-    free(f->os);
-    free(f->kernel);
-    free(f->arch);
-    free(f->cpu_model);
-    free(f->clocksource);
-    free(f->governor);
-    free(f->virtualization);
-    free(f->cpuidle_driver);
-    free(f->runner_image_os);
-    free(f->runner_image_version);
-    free(f->runner_name);
+    FREE_ALL(f->hostname, f->os, f->kernel, f->arch, f->cpu_model, f->clocksource, f->governor,
+             f->virtualization, f->cpuidle_driver, f->runner_image_os, f->runner_image_version,
+             f->runner_name);
     memset(f, 0, sizeof(*f));
 }
 
