@@ -316,11 +316,6 @@ void seq_release(struct seq *s)
     for (size_t i = 0; i < s->n_boundaries; i++)
         free(s->boundaries[i].nominal);
     free(s->boundaries);
-    free(s->p_worse);
-    free(s->p_better);
-    free(s->past);
-    free(s->latest);
-    free(s->decided_at);
-    free(s->futile);
+    FREE_ALL(s->p_worse, s->p_better, s->past, s->latest, s->decided_at, s->futile);
     memset(s, 0, sizeof(*s));
 }

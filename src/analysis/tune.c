@@ -188,28 +188,18 @@ void tune_release(struct tune *t)
 
 const char *tune_verdict_name(enum tune_verdict v)
 {
-    switch (v) {
-    case TUNE_WITHIN:
-        return "within";
-    case TUNE_OUTSIDE:
-        return "outside";
-    default:
-        return "undecided";
-    }
+    static const char *const names[] = {
+        [TUNE_UNDECIDED] = "undecided", [TUNE_WITHIN] = "within", [TUNE_OUTSIDE] = "outside"};
+    return name_of(names, ARRAY_SIZE(names), (size_t)v);
 }
 
 const char *tune_stop_name(enum tune_stop s)
 {
-    switch (s) {
-    case TUNE_LOCATED:
-        return "located";
-    case TUNE_BUDGET:
-        return "budget spent";
-    case TUNE_STUCK:
-        return "undecided at the cap";
-    default:
-        return "run";
-    }
+    static const char *const names[] = {[TUNE_RUN] = "run",
+                                        [TUNE_LOCATED] = "located",
+                                        [TUNE_BUDGET] = "budget spent",
+                                        [TUNE_STUCK] = "undecided at the cap"};
+    return name_of(names, ARRAY_SIZE(names), (size_t)s);
 }
 
 /* ---- one setting x guard's values ------------------------------------------------------ */

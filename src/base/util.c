@@ -25,6 +25,12 @@ void *xcheck(void *p)
     return p;
 }
 
+void free_all(void *const *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(p[i]);
+}
+
 void *xmalloc(size_t size)
 {
     void *p = malloc(size ? size : 1);

@@ -29,6 +29,10 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) LB_PRINTF(1, 2);
 /* p, or the same fatal exit when a library's allocator (curl, jansson) returned NULL. */
 void *xcheck(void *p);
+/* free() each of the pointers given (any may be NULL): a release function's many owned
+ * fields in one statement rather than a line each. */
+#define FREE_ALL(...) free_all((void *[]){__VA_ARGS__}, ARRAY_SIZE(((void *[]){__VA_ARGS__})))
+void free_all(void *const *p, size_t n);
 
 /* A NULL-terminated, growable array of owned strings (argv/envp shaped). */
 struct strv {

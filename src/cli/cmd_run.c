@@ -58,19 +58,9 @@ int cmd_run(int argc, char **argv)
     while ((c = cli_getopt_spec(argc, argv, accepts, "run", &spec, &shaping)) != -1) {
         if (cli_run_flag(c, optarg, &o) == LB_EXIT_OK)
             continue;
-        switch (c) {
-        case OPT_FORMAT:
-        case OPT_JSON:
-            if (cli_format("run", c, optarg, CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_JSON),
-                           &format) != LB_EXIT_OK)
-                goto out;
-            break;
-        case OPT_REFUSED:
+        if (cli_run_format_option("run", c, optarg, CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_JSON),
+                                  &format, argc, argv) != LB_EXIT_OK)
             goto out;
-        default:
-            cli_bad_option("run", argc, argv);
-            goto out;
-        }
     }
     if (cli_run_operands("run", argc, argv, &spec, &o, shaping,
                          "profile, settings and output directory") != LB_EXIT_OK)

@@ -173,18 +173,13 @@ int cmd_tune(int argc, char **argv)
             if (parse_duration(optarg, &ask.max_time_s) < 0)
                 expected = "a duration above 0: seconds, or a number ending in s, m or h";
             break;
-        case OPT_FORMAT:
-        case OPT_JSON:
-            if (cli_format("tune", c, optarg,
-                           CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_MD) | CLI_FORMATS(CLI_JSON),
-                           &format) != LB_EXIT_OK)
+        default:
+            if (cli_run_format_option("tune", c, optarg,
+                                      CLI_FORMATS(CLI_TEXT) | CLI_FORMATS(CLI_MD) |
+                                          CLI_FORMATS(CLI_JSON),
+                                      &format, argc, argv) != LB_EXIT_OK)
                 goto out;
             break;
-        case OPT_REFUSED:
-            goto out;
-        default:
-            cli_bad_option("tune", argc, argv);
-            goto out;
         }
         if (expected) {
             cli_bad_value("tune", c, optarg, expected);

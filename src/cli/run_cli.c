@@ -22,6 +22,20 @@ int cli_run_flag(int c, const char *arg, struct run_opts *o)
     }
 }
 
+int cli_run_format_option(const char *cmd, int c, const char *arg, unsigned allowed,
+                          enum cli_format *format, int argc, char **argv)
+{
+    switch (c) {
+    case OPT_FORMAT:
+    case OPT_JSON:
+        return cli_format(cmd, c, arg, allowed, format);
+    case OPT_REFUSED:
+        return LB_EXIT_USAGE;
+    default:
+        return cli_bad_option(cmd, argc, argv);
+    }
+}
+
 int cli_run_operands(const char *cmd, int argc, char **argv, struct campaign_spec *spec,
                      const struct run_opts *o, const char *shaping, const char *own)
 {

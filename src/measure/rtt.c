@@ -379,11 +379,7 @@ static void probe_free(struct rtt_probe *p)
         if (p->stop_pipe[i] >= 0)
             close(p->stop_pipe[i]);
     rtt_result_release(&p->res);
-    free(p->conns);
-    free(p->due_store);
-    free(p->pfds);
-    free(p->send);
-    free(p->expect);
+    FREE_ALL(p->conns, p->due_store, p->pfds, p->send, p->expect);
     free(p);
 }
 

@@ -54,13 +54,7 @@ void campaign_profile_release(struct campaign_profile *p)
     free(p->health);
     free(p->metrics);
     strv_release(&p->metric_text);
-    free(p->text);
-    free(p->name);
-    free(p->path);
-    free(p->hash);
-    free(p->knob_name);
-    free(p->knob_label);
-    free(p->marker);
+    FREE_ALL(p->text, p->name, p->path, p->hash, p->knob_name, p->knob_label, p->marker);
     memset(p, 0, sizeof(*p));
 }
 
@@ -292,12 +286,7 @@ void run_record_release(struct run_record *r)
     run_host_cpus_release(&r->host_cpus);
     run_energy_release(&r->energy);
     scrape_run_release(&r->scrape);
-    free(r->failure);
-    free(r->log_tail);
-    free(r->cpus);
-    free(r->containment);
-    free(r->isolation);
-    free(r->unsteady);
+    FREE_ALL(r->failure, r->log_tail, r->cpus, r->containment, r->isolation, r->unsteady);
     if (r->has_rtt)
         rtt_result_release(&r->rtt);
     if (r->has_endpoint)

@@ -1300,12 +1300,8 @@ void profile_release(struct profile *p)
         setter_release(&p->fixed[i].set);
     }
     free(p->fixed);
-    free(p->ready.log_pattern);
-    free(p->ready.host);
-    free(p->ready.url);
-    free((char *)p->rtt.host);
-    free((char *)p->rtt.send);
-    free((char *)p->rtt.expect);
+    FREE_ALL(p->ready.log_pattern, p->ready.host, p->ready.url, (char *)p->rtt.host,
+             (char *)p->rtt.send, (char *)p->rtt.expect);
     metrics_endpoint_release(&p->endpoint);
     free(p->marker);
     strv_release(&p->primary);

@@ -10,17 +10,11 @@
 
 const char *cpu_source_name(enum cpu_source_kind kind)
 {
-    switch (kind) {
-    case CPU_SOURCE_AUTO:
-        return "auto";
-    case CPU_SOURCE_PERF:
-        return "perf-task-clock";
-    case CPU_SOURCE_TREE:
-        return plat_tree_source_name;
-    case CPU_SOURCE_PROCESS:
-        return "process-times";
-    }
-    return "unknown";
+    static const char *const names[] = {[CPU_SOURCE_AUTO] = "auto",
+                                        [CPU_SOURCE_PERF] = "perf-task-clock",
+                                        [CPU_SOURCE_TREE] = plat_tree_source_name,
+                                        [CPU_SOURCE_PROCESS] = "process-times"};
+    return name_of(names, ARRAY_SIZE(names), (size_t)kind);
 }
 
 /* "perf" is known everywhere, so that asking for it where there is none fails at the
@@ -72,18 +66,9 @@ void plat_host_facts_common(struct plat_host_facts *f)
 
 void plat_host_facts_release(struct plat_host_facts *f)
 {
-    free(f->hostname);
-    free(f->os);
-    free(f->kernel);
-    free(f->arch);
-    free(f->cpu_model);
-    free(f->clocksource);
-    free(f->governor);
-    free(f->virtualization);
-    free(f->cpuidle_driver);
-    free(f->runner_image_os);
-    free(f->runner_image_version);
-    free(f->runner_name);
+    FREE_ALL(f->hostname, f->os, f->kernel, f->arch, f->cpu_model, f->clocksource, f->governor,
+             f->virtualization, f->cpuidle_driver, f->runner_image_os, f->runner_image_version,
+             f->runner_name);
     memset(f, 0, sizeof(*f));
 }
 
