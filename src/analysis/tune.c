@@ -162,6 +162,8 @@ int tune_init(struct tune *t, const struct tune_spec *spec, struct lb_error *err
     if (!(s->alpha > 0 && s->alpha < 0.5) || !(s->power > 0 && s->power < 1))
         return lb_fail(err, "tune: alpha %g must lie in (0, 0.5) and power %g in (0, 1)", s->alpha,
                        s->power);
+    if (!(s->tie >= 0 && isfinite(s->tie)))
+        return lb_fail(err, "tune: tie %g: expected 0 or more, in the objective's unit", s->tie);
     if (s->max_runs < 0)
         return lb_fail(err, "tune: max runs %ld: expected 0 (no limit) or more", s->max_runs);
     struct gate_opts o = gate_opts_default();
@@ -667,54 +669,76 @@ static void fill_check(struct replay *p, size_t s, size_t g, struct tune_check *
     c->lo = q->higher_is_better ? a : b;
 }
 
-/* The objective against the reference, every setting run paired by round (the gate's
- * paired t: its spread moderated by the other settings'). */
-static void fill_objective(struct replay *p, struct tune_result *r)
+/* Each setting run that `with[]` names against setting `base`'s objective, paired by
+ * round (the gate's paired t, its spread moderated by the others'), into out[its slot]
+ * (untested where it is not named or shares under 2 rounds with base). */
+static void paired_objective(struct replay *p, size_t base, const bool *with,
+                             struct gate_result *out)
 {
-    size_t ref = p->t->spec.reference, m = 0, R = p->R ? p->R : 1;
+    size_t R = p->R ? p->R : 1, m = 0;
     struct gate_paired_input *in = xcalloc(p->nrun + 1, sizeof(*in));
-    struct gate_result *out = xcalloc(p->nrun + 1, sizeof(*out));
+    struct gate_result *res = xcalloc(p->nrun + 1, sizeof(*res));
     size_t *who = xcalloc(p->nrun + 1, sizeof(size_t));
-    double *base = xcalloc(p->nrun * R + 1, sizeof(double)),
-           *head = xcalloc(p->nrun * R + 1, sizeof(double)), *own = xcalloc(R, sizeof(double));
+    double *b = xcalloc(p->nrun * R + 1, sizeof(double)),
+           *h = xcalloc(p->nrun * R + 1, sizeof(double));
     for (size_t i = 0; i < p->nrun; i++) {
         size_t s = p->run_order[i], k = 0;
+        out[i] = (struct gate_result){.tested = false};
+        if (!with[s] || s == base)
+            continue;
         for (size_t rr = 0; rr < p->R; rr++) {
-            long run = run_at(p, s, rr), at_ref = run_at(p, ref, rr);
+            long run = run_at(p, s, rr), at_base = run_at(p, base, rr);
             if (run < 0)
                 continue;
-            own[k] = p->obs->objective[run];
-            base[m * R + k] = at_ref < 0 ? NAN : p->obs->objective[at_ref];
-            head[m * R + k] = own[k];
+            b[m * R + k] = at_base < 0 ? NAN : p->obs->objective[at_base];
+            h[m * R + k] = p->obs->objective[run];
             k++;
         }
-        struct tune_setting *st = &r->setting[s];
-        st->objective = budget_typical(own, k);
-        if (s == ref)
-            continue;
         in[m] = (struct gate_paired_input){
             {"", "objective", !p->t->spec.objective_higher_is_better, false, false},
-            base + m * R,
-            head + m * R,
+            b + m * R,
+            h + m * R,
             k,
             NULL};
-        who[m++] = s;
+        who[m++] = i;
     }
     struct gate_opts o = gate_opts_default();
     struct lb_error err;
-    if (m && gate_paired(in, m, &o, out, &err) == 0)
-        for (size_t i = 0; i < m; i++)
-            if (out[i].tested) {
-                r->setting[who[i]].change = out[i].change;
-                r->setting[who[i]].change_lo = out[i].lo;
-                r->setting[who[i]].change_hi = out[i].hi;
-            }
+    if (m && gate_paired(in, m, &o, res, &err) == 0)
+        for (size_t j = 0; j < m; j++)
+            out[who[j]] = res[j];
     free(in);
-    free(out);
+    free(res);
     free(who);
-    free(base);
-    free(head);
+    free(b);
+    free(h);
+}
+
+/* The objective: each setting's typical value, and its change against the reference. */
+static void fill_objective(struct replay *p, struct tune_result *r)
+{
+    double *own = xcalloc(p->R + 1, sizeof(double));
+    bool *with = xcalloc(p->S, sizeof(bool));
+    struct gate_result *out = xcalloc(p->nrun + 1, sizeof(*out));
+    for (size_t i = 0; i < p->nrun; i++) {
+        size_t s = p->run_order[i], k = 0;
+        for (size_t rr = 0; rr < p->R; rr++)
+            if (run_at(p, s, rr) >= 0)
+                own[k++] = p->obs->objective[run_at(p, s, rr)];
+        r->setting[s].objective = budget_typical(own, k);
+        with[s] = true;
+    }
+    paired_objective(p, p->t->spec.reference, with, out);
+    for (size_t i = 0; i < p->nrun; i++)
+        if (out[i].tested) {
+            struct tune_setting *st = &r->setting[p->run_order[i]];
+            st->change = out[i].change;
+            st->change_lo = out[i].lo;
+            st->change_hi = out[i].hi;
+        }
     free(own);
+    free(with);
+    free(out);
 }
 
 /* The first guard that some setting proved outside nearer the reference than a setting
@@ -744,27 +768,91 @@ static bool contradiction(const struct tune_result *r, size_t ref, int side, siz
     return false;
 }
 
-/* Among the settings within every guard, the lowest objective; a tie to the nearest the
- * reference (the smaller change from what runs now). */
-static void recommend(const struct tune *t, struct tune_result *r)
+/* The lowest objective's point among the settings within every guard; a tie to the
+ * nearest the reference. -1: none. */
+static long best_within(const struct tune *t, const struct tune_result *r)
 {
     size_t ref = t->spec.reference;
-    double sign = t->spec.objective_higher_is_better ? -1.0 : 1.0, best = INFINITY;
-    r->recommended = -1;
-    r->saving = r->saving_lo = r->saving_hi = NAN;
+    double sign = t->spec.objective_higher_is_better ? -1.0 : 1.0, low = INFINITY;
+    long best = -1;
     for (size_t s = 0; s < r->settings; s++) {
         const struct tune_setting *st = &r->setting[s];
         if (st->verdict != TUNE_WITHIN || isnan(st->change))
             continue;
         double key = sign * st->change;
-        if (r->recommended < 0 || key < best ||
-            (key == best && apart(s, ref) < apart((size_t)r->recommended, ref))) {
-            best = key;
-            r->recommended = (long)s;
+        if (best < 0 || key < low || (key == low && apart(s, ref) < apart((size_t)best, ref))) {
+            low = key;
+            best = (long)s;
         }
     }
-    if (r->recommended < 0)
+    return best;
+}
+
+/* Each setting within every guard against the lowest, paired by round. */
+static void fill_to_best(struct replay *p, struct tune_result *r)
+{
+    bool *with = xcalloc(p->S, sizeof(bool));
+    struct gate_result *out = xcalloc(p->nrun + 1, sizeof(*out));
+    for (size_t s = 0; s < p->S; s++) {
+        with[s] = r->setting[s].verdict == TUNE_WITHIN;
+        r->setting[s].to_best = r->setting[s].to_best_lo = r->setting[s].to_best_hi = NAN;
+    }
+    paired_objective(p, (size_t)r->best, with, out);
+    for (size_t i = 0; i < p->nrun; i++)
+        if (out[i].tested) {
+            struct tune_setting *st = &r->setting[p->run_order[i]];
+            st->to_best = out[i].change;
+            st->to_best_lo = out[i].lo;
+            st->to_best_hi = out[i].hi;
+        }
+    free(with);
+    free(out);
+}
+
+/* Setting s's interval against the lowest in the objective's unit, the worse end high (a
+ * maximised objective's shortfall): to_best is a fraction of the lowest's objective. */
+static void cost_to_best(const struct tune *t, const struct tune_result *r, size_t s,
+                         double *lo, double *hi)
+{
+    const struct tune_setting *st = &r->setting[s];
+    double scale = fabs(r->setting[r->best].objective);
+    bool gain = t->spec.objective_higher_is_better;
+    *lo = scale * (gain ? -st->to_best_hi : st->to_best_lo);
+    *hi = scale * (gain ? -st->to_best_lo : st->to_best_hi);
+}
+
+/* Whether within setting s is shown to tie with the lowest: its interval's worse end
+ * within the tie. One-sided at 5%: the chance of calling a tie for one that costs more. */
+static bool ties(const struct tune *t, const struct tune_result *r, size_t s)
+{
+    double lo, hi;
+    cost_to_best(t, r, s, &lo, &hi);
+    return (long)s == r->best || hi <= t->spec.tie;
+}
+
+/* The answer: among the settings within every guard, the nearest the reference that ties
+ * with the lowest (a tie in distance to the lower objective), and its saving. */
+static void recommend(struct replay *p, struct tune_result *r)
+{
+    const struct tune *t = p->t;
+    size_t ref = t->spec.reference;
+    double sign = t->spec.objective_higher_is_better ? -1.0 : 1.0;
+    r->recommended = -1;
+    r->saving = r->saving_lo = r->saving_hi = NAN;
+    r->best = best_within(t, r);
+    if (r->best < 0)
         return;
+    fill_to_best(p, r);
+    for (size_t s = 0; s < r->settings; s++) {
+        const struct tune_setting *st = &r->setting[s];
+        if (st->verdict != TUNE_WITHIN || isnan(st->change) || !ties(t, r, s))
+            continue;
+        long rec = r->recommended;
+        if (rec < 0 || apart(s, ref) < apart((size_t)rec, ref) ||
+            (apart(s, ref) == apart((size_t)rec, ref) &&
+             sign * st->change < sign * r->setting[rec].change))
+            r->recommended = (long)s;
+    }
     const struct tune_setting *st = &r->setting[r->recommended];
     r->saving = -sign * st->change;
     r->saving_lo = sign > 0 ? -st->change_hi : st->change_lo;
@@ -819,7 +907,7 @@ static void fill_result(struct replay *p, struct tune_result *r)
                                   &r->contradiction_within);
     if (r->monotonic)
         r->contradiction_outside = r->contradiction_within = -1;
-    recommend(p->t, r);
+    recommend(p, r);
 }
 
 static void replay_release(struct replay *p)
@@ -1036,28 +1124,42 @@ static bool plan_side(const struct tune *t, const struct tune_result *r, int sid
     return gap == 1 && st->verdict == TUNE_OUTSIDE;
 }
 
-/* The answer's rivals: settings within every guard whose objective's interval still
- * overlaps the recommended one's (the reference's is its own 0: a saving not yet shown),
- * each run up to its cap with the answer, so that it is not picked on a point estimate
- * that a few rounds cannot order (adjacent values of a knob often differ by 10%). */
+/* The answer's knee and its rivals. Between the recommended setting and the nearest one
+ * run on the reference's side of it (not tied, or the reference), the grid value midway,
+ * until they are adjacent: the saving's knee located to the grid's resolution, not to the
+ * coarse grid's (an undecided one is run to its verdict first). And, with the lowest, up
+ * to their cap, each setting within whose interval against it leaves the answer open: one
+ * nearer the reference whose interval holds the tie, one further out whose interval
+ * reaches a tie's width below it (it may be the lowest). Adjacent values of a knob often
+ * differ by 10%, which a few rounds' spread cannot tell from a tie. */
 static void plan_answer(const struct tune *t, const struct tune_result *r, struct plan *pl)
 {
-    if (r->recommended < 0)
+    long rec = r->recommended, ref = (long)t->spec.reference, cap = t->spec.max_rounds;
+    if (rec < 0)
         return;
-    const struct tune_setting *best = &r->setting[r->recommended];
-    long cap = t->spec.max_rounds;
+    if (rec != ref) {
+        long side = rec > ref ? -1 : 1, near = rec + side;
+        while (near != ref && r->setting[near].rounds == 0)
+            near += side;
+        if (labs(rec - near) > 1 && r->setting[near].verdict != TUNE_UNDECIDED)
+            want(pl, (size_t)(rec + side * (labs(rec - near) / 2)), 1);
+    }
+    double tie = t->spec.tie;
     bool rivals = false;
     for (size_t s = 0; s < r->settings; s++) {
         const struct tune_setting *st = &r->setting[s];
-        if ((long)s == r->recommended || st->verdict != TUNE_WITHIN ||
-            st->change_hi < best->change_lo || st->change_lo > best->change_hi)
+        double lo, hi;
+        cost_to_best(t, r, s, &lo, &hi);
+        bool nearer = apart(s, (size_t)ref) < apart((size_t)r->best, (size_t)ref);
+        if ((long)s == r->best || s == (size_t)ref || st->verdict != TUNE_WITHIN ||
+            !(isnan(st->to_best) || (nearer ? lo <= tie && hi > tie : lo < -tie)))
             continue;
         rivals = true;
-        if ((long)st->rounds < cap && s != t->spec.reference)
+        if ((long)st->rounds < cap)
             want(pl, s, 2);
     }
-    if (rivals && (long)best->rounds < cap && (size_t)r->recommended != t->spec.reference)
-        want(pl, (size_t)r->recommended, 2);
+    if (rivals && (long)r->setting[r->best].rounds < cap && r->best != ref)
+        want(pl, (size_t)r->best, 2);
 }
 
 enum tune_stop tune_next(const struct tune *t, const struct tune_result *r, bool *next)

@@ -33,6 +33,10 @@ struct seq;
 
 #define TUNE_ALPHA 0.05
 #define TUNE_POWER 0.80
+/* CPU within this of the lowest (percent of a core) ties, and a tie goes to the setting
+ * nearest the reference: a saving this small is no reason to move further, and where the
+ * CPU is flat (refshard's past its 8 ms tick) the lowest point is the noise's choice. */
+#define TUNE_TIE_CPU 0.5
 /* The coarse grid run first: the grid's ends and values evenly between, this many in all,
  * and the reference. */
 #define TUNE_COARSE 5
@@ -103,6 +107,8 @@ struct tune_spec {
     bool objective_higher_is_better; /* false: minimised (CPU), on logs when all > 0 */
     double alpha;    /* TUNE_ALPHA: the chance of calling within a setting outside a guard */
     double power;    /* TUNE_POWER: of the stated detectable exceedances */
+    double tie;      /* an objective shown within this of the lowest's, in its unit, ties
+                      * (0: none; TUNE_TIE_CPU for CPU) */
     long max_rounds; /* a setting's rounds at most: the looks' cap (SEQ_MIN_ROUNDS..
                       * SEQ_LIMIT_MAX; TUNE_DEFAULT_ROUNDS) */
     long max_runs;   /* the campaign's runs at most, the reference's too; 0: no limit */
@@ -183,6 +189,11 @@ struct tune_setting {
      * the reference paired by round (src/analysis/gate.c's paired t: a ratio - 1 on
      * logs) with the 90% interval; NaN with fewer than 2 pairs. */
     double objective, change, change_lo, change_hi;
+    /* Within every guard, its objective against the lowest's (tune_result.best), paired
+     * by round like change, with the 90% interval; NaN for the others, the lowest itself
+     * and under 2 pairs. The upper end times the lowest's objective at most the spec's
+     * tie: shown as good as the lowest. */
+    double to_best, to_best_lo, to_best_hi;
 };
 
 struct tune_result {
@@ -190,10 +201,13 @@ struct tune_result {
     struct tune_setting *setting; /* [settings] */
     struct tune_check *check;     /* [setting * guards + guard] */
     /* Among the settings within every guard (the reference's relative guards hold by
-     * definition), the lowest objective; a tie goes to the setting nearest the
-     * reference. -1: none. Its saving against the reference (1 - ratio on logs; a
-     * maximised objective's gain) with the 90% interval; 0 for the reference itself. */
-    long recommended;
+     * definition), best the lowest objective, and recommended the nearest the reference
+     * shown to tie with it (to_best; a tie in distance to the lower objective): on a flat
+     * stretch the smallest change that gets the saving, not whichever value the noise put
+     * lowest. -1: none.
+     * Its saving against the reference (1 - ratio on logs; a maximised objective's gain)
+     * with the 90% interval; 0 for the reference itself. */
+    long best, recommended;
     double saving, saving_lo, saving_hi;
     /* false: a guard proven outside at a setting nearer the reference than one within it
      * (on the same side): the knob is not monotonic there, and tune_next runs every value
@@ -234,8 +248,11 @@ const char *tune_stop_name(enum tune_stop s);
  *     run, once that one is outside or looks it (bisection, down to adjacent values);
  *     where the knob proved not monotonic, every value of that side instead, TUNE_FILL a
  *     round, beyond the last within first when the objective improves outward;
- *  4. the answer and its rivals: settings within whose objective's interval overlaps the
- *     recommended one's, up to their cap.
+ *  4. the answer's knee: the grid value midway between the recommended setting and the
+ *     nearest run on the reference's side of it, down to adjacent values; and its rivals,
+ *     with the lowest, up to their cap: the settings within nearer the reference than
+ *     the lowest whose to_best interval holds the tie, and those further out whose
+ *     interval reaches a tie below it.
  * Nothing is added behind a setting undecided at its cap (it would never be tested). r is
  * tune_analyse's of the runs so far. */
 enum tune_stop tune_next(const struct tune *t, const struct tune_result *r, bool *next);

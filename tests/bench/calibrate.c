@@ -1198,7 +1198,18 @@ static double knee(double w, double at, double slope)
     return 2.0 * (1.0 + (w > at ? slope * (w - at) : 0));
 }
 
-enum knob_id { KNEE, STEEP, SMOOTH, DIP, TWO_GUARDS, CATEGORICAL, PLATEAU, AT_LIMIT, KNOBS };
+enum knob_id {
+    KNEE,
+    STEEP,
+    SMOOTH,
+    DIP,
+    TWO_GUARDS,
+    CATEGORICAL,
+    FLAT,
+    PLATEAU,
+    AT_LIMIT,
+    KNOBS
+};
 
 static void knob_make(enum knob_id id, struct sim_knob *k)
 {
@@ -1256,6 +1267,15 @@ static void knob_make(enum knob_id id, struct sim_knob *k)
             }
             break;
         }
+        case FLAT:
+            /* refshard's: a sleep cut short by the next 8 ms tick saves nothing more past
+             * 8, and its lag stays flat (docs/report.md, tune on refshard) */
+            k->name = "saving flat past a knee";
+            k->shape = "CPU 100 at 0, then 0.25 + 0.12 wakes a tick (ceil(8 / w)): flat from 8; "
+                       "lag flat; <= +30%";
+            k->objective[s] = s == 0 ? 100 : 0.25 + 0.12 * ceil(8 / w);
+            *lag = 2.0;
+            break;
         case PLATEAU:
             k->name = "plateau at the limit";
             k->shape = "lag flat to 4, then 1.01 x the limit (+30%) at every value";
@@ -1283,16 +1303,23 @@ static bool knob_within(const struct sim_knob *k, size_t s)
     return true;
 }
 
-/* The lowest objective among the settings truly within (a tie to the nearest the
- * reference). */
+/* The true answer: among the settings truly within, the nearest the reference whose
+ * objective (CPU, percent of a core) is within TUNE_TIE_CPU of the lowest (a tie in
+ * distance to the lower). */
 static size_t knob_best(const struct sim_knob *k)
 {
+    double low = INFINITY;
+    for (size_t s = 0; s < k->n; s++)
+        if (knob_within(k, s))
+            low = fmin(low, k->objective[s]);
     size_t best = k->reference;
     for (size_t s = 0; s < k->n; s++) {
         size_t d = s > k->reference ? s - k->reference : k->reference - s;
         size_t db = best > k->reference ? best - k->reference : k->reference - best;
-        if (knob_within(k, s) && (k->objective[s] < k->objective[best] ||
-                                  (k->objective[s] == k->objective[best] && d < db)))
+        bool tied = knob_within(k, s) && k->objective[s] - low <= TUNE_TIE_CPU;
+        bool best_tied = k->objective[best] - low <= TUNE_TIE_CPU;
+        if (tied && (!best_tied || d < db ||
+                     (d == db && k->objective[s] < k->objective[best])))
             best = s;
     }
     return best;
@@ -1358,6 +1385,7 @@ static void knob_tune(struct tune *t, const struct tune_grid *grid, const struct
     spec.guards = k->guards;
     spec.max_rounds = cap;
     spec.max_runs = TUNE_BUDGET_RUNS;
+    spec.tie = TUNE_TIE_CPU;
     if (tune_init(t, &spec, &err) < 0) {
         fprintf(stderr, "calibrate: %s\n", err.msg);
         exit(1);
