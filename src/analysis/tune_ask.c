@@ -12,6 +12,7 @@ void tune_ask_init(struct tune_ask *a)
 {
     memset(a, 0, sizeof(*a));
     a->max_rounds = TUNE_DEFAULT_ROUNDS;
+    a->tie = -1;
 }
 
 int tune_ask_range(struct tune_ask *a, const char *text, struct lb_error *err)
@@ -116,6 +117,8 @@ int tune_ask_bind(struct tune_ask *a, const struct campaign *c, const char *base
     free(what);
     if (!m)
         return -1;
+    if (a->tie < 0)
+        a->tie = strcmp(a->minimize, "cpu") == 0 ? TUNE_TIE_CPU : 0;
     for (size_t g = 0; g < a->guards; g++) {
         what = xasprintf("guard '%s'", a->guard_text[g]);
         m = ask_metric(c, a->guard_key[g], what, err);
@@ -146,9 +149,10 @@ json_t *tune_ask_json(const struct tune_ask *a)
     json_t *guards = json_array();
     for (size_t g = 0; g < a->guards; g++)
         json_array_append_new(guards, json_string(a->guard_text[g]));
-    json_t *o = json_pack("{s:s, s:s, s:o, s:I, s:f, s:I}", "reference",
+    json_t *o = json_pack("{s:s, s:s, s:f, s:o, s:I, s:f, s:I}", "reference",
                           a->grid.label ? a->grid.label[a->ref] : "", "minimize",
-                          a->minimize ? a->minimize : "cpu", "guards", guards, "max_runs",
+                          a->minimize ? a->minimize : "cpu", "tie", a->tie, "guards", guards,
+                          "max_runs",
                           (json_int_t)a->max_runs, "max_time_seconds", a->max_time_s, "max_rounds",
                           (json_int_t)a->max_rounds);
     if (a->range) {
@@ -210,10 +214,12 @@ int tune_ask_from_campaign(struct tune_ask *a, const struct campaign *c, struct 
     json_t *mr = json_object_get(t, "max_runs"), *mt = json_object_get(t, "max_time_seconds");
     a->max_runs = json_is_integer(mr) ? (long)json_integer_value(mr) : 0;
     a->max_time_s = json_is_number(mt) ? json_number_value(mt) : 0;
+    json_t *tie = json_object_get(t, "tie"); /* absent before it was asked: the default */
+    a->tie = json_is_number(tie) ? json_number_value(tie) : -1;
     if (a->max_rounds < SEQ_MIN_ROUNDS || a->max_rounds > 1000 || a->max_runs < 0 ||
-        !(a->max_time_s >= 0))
+        !(a->max_time_s >= 0) || (tie && !(a->tie >= 0 && isfinite(a->tie))))
         return lb_fail(err,
-                       "%s: campaign.tune: max_rounds, max_runs or max_time_seconds "
+                       "%s: campaign.tune: max_rounds, max_runs, max_time_seconds or tie "
                        "out of range",
                        where);
     size_t i;
@@ -241,6 +247,7 @@ struct tune_spec tune_ask_spec(const struct tune_ask *a)
     s.guards = a->guards;
     s.max_rounds = a->max_rounds;
     s.max_runs = a->max_runs;
+    s.tie = a->tie > 0 ? a->tie : 0;
     return s;
 }
 
@@ -337,16 +344,19 @@ json_t *tune_ask_answer(const struct tune_ask *a, const struct campaign *c,
                           (json_int_t)k->rounds_needed));
         }
         bool valued = isfinite(st->objective) && isfinite(r->check[s * r->guards].value);
-        json_array_append_new(
-            frontier,
-            json_pack("{s:s, s:b, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "setting",
-                      c->spec.values.v[s], "reference", s == a->ref, "rounds",
-                      (json_int_t)st->rounds, "verdict", tune_verdict_name(st->verdict),
-                      a->minimize, json_num_or_null(st->objective), "change",
-                      json_num_or_null(st->change), "change_lo", json_num_or_null(st->change_lo),
-                      "change_hi", json_num_or_null(st->change_hi), "wakeups_per_s",
-                      json_num_or_null(wake_rate(c, s)), "guards", guards, "pareto",
-                      valued && !dominated(a, r, s)));
+        json_t *row = json_pack(
+            "{s:s, s:b, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:b}", "setting",
+            c->spec.values.v[s], "reference", s == a->ref, "rounds", (json_int_t)st->rounds,
+            "verdict", tune_verdict_name(st->verdict), a->minimize,
+            json_num_or_null(st->objective), "change", json_num_or_null(st->change), "change_lo",
+            json_num_or_null(st->change_lo), "change_hi", json_num_or_null(st->change_hi),
+            "wakeups_per_s", json_num_or_null(wake_rate(c, s)), "guards", guards, "pareto",
+            valued && !dominated(a, r, s));
+        json_object_update_new(row, json_pack("{s:o, s:o, s:o}", "to_best",
+                                              json_num_or_null(st->to_best), "to_best_lo",
+                                              json_num_or_null(st->to_best_lo), "to_best_hi",
+                                              json_num_or_null(st->to_best_hi)));
+        json_array_append_new(frontier, row);
     }
     json_t *rec = json_null();
     if (r->recommended >= 0)
@@ -354,9 +364,10 @@ json_t *tune_ask_answer(const struct tune_ask *a, const struct campaign *c,
             json_pack("{s:s, s:o, s:o, s:o}", "setting", c->spec.values.v[r->recommended], "saving",
                       json_num_or_null(r->saving), "saving_lo", json_num_or_null(r->saving_lo),
                       "saving_hi", json_num_or_null(r->saving_hi));
-    return json_pack("{s:o, s:b, s:I, s:I, s:o}", "recommended", rec, "monotonic", r->monotonic,
-                     "rounds", (json_int_t)r->rounds, "runs", (json_int_t)r->runs, "frontier",
-                     frontier);
+    return json_pack("{s:o, s:o, s:b, s:I, s:I, s:o}", "recommended", rec, "best",
+                     r->best >= 0 ? json_string(c->spec.values.v[r->best]) : json_null(),
+                     "monotonic", r->monotonic, "rounds", (json_int_t)r->rounds, "runs",
+                     (json_int_t)r->runs, "frontier", frontier);
 }
 
 void tune_ask_release(struct tune_ask *a)

@@ -24,6 +24,7 @@ struct tune_ask {
     double lo, hi, step;
     char *reference; /* as given; NULL: the profile's baseline */
     char *minimize;  /* the objective's key, "cpu" */
+    double tie;      /* tune_spec's, in the objective's unit; < 0 until bound: its default */
     size_t guards;
     char *guard_text[TUNE_GUARDS_MAX];
     char *guard_key[TUNE_GUARDS_MAX];
@@ -61,9 +62,11 @@ struct tune_spec tune_ask_spec(const struct tune_ask *a);
 int tune_ask_analyse(const struct tune_ask *a, struct tune *t, const struct campaign *c,
                      struct tune_result *r, struct lb_error *err);
 /* The answer of r (tune_analyse, tune_advise) as -f json and results.json's
- * campaign.tune give it: "recommended" (null: none) and "frontier", a row per setting
- * run, each guard's verdict with its interval and stated power, "pareto" marking the
- * settings no other beats on both the objective and the first guard (new reference). */
+ * campaign.tune give it: "recommended" (null: none), "best" (the lowest objective within
+ * every guard) and "frontier", a row per setting run, each guard's verdict with its
+ * interval and stated power, its objective against the best's ("to_best"), "pareto"
+ * marking the settings no other beats on both the objective and the first guard (new
+ * reference). */
 json_t *tune_ask_answer(const struct tune_ask *a, const struct campaign *c,
                         const struct tune_result *r);
 void tune_ask_release(struct tune_ask *a);

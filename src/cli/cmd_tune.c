@@ -1,5 +1,6 @@
 /* loopbench tune: which value of the knob to run (docs/cli.md). */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +25,8 @@ const char cmd_tune_usage[] =
     "the recommendation and a frontier table; DIR/results.json keeps it for report.\n"
     "\n"
     "      --range LO:HI[:STEP]   the knob's values LO to HI by STEP (the resolution,\n"
-    "                             default 1), at least 2 and at most 256; or an\n"
-    "                             ordered list with --settings (a categorical knob)\n"
+    "                             default 1), at least 2 and at most 256\n"
+    "  -s, --settings A,B,...     or the values as an ordered list (a categorical knob)\n"
     "      --guard 'KEY<=LIMIT'   a bound on KEY (cpu, a health key, voluntary_per_s):\n"
     "                             LIMIT in the key's unit, +DELTA or +PCT% a rise over\n"
     "                             the reference's, paired by round (a higher-is-better\n"
@@ -34,12 +35,20 @@ const char cmd_tune_usage[] =
     "      --reference V          the setting relative guards and the saving are measured\n"
     "                             against (default: the profile's baseline)\n"
     "      --minimize KEY         the objective (default cpu)\n"
+    "      --tie X                a setting shown within X of the lowest objective, in\n"
+    "                             its unit, ties with it, and a tie goes to the one\n"
+    "                             nearest the reference (default: 0.5 for cpu, percent\n"
+    "                             of a core; 0 for another key)\n"
     "      --max-runs N           the campaign's runs at most, the reference's too\n"
     "      --max-time DURATION    its time at most, e.g. 90s, 20m or 2h, over a run's\n"
     "                             expected length (warm-up + window + 1 s)\n"
     "\n"
-    "The campaign's options, as run takes them (tune chooses the rounds: no --repeat,\n"
-    "--variant or --order grouped):\n";
+    "The campaign's options, as run takes them (tune chooses the rounds of one build: no\n"
+    "--repeat, --variant or --order grouped):\n";
+
+/* The spec's options tune refuses, or lists as its own (--settings). */
+const enum cli_option cmd_tune_usage_omit[] = {OPT_SETTINGS, OPT_REPEAT, OPT_VARIANT,
+                                               OPT_END};
 
 /* Between the spec's options and after them (cli_spec_usage). */
 const char *const cmd_tune_usage_tail[2] = {
@@ -119,7 +128,7 @@ int cmd_tune(int argc, char **argv)
 {
     static const enum cli_option accepts[] = {
         OPT_RANGE,  OPT_GUARD,      OPT_REFERENCE, OPT_MINIMIZE, OPT_MAX_RUNS, OPT_MAX_TIME,
-        OPT_RESUME, OPT_KEEP_GOING, OPT_FORMAT,    OPT_JSON,     OPT_QUIET,    OPT_END};
+        OPT_TIE,    OPT_RESUME, OPT_KEEP_GOING, OPT_FORMAT,    OPT_JSON,     OPT_QUIET,    OPT_END};
     struct run_opts o = {0};
     struct campaign_spec spec;
     campaign_spec_init(&spec);
@@ -168,6 +177,10 @@ int cmd_tune(int argc, char **argv)
             if (parse_long(optarg, 2, CAMPAIGN_RUNS_MAX, &l) < 0)
                 expected = "a whole number from 2 to 100000 (a campaign's runs)";
             ask.max_runs = l;
+            break;
+        case OPT_TIE:
+            if (parse_double(optarg, &ask.tie) < 0 || !(ask.tie >= 0) || !isfinite(ask.tie))
+                expected = "0 or more, in the objective's unit (cpu: percent of a core)";
             break;
         case OPT_MAX_TIME:
             if (parse_duration(optarg, &ask.max_time_s) < 0)

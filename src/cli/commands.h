@@ -11,6 +11,8 @@
 
 #include <stdbool.h>
 
+#include "options.h"
+
 struct command {
     const char *name;
     const char *summary; /* one line for `loopbench --help` */
@@ -23,8 +25,9 @@ struct command {
     bool events;
     /* A command that fills a campaign spec: its help goes on with the spec's options
      * (cli_spec_usage), usage_tail[0], the spec's later options, then usage_tail[1]; NULL
-     * for the others. */
+     * for the others. usage_omit: the spec's options its help leaves out (NULL: none). */
     const char *const *usage_tail;
+    const enum cli_option *usage_omit;
 };
 
 /* Each command: its entry point (argv[0] is its name; returns an exit status) and the
@@ -46,5 +49,6 @@ COMMAND(exec);
 #undef COMMAND
 extern const char *const cmd_run_usage_tail[2];
 extern const char *const cmd_tune_usage_tail[2];
+extern const enum cli_option cmd_tune_usage_omit[];
 
 #endif

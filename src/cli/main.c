@@ -18,27 +18,27 @@
 
 static const struct command commands[] = {
     {"run", "run an A/B campaign of a target over the settings of one knob", cmd_run_usage, cmd_run,
-     true, cmd_run_usage_tail},
+     true, cmd_run_usage_tail, NULL},
     {"tune", "find which value of the knob to run: the lowest CPU within guards",
-     cmd_tune_usage, cmd_tune, true, cmd_tune_usage_tail},
+     cmd_tune_usage, cmd_tune, true, cmd_tune_usage_tail, cmd_tune_usage_omit},
     {"sample", "measure the CPU of a running process over a window", cmd_sample_usage, cmd_sample,
-     true, NULL},
+     true, NULL, NULL},
     {"validate", "check profiles and show what each one will do", cmd_validate_usage, cmd_validate,
-     false, NULL},
+     false, NULL, NULL},
     {"compare", "compare two campaigns: regressed, improved, no change or inconclusive",
-     cmd_compare_usage, cmd_compare, false, NULL},
+     cmd_compare_usage, cmd_compare, false, NULL, NULL},
     {"history", "find when a kept history of campaigns changed, and which commits",
-     cmd_history_usage, cmd_history, false, NULL},
+     cmd_history_usage, cmd_history, false, NULL, NULL},
     {"report", "write a campaign's results as Markdown, CSV or JSON", cmd_report_usage, cmd_report,
-     false, NULL},
+     false, NULL, NULL},
     {"probe", "measure what this host does to an event loop", cmd_probe_usage, cmd_probe, true,
-     NULL},
+     NULL, NULL},
     {"restore", "put back config files a loopbench that died left edited", cmd_restore_usage,
-     cmd_restore, false, NULL},
+     cmd_restore, false, NULL, NULL},
     {"publish", "post a report as a pull request comment or to a webhook", cmd_publish_usage,
-     cmd_publish, false, NULL},
+     cmd_publish, false, NULL, NULL},
     {"exec", "run a command as a target, and kill what it leaves running (CI builds)",
-     cmd_exec_usage, cmd_exec, true, NULL},
+     cmd_exec_usage, cmd_exec, true, NULL, NULL},
 };
 
 /* The text of `loopbench help NAME`. */
@@ -46,9 +46,9 @@ static void print_usage(const struct command *c)
 {
     fputs(c->usage, stdout);
     if (c->usage_tail) {
-        cli_spec_usage(stdout, false);
+        cli_spec_usage(stdout, false, c->usage_omit);
         fputs(c->usage_tail[0], stdout);
-        cli_spec_usage(stdout, true);
+        cli_spec_usage(stdout, true, c->usage_omit);
         fputs(c->usage_tail[1], stdout);
     }
 }

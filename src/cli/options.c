@@ -53,6 +53,7 @@ static const struct option catalogue[] = {
     {"reference", required_argument, NULL, OPT_REFERENCE},
     {"resume", required_argument, NULL, OPT_RESUME},
     {"same-host", no_argument, NULL, OPT_SAME_HOST},
+    {"tie", required_argument, NULL, OPT_TIE},
     {"title", required_argument, NULL, OPT_TITLE},
     {"trim", no_argument, NULL, OPT_TRIM},
     {"webhook", required_argument, NULL, OPT_WEBHOOK},
@@ -529,12 +530,15 @@ int cli_getopt_spec(int argc, char **argv, const enum cli_option *accepts, const
     }
 }
 
-void cli_spec_usage(FILE *out, bool late)
+void cli_spec_usage(FILE *out, bool late, const enum cli_option *omit)
 {
     for (size_t i = 0; i < ARRAY_SIZE(spec_options); i++) {
         const struct spec_option *e = &spec_options[i];
         int letter = e->o.val > 0 && e->o.val < 256 ? e->o.val : 0;
-        if (!e->help || e->late != late)
+        bool omitted = false;
+        for (size_t k = 0; omit && omit[k] != OPT_END; k++)
+            omitted = omitted || (e->o.val != 0 && e->o.val == (int)omit[k]);
+        if (!e->help || e->late != late || omitted)
             continue;
         char left[64];
         int len = snprintf(left, sizeof(left), "  %c%c%s--%s%s%s", letter ? '-' : ' ',

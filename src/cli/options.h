@@ -54,6 +54,7 @@ enum cli_option {
     OPT_REFERENCE,
     OPT_RESUME,
     OPT_SAME_HOST,
+    OPT_TIE,
     OPT_TITLE,
     OPT_TRIM,
     OPT_VARIANT,
@@ -75,8 +76,9 @@ struct campaign_spec;
 int cli_getopt_spec(int argc, char **argv, const enum cli_option *accepts, const char *cmd,
                     struct campaign_spec *spec, const char **first);
 /* The spec's options as a command's help lists them, each with its text: the first ones,
- * or with late those listed after the command's own. */
-void cli_spec_usage(FILE *out, bool late);
+ * or with late those listed after the command's own; but those in omit (ended by OPT_END;
+ * NULL: none), which the command refuses or lists as its own. */
+void cli_spec_usage(FILE *out, bool late, const enum cli_option *omit);
 /* "--NAME" of opt, NULL for none: a static buffer the next call overwrites. */
 const char *cli_option_name(int opt);
 

@@ -155,9 +155,10 @@ static size_t write_latency(const struct campaign *c, FILE *f)
 }
 
 /* frontier.dat of a tune (campaign.tune): index 0 a row per setting run, its label, the
- * first guard's figure with its bounds, the objective with its change's 95% interval
+ * first guard's figure with its bounds, the objective with its change's 90% interval
  * against the reference (in the objective's unit); index 1 the Pareto frontier by the
- * guard's figure; index 2 the recommended setting. The names of the axes into axes[2]
+ * guard's figure; index 2 the recommended setting; index 3 the guard's limit, a vertical
+ * line across the objectives drawn. The names of the axes into axes[2]
  * (new strings). Returns the settings written: 0 when not a tune, or one whose
  * campaign.tune does not check (the report says why). */
 static size_t write_frontier(const struct campaign *c, FILE *f, char **axes)
@@ -179,6 +180,7 @@ static size_t write_frontier(const struct campaign *c, FILE *f, char **axes)
         double x, y;
     } *front = xcalloc(r->settings + 1, sizeof(*front));
     size_t fronts = 0, k = 0;
+    double low = INFINITY, high = -INFINITY;
     for (size_t s = 0; s < r->settings; s++) {
         const struct tune_setting *st = &r->setting[s];
         const struct tune_check *g = &r->check[s * r->guards];
@@ -195,6 +197,8 @@ static size_t write_frontier(const struct campaign *c, FILE *f, char **axes)
                 st->objective, paired ? ref * (1 + st->change_lo) : st->objective,
                 paired ? ref * (1 + st->change_hi) : st->objective);
         free(word);
+        low = fmin(low, paired ? ref * (1 + st->change_lo) : st->objective);
+        high = fmax(high, paired ? ref * (1 + st->change_hi) : st->objective);
         if (pareto)
             front[fronts++] = (struct front){g->value, st->objective};
         n++;
@@ -214,6 +218,14 @@ static size_t write_frontier(const struct campaign *c, FILE *f, char **axes)
     if (r->recommended >= 0)
         fprintf(f, "%.6g %.6g\n", r->check[(size_t)r->recommended * r->guards].value,
                 r->setting[r->recommended].objective);
+    else
+        fputs("NaN NaN\n", f);
+    fputs("\n\n# the guard's limit: guard objective\n", f);
+    double limit = NAN; /* in the figure's terms, as every setting's check has it */
+    for (size_t s = 0; s < r->settings && !isfinite(limit); s++)
+        limit = r->check[s * r->guards].limit;
+    if (n && isfinite(limit))
+        fprintf(f, "%.6g %.6g\n%.6g %.6g\n", limit, low, limit, high);
     else
         fputs("NaN NaN\n", f);
     free(front);
@@ -323,17 +335,21 @@ static void write_script(const struct campaign *c, double spread, long k,
           "    set output 'frontier.'.fmt\n"
           "    set title 'Which value to run: '.frontier_objective.' against '.frontier_guard\n"
           "    set xlabel frontier_guard.' (bars: its one-sided 95% bounds)'\n"
-          "    set ylabel frontier_objective.' (bars: the change against the reference, 95%)'\n"
+          "    set ylabel frontier_objective.' (bars: the change against the reference, 90%)'\n"
           "    set grid\n"
           "    set key outside bottom center horizontal\n"
           "    set offsets graph 0.05, graph 0.05, graph 0.05, graph 0.05\n"
+          "    stats 'frontier.dat' index 0 using 5 name 'F' nooutput\n"
+          "    if (F_min > 0 && F_max > 10 * F_min) { set logscale y; set offsets 0, 0, 0, 0 }\n"
           "    plot 'frontier.dat' index 0 using 2:5:3:4:6:7 with xyerrorbars lc rgb '#1f3864' \\\n"
           "         pt 7 title 'setting', \\\n"
           "         '' index 0 using 2:5:1 with labels offset 1,1 notitle, \\\n"
           "         '' index 1 using 1:2 with lines lw 2 lc rgb '#1E88E5' \\\n"
           "         title 'Pareto frontier', \\\n"
           "         '' index 2 using 1:2 with points pt 3 ps 3 lw 2 lc rgb '#E53935' \\\n"
-          "         title 'recommended'\n"
+          "         title 'recommended', \\\n"
+          "         '' index 3 using 1:2 with lines dt 2 lw 2 lc rgb '#757575' \\\n"
+          "         title 'guard limit'\n"
           "  }\n"
           "  set output\n"
           "}\n",

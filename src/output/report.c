@@ -972,12 +972,14 @@ json_t *report_json(const struct campaign *c, size_t n)
             json_object_set_new(cell, "verdicts", cell_verdicts_json(ci, &v[i], v[i].st[x].cell));
             json_array_append_new(settings, cell);
         }
-        json_array_append_new(
-            hosts,
+        json_t *host =
             json_pack("{s:s, s:s, s:{s:s, s:s}, s:s, s:s, s:o, s:o}", "host", campaign_host(ci),
                       "results", campaign_where(ci), "fingerprint", "id", campaign_fingerprint(ci),
                       "short", campaign_fingerprint_short(ci), "profile", ci->profile.name, "knob",
-                      ci->profile.knob_label, "gate", gate_json(ci, &v[i]), "settings", settings));
+                      ci->profile.knob_label, "gate", gate_json(ci, &v[i]), "settings", settings);
+        if (ci->tune)
+            json_object_set_new(host, "tune", tune_report_json(ci));
+        json_array_append_new(hosts, host);
     }
     views_free(c, n, v);
     /* the hosts grouped by fingerprint, in the order first seen: indices into hosts */

@@ -31,6 +31,27 @@ static const char *stopped(const struct campaign *c)
     return NULL;
 }
 
+/* Setting s's objective over the lowest's, in its unit (tune minimises it), with the bound
+ * a tie is judged by: "+0.36 (≤ 0.45) tie", "lowest", or "" outside a guard or without
+ * the pairs. */
+static const char *over_lowest(const struct tune_view *v, size_t s, char *buf, size_t len)
+{
+    const struct tune_result *r = v->r;
+    const struct tune_setting *st = &r->setting[s];
+    *buf = '\0';
+    if ((long)s == r->best)
+        snprintf(buf, len, "lowest");
+    else if (r->best >= 0 && isfinite(st->to_best)) {
+        double scale = fabs(r->setting[r->best].objective);
+        char a[32], b[32];
+        snprintf(buf, len, "%s%s (≤ %s)%s", st->to_best >= 0 ? "+" : "",
+                 fmt_number(scale * st->to_best, a, sizeof(a)),
+                 fmt_number(scale * st->to_best_hi, b, sizeof(b)),
+                 scale * st->to_best_hi <= v->a->tie ? " tie" : "");
+    }
+    return buf;
+}
+
 static void headline(const struct tune_view *v, FILE *out)
 {
     const struct campaign *c = v->c;
@@ -48,11 +69,20 @@ static void headline(const struct tune_view *v, FILE *out)
         char s[32], lo[32], hi[32];
         fprintf(out,
                 "**Recommended: %s = %s**, within every guard: %s %s %s%% against the "
-                "reference %s (95%% interval of the saving %s%% to %s%%).\n\n",
+                "reference %s (90%% interval of the saving %s%% to %s%%).\n\n",
                 knob, rec, v->a->minimize, r->saving >= 0 ? "saves" : "costs",
                 fmt_number(100 * fabs(r->saving), s, sizeof(s)), ref,
                 fmt_number(100 * r->saving_lo, lo, sizeof(lo)),
                 fmt_number(100 * r->saving_hi, hi, sizeof(hi)));
+        if (r->best != r->recommended) {
+            char *best = text_markdown(c->spec.values.v[r->best]);
+            char tie[32];
+            fprintf(out,
+                    "Its %s is shown within %s of the lowest, %s = %s's, and it is nearer the "
+                    "reference: a tie goes to the smaller change (`--tie`).\n\n",
+                    v->a->minimize, fmt_number(v->a->tie, tie, sizeof(tie)), knob, best);
+            free(best);
+        }
         free(rec);
     } else {
         fprintf(out, "**No setting is proven within every guard yet.**\n\n");
@@ -75,14 +105,17 @@ int tune_markdown(const void *view, const void *opts, FILE *out, struct lb_error
     headline(v, out);
     const struct metric *om = campaign_metric(c, a->minimize);
     char *ol = text_markdown(om ? om->label : a->minimize);
-    fprintf(out, "| | %s | rounds | %s | change (95%% interval) | wake-ups /s |", "setting", ol);
+    fprintf(out,
+            "| | %s | rounds | %s | change (90%% interval) | over the lowest (95%% bound) | "
+            "wake-ups /s |",
+            "setting", ol);
     free(ol);
     for (size_t g = 0; g < a->guards; g++) {
         char *gt = text_markdown(a->guard_text[g]);
         fprintf(out, " %s (95%% bound) |", gt);
         free(gt);
     }
-    fprintf(out, "\n|---|---|--:|--:|--:|--:|");
+    fprintf(out, "\n|---|---|--:|--:|--:|--:|--:|");
     for (size_t g = 0; g < a->guards; g++)
         fprintf(out, "---|");
     fputc('\n', out);
@@ -96,16 +129,17 @@ int tune_markdown(const void *view, const void *opts, FILE *out, struct lb_error
         json_t *row = json_array_get(rows, k++);
         double wake = json_number_value(json_object_get(row, "wakeups_per_s"));
         char *name = text_markdown(c->spec.values.v[s]);
-        char o[32], ch[32], lo[32], hi[32], w[32];
+        char o[32], ch[32], lo[32], hi[32], w[32], ob[96];
         char change[112] = "";
         if (s != a->ref)
             snprintf(change, sizeof(change), "%s (%s to %s)",
                      fmt_change(st->change, ch, sizeof(ch)),
                      fmt_change(st->change_lo, lo, sizeof(lo)),
                      fmt_change(st->change_hi, hi, sizeof(hi)));
-        fprintf(out, "| %s | %s%s | %zu | %s | %s | %s |", (long)s == r->recommended ? "**→**" : "",
-                name, s == a->ref ? " (reference)" : "", st->rounds,
-                fmt_number(st->objective, o, sizeof(o)), change, fmt_number(wake, w, sizeof(w)));
+        fprintf(out, "| %s | %s%s | %zu | %s | %s | %s | %s |",
+                (long)s == r->recommended ? "**→**" : "", name, s == a->ref ? " (reference)" : "",
+                st->rounds, fmt_number(st->objective, o, sizeof(o)), change,
+                over_lowest(v, s, ob, sizeof(ob)), fmt_number(wake, w, sizeof(w)));
         free(name);
         for (size_t g = 0; g < a->guards; g++) {
             const struct tune_check *x = &r->check[s * r->guards + g];
@@ -211,6 +245,21 @@ void tune_judged_release(struct tune_judged *j)
     tune_result_release(&j->r);
     tune_release(&j->t);
     tune_ask_release(&j->a);
+}
+
+json_t *tune_report_json(const struct campaign *c)
+{
+    struct tune_judged j;
+    struct lb_error e;
+    json_t *o;
+    if (tune_judge(&j, c, &e) < 0) {
+        o = json_pack("{s:s}", "error", e.msg);
+    } else {
+        struct tune_view v = {c, &j.a, &j.r};
+        o = tune_json(&v);
+    }
+    tune_judged_release(&j);
+    return o;
 }
 
 int tune_report(const struct campaign *c, bool charts, FILE *out, struct lb_error *err)

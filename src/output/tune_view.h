@@ -39,6 +39,11 @@ struct tune_judged {
 int tune_judge(struct tune_judged *j, const struct campaign *c, struct lb_error *err);
 void tune_judged_release(struct tune_judged *j);
 
+/* report -f json's "tune" of a tune's campaign (c->tune set): judged again as
+ * tune_report does, tune_json's object, or {"error": why} when campaign.tune does not
+ * check (new reference). */
+json_t *tune_report_json(const struct campaign *c);
+
 /* report DIR's section of a tune's campaign (c->tune set): its campaign.tune checked and
  * the runs analysed again, the recommendation, the frontier table and (charts) the
  * chart; a campaign.tune that does not check is said in a line instead. -1 with err on

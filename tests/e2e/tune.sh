@@ -4,7 +4,8 @@
 # known: under 'lag<=+5' over 0:6 it is 2 (3 gives lag 6). The search finds it, says
 # why it stopped, keeps what was asked and found in results.json, and --resume after an
 # interrupt reaches the same answer from the runs kept; a tampered campaign.tune is
-# refused with a message naming it.
+# refused with a message naming it. --tie 0: the lowest CPU alone (the knob's CPU steps are
+# the host's), its tie judged again by report with a tie that holds everything.
 source "$(dirname "$0")/lib.sh"
 
 mkdir -p "$TMP/knob"
@@ -17,7 +18,7 @@ cat >"$TMP/knob/knob.json" <<'JSON'
   "metrics": { "marker": "loop: ", "health": [ { "key": "lag", "better": "lower" } ] } }
 JSON
 P=$TMP/knob/knob.json
-args=(--range 0:6 --guard 'lag<=+5' -w 0 -t 0.4)
+args=(--range 0:6 --guard 'lag<=+5' --tie 0 -w 0 -t 0.4)
 
 # One campaign, interrupted in its fourth round and resumed to the end: the answer, what
 # results.json keeps and the report are checked on it (one tune's runs: the test is
@@ -49,9 +50,12 @@ check "  ... 3 proven outside the guard, 2 within, nothing under 3 outside" jq -
 check "  ... each guard with its figure, interval and power" jq -e '
   .frontier[] | select(.setting == "3") | .guards[0]
   | .guard == "lag<=+5" and .value == 6 and .verdict == "outside" and (.lo | type) == "number"' "$TMP/t.json"
+check "  ... the lowest CPU within the guard is the answer (no tie asked)" jq -e '
+  .best == "2" and .tie == 0 and ([.frontier[] | select(.setting == "2")][0].to_best == null)' \
+  "$TMP/t.json"
 check "results.json keeps what was asked and the answer" jq -e '.campaign.tune
   | .range == {"lo": 0, "hi": 6, "step": 1} and .guards == ["lag<=+5"] and .reference == "0"
-  and .minimize == "cpu" and .recommended.setting == "2" and .stopped == "located"' "$res"
+  and .minimize == "cpu" and .tie == 0 and .recommended.setting == "2" and .stopped == "located"' "$res"
 check "  ... every value of the grid is a setting, the runs only of those chosen" jq -e '
   .campaign.settings == ["0","1","2","3","4","5","6"] and (.runs | length) == (.campaign.plan | length)
   and ([.runs[].status] | unique) == ["ok"]' "$res"
@@ -84,6 +88,19 @@ check "run --resume of a tune is refused, naming tune" bash -c "[ $rc -eq 2 ] &&
   grep -q 'a campaign of loopbench tune: continue it with loopbench tune --resume' '$TMP/run.err'"
 check "no target left" no_process_from "$TMP/knob"
 
+# a tie wider than any saving: every setting within ties with the lowest, and the answer is
+# the one nearest the reference, the reference itself (report judges campaign.tune again)
+rm -rf "$TMP/w" && cp -r "$TMP/t" "$TMP/w" && touch "$TMP/w/.handmade"
+jq '.campaign.tune.tie = 1000' "$TMP/t/results.json" >"$TMP/w/results.json"
+"$LOOPBENCH" report "$TMP/w" -f json >"$TMP/w.json" 2>/dev/null || true
+check "report -f json judges the tune again: a tie of 1000 gives the reference, 2 still the lowest" \
+  jq -e '.hosts[0].tune | .recommended.setting == "0" and .best == "2" and .tie == 1000' "$TMP/w.json"
+rc=0
+"$LOOPBENCH" tune "$P" --range 0:6 --guard 'lag<=+5' --tie -1 -o "$TMP/nt" >/dev/null 2>"$TMP/nt.err" ||
+  rc=$?
+check "--tie -1 is refused with 2, naming it, nothing run" bash -c "[ $rc -eq 2 ] &&
+  grep -q -- \"--tie\" '$TMP/nt.err' && [ ! -e '$TMP/nt' ]"
+
 # --- a profile's guards: used when the command line gives none ---------------------------
 jq '. + {tune: {guards: ["lag<=+5"]}}' "$P" >"$TMP/knob/guarded.json"
 rc=0
@@ -99,7 +116,8 @@ check "  ... a bad one refused with 2, naming it, nothing run" bash -c "[ $rc -e
 
 # --- a campaign.tune from elsewhere is checked, never trusted ---------------------------
 for bad in '.campaign.tune.guards = ["nokey<=1"]' '.campaign.tune.range.step = 2' \
-  '.campaign.tune.guards = [1]' '.campaign.tune = "x"' '.campaign.tune.max_rounds = 1e9'; do
+  '.campaign.tune.guards = [1]' '.campaign.tune = "x"' '.campaign.tune.max_rounds = 1e9' \
+  '.campaign.tune.tie = -1' '.campaign.tune.tie = "wide"'; do
   rm -rf "$TMP/h" && cp -r "$TMP/t" "$TMP/h" && touch "$TMP/h/.handmade"
   jq "$bad" "$TMP/t/results.json" >"$TMP/h/results.json"
   rc=0
