@@ -714,6 +714,16 @@ static void paired_objective(struct replay *p, size_t base, const bool *with,
     free(h);
 }
 
+/* A tested comparison's change and interval into est, lo and hi (untouched otherwise). */
+static void take_interval(const struct gate_result *g, double *est, double *lo, double *hi)
+{
+    if (!g->tested)
+        return;
+    *est = g->change;
+    *lo = g->lo;
+    *hi = g->hi;
+}
+
 /* The objective: each setting's typical value, and its change against the reference. */
 static void fill_objective(struct replay *p, struct tune_result *r)
 {
@@ -729,13 +739,10 @@ static void fill_objective(struct replay *p, struct tune_result *r)
         with[s] = true;
     }
     paired_objective(p, p->t->spec.reference, with, out);
-    for (size_t i = 0; i < p->nrun; i++)
-        if (out[i].tested) {
-            struct tune_setting *st = &r->setting[p->run_order[i]];
-            st->change = out[i].change;
-            st->change_lo = out[i].lo;
-            st->change_hi = out[i].hi;
-        }
+    for (size_t i = 0; i < p->nrun; i++) {
+        struct tune_setting *st = &r->setting[p->run_order[i]];
+        take_interval(&out[i], &st->change, &st->change_lo, &st->change_hi);
+    }
     free(own);
     free(with);
     free(out);
@@ -798,13 +805,10 @@ static void fill_to_best(struct replay *p, struct tune_result *r)
         r->setting[s].to_best = r->setting[s].to_best_lo = r->setting[s].to_best_hi = NAN;
     }
     paired_objective(p, (size_t)r->best, with, out);
-    for (size_t i = 0; i < p->nrun; i++)
-        if (out[i].tested) {
-            struct tune_setting *st = &r->setting[p->run_order[i]];
-            st->to_best = out[i].change;
-            st->to_best_lo = out[i].lo;
-            st->to_best_hi = out[i].hi;
-        }
+    for (size_t i = 0; i < p->nrun; i++) {
+        struct tune_setting *st = &r->setting[p->run_order[i]];
+        take_interval(&out[i], &st->to_best, &st->to_best_lo, &st->to_best_hi);
+    }
     free(with);
     free(out);
 }
