@@ -1553,6 +1553,61 @@ static void knob_worst(uint64_t *rng)
         }
 }
 
+/* The tie's error: a setting that costs the tie or more over the lowest called a tie, which
+ * moves the answer to it. Three settings run every round: the reference (CPU 100), the
+ * lowest (CPU 0.37, refshard's past its tick) and one nearer the reference costing
+ * `times` x the tie more, both within the guard (the share of campaigns where both are
+ * proven within by then given: the tie is judged among those). The tie is shown
+ * one-sided at 5%: at the boundary (times 1) it is called about 5% of the time, beyond it
+ * less. */
+static void tie_error(uint64_t *rng)
+{
+    static const long rounds[] = {5, 10, TUNE_DEFAULT_ROUNDS};
+    static const double times[] = {1.0, 1.5, 0.5};
+    static struct knob_runs x;
+    printf("\nThe tie: a setting costing k x the tie (%.1f%% of a core) over the lowest (CPU "
+           "%.2f), nearer the reference; the share of %d campaigns of fixed rounds that call it "
+           "a tie (and recommend it) among those where both are proven within:\n\n"
+           "| k | rounds | both within | called a tie |\n|--:|--:|--:|--:|\n",
+           TUNE_TIE_CPU, 0.37, TUNE_TRIALS);
+    for (size_t m = 0; m < ARRAY_SIZE(times); m++)
+        for (size_t i = 0; i < ARRAY_SIZE(rounds); i++) {
+            struct sim_knob k;
+            knob_make(FLAT, &k);
+            k.n = 3;
+            k.objective[0] = 100;
+            k.objective[1] = 0.37 + times[m] * TUNE_TIE_CPU;
+            k.objective[2] = 0.37;
+            struct tune_grid grid;
+            struct lb_error err;
+            if (tune_grid_range(&grid, 0, 2, 1, &err) < 0) {
+                fprintf(stderr, "calibrate: %s\n", err.msg);
+                exit(1);
+            }
+            struct tune t;
+            knob_tune(&t, &grid, &k, TUNE_DEFAULT_ROUNDS);
+            bool all[3] = {true, true, true};
+            long within = 0, tied = 0;
+            for (long trial = 0; trial < TUNE_TRIALS; trial++) {
+                x.n = 0;
+                for (long r = 0; r < rounds[i]; r++)
+                    knob_round(&k, all, r, rng, &x);
+                struct tune_result res;
+                knob_analyse(&t, &x, &res);
+                if (res.setting[1].verdict == TUNE_WITHIN && res.setting[2].verdict == TUNE_WITHIN) {
+                    within++;
+                    tied += res.recommended == 1;
+                }
+                tune_result_release(&res);
+            }
+            printf("| %.1f | %ld | %.1f | %.2f |\n", times[m], rounds[i],
+                   pct(within, TUNE_TRIALS), within ? pct(tied, within) : NAN);
+            fflush(stdout);
+            tune_release(&t);
+            tune_grid_release(&grid);
+        }
+}
+
 /* ---- stated power: "could have missed changes under X" ---------------------------------- */
 
 #define POWER_TRIALS 4000 /* a share near 80% within 0.63 points (one standard error) */
@@ -1769,6 +1824,7 @@ static int tune_calibration(void)
     knob_table(&rng, TUNE_DEFAULT_ROUNDS);
     knob_table(&rng, 10);
     knob_worst(&rng);
+    tie_error(&rng);
     stated_power(&rng);
     gate_stated_power(&rng);
     return 0;
