@@ -1158,9 +1158,10 @@ static void plan_answer(const struct tune *t, const struct tune_result *r, struc
         if ((long)s == r->best || s == (size_t)ref || st->verdict != TUNE_WITHIN ||
             !(isnan(st->to_best) || (nearer ? lo <= tie && hi > tie : lo < -tie)))
             continue;
-        rivals = true;
-        if ((long)st->rounds < cap)
+        if ((long)st->rounds < cap) {
             want(pl, s, 2);
+            rivals = true; /* the lowest runs with a rival: the pairs are rounds of both */
+        }
     }
     if (rivals && (long)r->setting[r->best].rounds < cap && r->best != ref)
         want(pl, (size_t)r->best, 2);
