@@ -858,6 +858,10 @@ static void recommend(struct replay *p, struct tune_result *r)
             r->recommended = (long)s;
     }
     const struct tune_setting *st = &r->setting[r->recommended];
+    if ((size_t)r->recommended == ref) { /* no change: 0, not the -0 a negation gives */
+        r->saving = r->saving_lo = r->saving_hi = 0;
+        return;
+    }
     r->saving = -sign * st->change;
     r->saving_lo = sign > 0 ? -st->change_hi : st->change_lo;
     r->saving_hi = sign > 0 ? -st->change_lo : st->change_hi;

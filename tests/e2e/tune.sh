@@ -93,8 +93,10 @@ check "no target left" no_process_from "$TMP/knob"
 rm -rf "$TMP/w" && cp -r "$TMP/t" "$TMP/w" && touch "$TMP/w/.handmade"
 jq '.campaign.tune.tie = 1000' "$TMP/t/results.json" >"$TMP/w/results.json"
 "$LOOPBENCH" report "$TMP/w" -f json >"$TMP/w.json" 2>/dev/null || true
-check "report -f json judges the tune again: a tie of 1000 gives the reference, 2 still the lowest" \
-  jq -e '.hosts[0].tune | .recommended.setting == "0" and .best == "2" and .tie == 1000' "$TMP/w.json"
+check "report -f json judges the tune again: a tie of 1000 gives the reference (saving 0, not -0), 2 still the lowest" \
+  jq -e '.hosts[0].tune | .recommended.setting == "0" and .best == "2" and .tie == 1000
+    and ([.recommended.saving, .recommended.saving_lo, .recommended.saving_hi] | map(tostring))
+      == ["0", "0", "0"]' "$TMP/w.json"
 rc=0
 "$LOOPBENCH" tune "$P" --range 0:6 --guard 'lag<=+5' --tie -1 -o "$TMP/nt" >/dev/null 2>"$TMP/nt.err" ||
   rc=$?
