@@ -211,6 +211,18 @@ static const struct compare_row *cell_row(const struct campaign *c, const struct
 
 /* The per-setting table: the first campaign's cells, in its order, a column group per
  * campaign. */
+/* A value of a tune's grid it never chose to run: no line or row of its own (a setting of a
+ * campaign of run has its runs planned, and one whose runs all failed says so). */
+static bool never_run(const struct campaign *c, struct cell x)
+{
+    if (!c->tune)
+        return false;
+    for (size_t i = 0; i < c->n_runs; i++)
+        if (run_in_cell(&c->runs[i], x))
+            return false;
+    return true;
+}
+
 static void settings_table(const struct campaign *c, size_t n, const struct view *v, bool md,
                            FILE *out)
 {
@@ -229,6 +241,8 @@ static void settings_table(const struct campaign *c, size_t n, const struct view
         strv_push_owned(head, xasprintf("%s%sruns", h, sep));
     }
     for (size_t ci = 0; ci < campaign_cells(&c[0]); ci++) {
+        if (n == 1 && never_run(&c[0], campaign_cell(&c[0], ci)))
+            continue;
         struct strv *row = grid_row(&g);
         strv_push_owned(row, cell_label(&c[0], campaign_cell(&c[0], ci)));
         for (size_t i = 0; i < n; i++) {
@@ -428,7 +442,9 @@ static void headlines(const struct campaign *c, size_t n, const struct view *v, 
     for (size_t i = 0; i < n; i++)
         for (size_t ci = 0; ci < campaign_cells(&c[i]); ci++) {
             const struct setting_summary *s = &v[i].st[ci];
-            if (s->cell.setting == s->reference.setting && s->cell.variant == s->reference.variant)
+            if ((s->cell.setting == s->reference.setting &&
+                 s->cell.variant == s->reference.variant) ||
+                never_run(&c[i], s->cell))
                 continue;
             fputs("- ", out);
             if (n > 1) {
@@ -470,27 +486,50 @@ static int charts(const struct campaign *c, const struct setting_summary *st, co
                   FILE *out, struct lb_error *err)
 {
     size_t ns = c->spec.values.n, nv = c->spec.n_variants ? c->spec.n_variants : 1, cells = ns * nv;
-    double *median = xcalloc(cells, sizeof(double));
+    /* the settings drawn: every one, but a value of a tune's grid never run (the baseline
+     * always, as the axis marks it) */
+    size_t *drawn = xcalloc(ns + 1, sizeof(size_t)), nd = 0, baseline = MERMAID_NO_BASELINE;
+    const char **labels = xcalloc(ns + 1, sizeof(char *));
+    for (size_t si = 0; si < ns; si++) {
+        bool ran = si == c->spec.baseline;
+        for (size_t v = 0; v < nv; v++)
+            ran = ran || !never_run(c, (struct cell){si, v});
+        if (!ran)
+            continue;
+        baseline = si == c->spec.baseline ? nd : baseline;
+        labels[nd] = c->spec.values.v[si];
+        drawn[nd++] = si;
+    }
+    double *median = xcalloc(nd * nv + 1, sizeof(double));
     struct mermaid_series *series = xcalloc(nv, sizeof(*series));
     for (size_t v = 0; v < nv; v++) {
-        for (size_t si = 0; si < ns; si++)
-            median[v * ns + si] = st[si * nv + v].cpu->b.median;
+        for (size_t d = 0; d < nd; d++)
+            median[v * nd + d] = st[drawn[d] * nv + v].cpu->b.median;
         series[v] = (struct mermaid_series){c->spec.n_variants ? c->spec.variants[v].name : NULL,
-                                            median + v * ns};
+                                            median + v * nd};
     }
-    struct mermaid_bars bars = {
-        {c->profile.knob_label, (const char *const *)c->spec.values.v, ns, c->spec.baseline},
-        "CPU per setting, median of runs",
-        "CPU % of one core",
-        series,
-        nv};
+    struct mermaid_bars bars = {{c->profile.knob_label, labels, nd, baseline},
+                                "CPU per setting, median of runs",
+                                "CPU % of one core",
+                                series,
+                                nv};
     struct strv names = {0};
-    for (size_t ci = 0; ci < cells; ci++)
-        strv_push_owned(&names, campaign_cell_name(c, campaign_cell(c, ci)));
-    struct mermaid_curve *curves = xcalloc(cells, sizeof(*curves));
-    cpu_curves(c, curves);
-    struct mermaid_lines lines = {{c->profile.knob_label, (const char *const *)names.v, cells,
-                                   c->spec.n_variants ? 0 : c->spec.baseline},
+    struct mermaid_curve *all = xcalloc(cells, sizeof(*all)),
+                         *curves = xcalloc(nd * nv + 1, sizeof(*curves));
+    cpu_curves(c, all);
+    size_t nc = 0;
+    for (size_t ci = 0; ci < cells; ci++) {
+        struct cell x = campaign_cell(c, ci);
+        bool kept = false;
+        for (size_t d = 0; d < nd; d++)
+            kept = kept || drawn[d] == x.setting;
+        if (!kept)
+            continue;
+        strv_push_owned(&names, campaign_cell_name(c, x));
+        curves[nc++] = all[ci];
+    }
+    struct mermaid_lines lines = {{c->profile.knob_label, (const char *const *)names.v, nc,
+                                   c->spec.n_variants ? 0 : baseline},
                                   "CPU over the sample window, median of runs",
                                   "CPU % of one core",
                                   curves};
@@ -503,11 +542,14 @@ static int charts(const struct campaign *c, const struct setting_summary *st, co
         rc = mermaid_lines_write(out, &lines, err);
     }
     for (size_t ci = 0; ci < cells; ci++)
-        free((void *)curves[ci].points);
+        free((void *)all[ci].points);
+    free(all);
     free(curves);
     strv_release(&names);
     free(series);
     free(median);
+    free(labels);
+    free(drawn);
     return rc;
 }
 
@@ -810,8 +852,10 @@ int report_markdown(const struct campaign *c, size_t n, const struct report_opts
     rtt_tables(c, n, v, true, out);
     int rc = 0;
     for (size_t i = 0; rc == 0 && i < n; i++)
-        if (c[i].tune)
+        if (c[i].tune) {
+            fputc('\n', out);
             rc = tune_report(&c[i], o->charts, out, err);
+        }
     char host[256];
     for (size_t i = 0; o->charts && rc == 0 && i < n; i++) {
         host_name(c, n, i, host, sizeof(host));

@@ -75,6 +75,11 @@ check "report DIR states the recommendation, the frontier table and its chart" b
   [ $rc -eq 0 ] && grep -q '^\*\*Recommended: period = 2\*\*' '$TMP/t/report.md' &&
   grep -q '^| \*\*→\*\* | 2 |' '$TMP/t/report.md' && grep -q '^quadrantChart' '$TMP/t/report.md' &&
   grep -Eq '^    point 2: \[[0-9.]+, [0-9.]+\] radius: 10, color: #E53935' '$TMP/t/report.md'"
+ran=$(jq '[.runs[].setting] | unique | length' "$res")
+check "  ... a row and a line for each of the $ran values run, none for a value never run" bash -c "
+  [ \$(grep -c '^| [0-9]' '$TMP/t/report.md') -eq $ran ] &&
+  [ \$(grep -c '^- period [0-9]* against 0' '$TMP/t/report.md') -eq $((ran - 1)) ]" ||
+  grep -E '^\| [0-9]|^- period|cannot test' "$TMP/t/report.md"
 if command -v gnuplot >/dev/null; then
   "$LOOPBENCH" report "$TMP/t" --plots "$TMP/t/plots" -o "$TMP/t/report2.md" >/dev/null 2>&1 || true
   check "--plots draws the frontier: the recommended point at lag +4" bash -c "
