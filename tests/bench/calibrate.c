@@ -1361,13 +1361,15 @@ static void knob_analyse(struct tune *t, const struct knob_runs *x, struct tune_
 }
 
 struct knob_tally {
-    long trials, best, outside, none, runs, rounds, stops[4];
+    long trials, best, near, outside, none, runs, rounds, stops[4];
 };
 
 static void knob_count(const struct sim_knob *k, const struct tune_result *r, struct knob_tally *t)
 {
     t->trials++;
-    t->best += r->recommended == (long)knob_best(k);
+    long truth = (long)knob_best(k);
+    t->best += r->recommended == truth;
+    t->near += r->recommended >= 0 && labs(r->recommended - truth) <= 1;
     t->outside += r->recommended >= 0 && !knob_within(k, (size_t)r->recommended);
     t->none += r->recommended < 0;
     t->runs += (long)r->runs;
@@ -1460,10 +1462,10 @@ static void knob_name(const struct sim_knob *k, size_t s, char *buf, size_t len)
 static void knob_table(uint64_t *rng, long cap)
 {
     printf("At most %ld rounds a setting (--max-rounds %ld):\n\n"
-           "| knob | shape | true best (margins) | true best recommended | outside recommended "
-           "| none | mean runs (rounds) | stopped: located / budget / at the cap | full grid "
+           "| knob | shape | true best (margins) | true best recommended | it or a neighbour "
+           "| outside recommended | none | mean runs (rounds) | stopped: located / budget / at the cap | full grid "
            "as often right: rounds, runs | its outside | runs against the grid |\n"
-           "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+           "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
            cap, cap);
     for (enum knob_id id = 0; id < KNOBS; id++) {
         struct sim_knob k;
@@ -1504,9 +1506,10 @@ static void knob_table(uint64_t *rng, long cap)
                      pct(at_cap.best, at_cap.trials), (size_t)cap * k.n);
         else
             snprintf(grid_col, sizeof(grid_col), "%ld, %zu", hi, (size_t)hi * k.n);
-        printf("| %s | %s | %s (%.2f / %.2f) | %.1f | %.1f | %.1f | %.1f (%.1f) | %.0f / %.0f / "
-               "%.0f | %s | %.1f | %.2f |\n",
-               k.name, k.shape, name, in, out, pct(a.best, a.trials), pct(a.outside, a.trials),
+        printf("| %s | %s | %s (%.2f / %.2f) | %.1f | %.1f | %.1f | %.1f | %.1f (%.1f) | %.0f / "
+               "%.0f / %.0f | %s | %.1f | %.2f |\n",
+               k.name, k.shape, name, in, out, pct(a.best, a.trials), pct(a.near, a.trials),
+               pct(a.outside, a.trials),
                pct(a.none, a.trials), (double)a.runs / (double)a.trials,
                (double)a.rounds / (double)a.trials, pct(a.stops[TUNE_LOCATED], a.trials),
                pct(a.stops[TUNE_BUDGET], a.trials), pct(a.stops[TUNE_STUCK], a.trials), grid_col,
