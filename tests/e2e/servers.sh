@@ -62,7 +62,7 @@ if command -v redis-server >/dev/null; then
   # windows read 0.24 to 4.3 ms on the busy development VM (docs/report.md, "Real targets").
   rc=0
   "$LOOPBENCH" tune "$TMP/redis/redis.json" --settings 1,500 --reference 1 \
-    --guard 'rtt_p99_ms<=+1000%' --max-runs 8 -w 0.5 -t 1.5 -o "$TMP/redis/tune" -f json \
+    --guard 'rtt_p99_ms<=+1000%' --max-runs 8 -w 0.3 -t 1 -o "$TMP/redis/tune" -f json \
     >"$TMP/redis-tune.json" 2>"$TMP/redis-tune.err" || rc=$?
   check "redis: tune --settings 1,500 --guard 'rtt_p99_ms<=+1000%' exits 0 or 3 ($rc)" \
     bash -c "[ $rc -eq 0 ] || [ $rc -eq 3 ]"
