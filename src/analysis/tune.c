@@ -813,14 +813,12 @@ static void fill_to_best(struct replay *p, struct tune_result *r)
     free(out);
 }
 
-/* Setting s's interval against the lowest in the objective's unit, the worse end high (a
- * maximised objective's shortfall): to_best is a fraction of the lowest's objective. */
-static void cost_to_best(const struct tune *t, const struct tune_result *r, size_t s,
-                         double *lo, double *hi)
+void tune_over_lowest(const struct tune_result *r, size_t s, bool gain, double *est,
+                      double *lo, double *hi)
 {
     const struct tune_setting *st = &r->setting[s];
-    double scale = fabs(r->setting[r->best].objective);
-    bool gain = t->spec.objective_higher_is_better;
+    double scale = r->best >= 0 ? fabs(r->setting[r->best].objective) : NAN;
+    *est = scale * (gain ? -st->to_best : st->to_best);
     *lo = scale * (gain ? -st->to_best_hi : st->to_best_lo);
     *hi = scale * (gain ? -st->to_best_lo : st->to_best_hi);
 }
@@ -829,8 +827,8 @@ static void cost_to_best(const struct tune *t, const struct tune_result *r, size
  * within the tie. One-sided at 5%: the chance of calling a tie for one that costs more. */
 static bool ties(const struct tune *t, const struct tune_result *r, size_t s)
 {
-    double lo, hi;
-    cost_to_best(t, r, s, &lo, &hi);
+    double est, lo, hi;
+    tune_over_lowest(r, s, t->spec.objective_higher_is_better, &est, &lo, &hi);
     return (long)s == r->best || hi <= t->spec.tie;
 }
 
@@ -848,8 +846,9 @@ static void recommend(struct replay *p, struct tune_result *r)
         return;
     fill_to_best(p, r);
     for (size_t s = 0; s < r->settings; s++) {
-        const struct tune_setting *st = &r->setting[s];
-        if (st->verdict != TUNE_WITHIN || isnan(st->change) || !ties(t, r, s))
+        struct tune_setting *st = &r->setting[s];
+        st->tied = st->verdict == TUNE_WITHIN && ties(t, r, s);
+        if (!st->tied || isnan(st->change))
             continue;
         long rec = r->recommended;
         if (rec < 0 || apart(s, ref) < apart((size_t)rec, ref) ||
@@ -1156,8 +1155,8 @@ static void plan_answer(const struct tune *t, const struct tune_result *r, struc
     bool rivals = false;
     for (size_t s = 0; s < r->settings; s++) {
         const struct tune_setting *st = &r->setting[s];
-        double lo, hi;
-        cost_to_best(t, r, s, &lo, &hi);
+        double est, lo, hi;
+        tune_over_lowest(r, s, t->spec.objective_higher_is_better, &est, &lo, &hi);
         bool nearer = apart(s, (size_t)ref) < apart((size_t)r->best, (size_t)ref);
         if ((long)s == r->best || s == (size_t)ref || st->verdict != TUNE_WITHIN ||
             !(isnan(st->to_best) || (nearer ? lo <= tie && hi > tie : lo < -tie)))

@@ -194,6 +194,7 @@ struct tune_setting {
      * and under 2 pairs. The upper end times the lowest's objective at most the spec's
      * tie: shown as good as the lowest. */
     double to_best, to_best_lo, to_best_hi;
+    bool tied; /* within every guard and shown to tie with the lowest (or it) */
 };
 
 struct tune_result {
@@ -226,6 +227,12 @@ int tune_analyse(struct tune *t, const struct tune_obs *obs, struct tune_result 
  * printed wants them, the looks do not (a few ms each). */
 void tune_advise(struct tune *t, struct tune_result *r);
 void tune_result_release(struct tune_result *r);
+
+/* Setting s's objective over the lowest's in the objective's unit (to_best is a fraction
+ * of the lowest's), with the interval, its worse end hi; gain: a maximised objective, whose
+ * shortfall it gives. NaN where to_best is. */
+void tune_over_lowest(const struct tune_result *r, size_t s, bool gain, double *est,
+                      double *lo, double *hi);
 
 /* ---- what to run next --------------------------------------------------------------- */
 

@@ -42,12 +42,11 @@ static const char *over_lowest(const struct tune_view *v, size_t s, char *buf, s
     if ((long)s == r->best)
         snprintf(buf, len, "lowest");
     else if (r->best >= 0 && isfinite(st->to_best)) {
-        double scale = fabs(r->setting[r->best].objective);
+        double est, lo, hi;
+        tune_over_lowest(r, s, false, &est, &lo, &hi);
         char a[32], b[32];
-        snprintf(buf, len, "%s%s (≤ %s)%s", st->to_best >= 0 ? "+" : "",
-                 fmt_number(scale * st->to_best, a, sizeof(a)),
-                 fmt_number(scale * st->to_best_hi, b, sizeof(b)),
-                 scale * st->to_best_hi <= v->a->tie ? " tie" : "");
+        snprintf(buf, len, "%s%s (≤ %s)%s", est >= 0 ? "+" : "", fmt_number(est, a, sizeof(a)),
+                 fmt_number(hi, b, sizeof(b)), st->tied ? " tie" : "");
     }
     return buf;
 }
