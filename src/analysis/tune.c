@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blocks.h"
 #include "budget.h"
 #include "gate.h"
 #include "sequential.h"
@@ -795,22 +796,108 @@ static long best_within(const struct tune *t, const struct tune_result *r)
     return best;
 }
 
-/* Each setting within every guard against the lowest, paired by round. */
+/* The pairs of each setting with[] names against the lowest, into to_best. */
+static void paired_to_best(struct replay *p, struct tune_result *r, const bool *with)
+{
+    struct gate_result *out = xcalloc(p->nrun + 1, sizeof(*out));
+    paired_objective(p, (size_t)r->best, with, out);
+    for (size_t i = 0; i < p->nrun; i++) {
+        struct tune_setting *st = &r->setting[p->run_order[i]];
+        if (!with[p->run_order[i]])
+            continue;
+        st->to_best = st->to_best_lo = st->to_best_hi = NAN;
+        take_interval(&out[i], &st->to_best, &st->to_best_lo, &st->to_best_hi);
+    }
+    free(out);
+}
+
+/* Those of with[] still in the running for a tie, and the lowest, through every round
+ * that links them (src/analysis/blocks.c), on logs: the lowest of a flat stretch changes
+ * hands from look to look, and a setting's rounds shared with the lowest of the moment
+ * are then few. The lowest is then the lowest of that fit, and to_best of with[] against
+ * it. False when a value is not > 0, or the lowest is not linked (the pairs stand). */
+static bool linked_to_best(struct replay *p, struct tune_result *r, const bool *with)
+{
+    const struct tune_obs *o = p->obs;
+    size_t *who = xcalloc(o->n + 1, sizeof(size_t)), n = 0;
+    long *round = xcalloc(o->n + 1, sizeof(long));
+    double *y = xcalloc(o->n + 1, sizeof(double));
+    bool fitted = false;
+    for (size_t i = 0; i < o->n; i++) {
+        size_t s = o->setting[i];
+        if (!with[s] && (long)s != r->best)
+            continue;
+        if (!(o->objective[i] > 0) || !isfinite(o->objective[i]))
+            goto out;
+        who[n] = p->slot[s];
+        round[n] = o->round[i];
+        y[n++] = log(o->objective[i]);
+    }
+    struct blocks_fit f;
+    blocks_fit(who, round, y, n, p->nrun, &f);
+    double sign = p->t->spec.objective_higher_is_better ? -1.0 : 1.0, d, se;
+    size_t low = p->slot[r->best], first = low;
+    for (size_t i = 0; i < p->nrun; i++)
+        if (with[p->run_order[i]] && blocks_contrast(&f, i, low, &d, &se) && sign * d < 0)
+            low = i;
+    fitted = blocks_contrast(&f, low, low, &d, &se);
+    if (fitted)
+        r->best = (long)p->run_order[low];
+    struct gate_opts g = gate_opts_default();
+    for (size_t i = 0; fitted && i < p->nrun; i++) {
+        struct tune_setting *st = &r->setting[p->run_order[i]];
+        if (!with[p->run_order[i]] && i != first)
+            continue;
+        st->to_best = st->to_best_lo = st->to_best_hi = NAN;
+        if (i == low || !blocks_contrast(&f, i, low, &d, &se))
+            continue;
+        double q = stats_t_quantile(0.5 + g.level / 2, f.df) * se;
+        st->to_best = expm1(d);
+        st->to_best_lo = expm1(d - q);
+        st->to_best_hi = expm1(d + q);
+    }
+    blocks_release(&f);
+out:
+    free(who);
+    free(round);
+    free(y);
+    return fitted;
+}
+
+/* Each setting within every guard against the lowest: paired by round; then those whose
+ * pairs leave a tie open through every round that links them, which may find a lower
+ * lowest (those shown to cost more than a tie over the first cost more over it too), the
+ * others paired with it again. */
 static void fill_to_best(struct replay *p, struct tune_result *r)
 {
-    bool *with = xcalloc(p->S, sizeof(bool));
-    struct gate_result *out = xcalloc(p->nrun + 1, sizeof(*out));
+    bool *with = xcalloc(p->S, sizeof(bool)), *open = xcalloc(p->S, sizeof(bool));
     for (size_t s = 0; s < p->S; s++) {
         with[s] = r->setting[s].verdict == TUNE_WITHIN;
         r->setting[s].to_best = r->setting[s].to_best_lo = r->setting[s].to_best_hi = NAN;
     }
-    paired_objective(p, (size_t)r->best, with, out);
+    paired_to_best(p, r, with);
+    long first = r->best;
+    for (size_t i = 0; i < p->nrun; i++) {
+        size_t s = p->run_order[i];
+        double est, lo, hi;
+        tune_over_lowest(r, s, p->t->spec.objective_higher_is_better, &est, &lo, &hi);
+        /* shown to cost more than a tie: out of the running, and its spread (a spinning
+         * loop's is not a sleeping one's) kept out of the others' */
+        open[s] = with[s] && (long)s != r->best && !(lo > p->t->spec.tie);
+        with[s] = with[s] && !open[s];
+    }
+    if (linked_to_best(p, r, open) && r->best != first) {
+        with[first] = false;
+        paired_to_best(p, r, with);
+    }
     for (size_t i = 0; i < p->nrun; i++) {
         struct tune_setting *st = &r->setting[p->run_order[i]];
-        take_interval(&out[i], &st->to_best, &st->to_best_lo, &st->to_best_hi);
+        st->with_best = 0;
+        for (size_t rr = 0; rr < p->R; rr++)
+            st->with_best += p->cell[i * p->R + rr] >= 0 && run_at(p, (size_t)r->best, rr) >= 0;
     }
     free(with);
-    free(out);
+    free(open);
 }
 
 void tune_over_lowest(const struct tune_result *r, size_t s, bool gain, double *est,
@@ -1134,11 +1221,13 @@ static bool plan_side(const struct tune *t, const struct tune_result *r, int sid
 /* The answer's knee and its rivals. Between the recommended setting and the nearest one
  * run on the reference's side of it (not tied, or the reference), the grid value midway,
  * until they are adjacent: the saving's knee located to the grid's resolution, not to the
- * coarse grid's (an undecided one is run to its verdict first). And, with the lowest, up
- * to their cap, each setting within whose interval against it leaves the answer open: one
- * nearer the reference whose interval holds the tie, one further out whose interval
- * reaches a tie's width below it (it may be the lowest). Adjacent values of a knob often
- * differ by 10%, which a few rounds' spread cannot tell from a tie. */
+ * coarse grid's (an undecided one is run to its verdict first). And, with the lowest,
+ * each setting within whose interval against it leaves the answer open, until they shared
+ * the cap's rounds: one nearer the reference whose interval holds the tie, one further
+ * out whose interval reaches a tie's width below it (it may be the lowest). Adjacent
+ * values of a knob often differ by 10%, which a few rounds' spread cannot tell from a
+ * tie; counting shared rounds, not its own, leaves room for that when its guard took
+ * most of its cap. */
 static void plan_answer(const struct tune *t, const struct tune_result *r, struct plan *pl)
 {
     long rec = r->recommended, ref = (long)t->spec.reference, cap = t->spec.max_rounds;
@@ -1161,13 +1250,40 @@ static void plan_answer(const struct tune *t, const struct tune_result *r, struc
         if ((long)s == r->best || s == (size_t)ref || st->verdict != TUNE_WITHIN ||
             !(isnan(st->to_best) || (nearer ? lo <= tie && hi > tie : lo < -tie)))
             continue;
-        if ((long)st->rounds < cap) {
+        if ((long)st->with_best < cap) {
             want(pl, s, 2);
             rivals = true; /* the lowest runs with a rival: the pairs are rounds of both */
         }
     }
-    if (rivals && (long)r->setting[r->best].rounds < cap && r->best != ref)
+    /* A setting still on trial against its guards whose objective looks within a tie or
+     * two of the lowest is a rival once it passes: its rounds with the lowest now settle
+     * the tie then. (Planning only: which rounds run, not how they are judged.) */
+    double sign = t->spec.objective_higher_is_better ? -1.0 : 1.0;
+    for (size_t i = 0; i < pl->n && !rivals; i++) {
+        const struct tune_setting *st = &r->setting[pl->who[i]];
+        rivals = st->verdict == TUNE_UNDECIDED && (long)pl->who[i] != ref &&
+                 apart(pl->who[i], (size_t)ref) < apart((size_t)r->best, (size_t)ref) &&
+                 sign * (st->objective - r->setting[r->best].objective) <= 2 * tie;
+    }
+    /* past its cap too: its guards are settled, and a rival's rounds without it link to
+     * it only through others */
+    if (rivals && r->best != ref)
         want(pl, (size_t)r->best, 2);
+}
+
+/* Whether running setting s wants the reference in its round: a relative guard still
+ * undecided (its pairs are rounds of both), or the reference's own verdict. Once every
+ * setting run is settled against it, a round of rivals and the lowest goes without it. */
+static bool pairs_with_reference(const struct tune *t, const struct tune_result *r, size_t s)
+{
+    size_t ref = t->spec.reference;
+    if (s == ref || r->setting[ref].verdict == TUNE_UNDECIDED)
+        return true;
+    for (size_t g = 0; g < r->guards; g++)
+        if (t->spec.guard[g].kind != TUNE_ABSOLUTE &&
+            r->check[s * r->guards + g].verdict == TUNE_UNDECIDED)
+            return true;
+    return false;
 }
 
 enum tune_stop tune_next(const struct tune *t, const struct tune_result *r, bool *next)
@@ -1204,8 +1320,8 @@ enum tune_stop tune_next(const struct tune *t, const struct tune_result *r, bool
                 next[pl.who[i]] = true;
                 room--;
             }
-    if (stop == TUNE_RUN)
-        next[ref] = true;
+    for (size_t s = 0; stop == TUNE_RUN && s < n && !next[ref]; s++)
+        next[ref] = next[s] && pairs_with_reference(t, r, s);
     free(pl.who);
     free(pl.priority);
     return stop;

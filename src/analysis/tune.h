@@ -189,12 +189,14 @@ struct tune_setting {
      * the reference paired by round (src/analysis/gate.c's paired t: a ratio - 1 on
      * logs) with the 90% interval; NaN with fewer than 2 pairs. */
     double objective, change, change_lo, change_hi;
-    /* Within every guard, its objective against the lowest's (tune_result.best), paired
-     * by round like change, with the 90% interval; NaN for the others, the lowest itself
-     * and under 2 pairs. The upper end times the lowest's objective at most the spec's
-     * tie: shown as good as the lowest. */
+    /* Within every guard, its objective against the lowest's (tune_result.best) with the
+     * 90% interval: paired by round like change, or, while a tie with the lowest is open,
+     * through every round that links the two (the additive model of src/analysis/blocks.h);
+     * NaN for the others, the lowest itself and too few rounds. The upper end times the
+     * lowest's objective at most the spec's tie: shown as good as the lowest. */
     double to_best, to_best_lo, to_best_hi;
-    bool tied; /* within every guard and shown to tie with the lowest (or it) */
+    size_t with_best; /* rounds it shared with the lowest */
+    bool tied;        /* within every guard and shown to tie with the lowest (or it) */
 };
 
 struct tune_result {
@@ -246,8 +248,9 @@ enum tune_stop {
 /* "run", "located", "budget spent", "undecided at the cap" (static). */
 const char *tune_stop_name(enum tune_stop s);
 
-/* Which settings the next round runs, next[0..grid n) (the reference in every round: the
- * relative guards and the objective pair with it), the most wanted first within max_runs:
+/* Which settings the next round runs, next[0..grid n), the most wanted first within
+ * max_runs, and the reference with them while one of them is undecided against a relative
+ * guard (its pairs are rounds of both) or the reference is undecided itself:
  *  1. the coarse grid, until each value has SEQ_MIN_ROUNDS rounds;
  *  2. on each side, every setting run and undecided, below its cap (each holds the
  *     settings behind it in the sequence; its guard interval straddles the limit);
@@ -257,9 +260,11 @@ const char *tune_stop_name(enum tune_stop s);
  *     round, beyond the last within first when the objective improves outward;
  *  4. the answer's knee: the grid value midway between the recommended setting and the
  *     nearest run on the reference's side of it, down to adjacent values; and its rivals,
- *     with the lowest, up to their cap: the settings within nearer the reference than
- *     the lowest whose to_best interval holds the tie, and those further out whose
- *     interval reaches a tie below it.
+ *     with the lowest (past its cap too), each until it shared the cap's rounds with the
+ *     lowest: the settings within nearer the reference than the lowest whose to_best
+ *     interval holds the tie, and those further out whose interval reaches a tie below
+ *     it; the lowest too with a setting of 2 or 3 nearer the reference whose objective
+ *     looks within two ties of it (its guard rounds then settle the tie as well).
  * Nothing is added behind a setting undecided at its cap (it would never be tested). r is
  * tune_analyse's of the runs so far. */
 enum tune_stop tune_next(const struct tune *t, const struct tune_result *r, bool *next);
