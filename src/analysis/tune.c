@@ -538,18 +538,43 @@ static bool passed(struct replay *p, size_t s, size_t look)
     return test_head(p, s, look);
 }
 
+/* Whether undecided s can no longer cross: each guard's looks, up to the cap, are done. */
+static bool exhausted(const struct replay *p, size_t s)
+{
+    for (size_t g = 0; g < p->G; g++) {
+        size_t c = s * p->G + g;
+        if (!p->trivial[c] && p->within[c] < 0 &&
+            p->ser[c].seen < (size_t)p->t->spec.max_rounds)
+            return false;
+    }
+    return true;
+}
+
 /* The sequences at this look: the reference, then each side's, each stopping at its first
- * setting not passed. */
+ * setting not passed; but past the first head undecided at its cap the rest of the side
+ * goes on as a second sequence at the rescue's share of the alpha (the first's is the
+ * rest: a union bound), so one setting too thin to prove does not leave every one behind
+ * it untested. */
 static void look_within(struct replay *p, size_t look)
 {
     if (!passed(p, p->t->spec.reference, look))
         return;
-    for (int side = 0; side < 2; side++)
+    double whole = within_alpha(&p->t->spec) / (double)p->t->sides;
+    for (int side = 0; side < 2; side++) {
+        bool rescue = false;
         for (size_t i = 0; i < p->in_sequence[side]; i++) {
             size_t s = p->sequence[side][i];
-            if (p->first[s] > look || !passed(p, s, look))
+            if (p->first[s] > look)
                 break;
+            if (p->claimed[s] < 0)
+                p->level[s] = whole * (rescue ? TUNE_RESCUE : 1.0 - TUNE_RESCUE);
+            if (passed(p, s, look))
+                continue;
+            if (rescue || !exhausted(p, s))
+                break;
+            rescue = true;
         }
+    }
 }
 
 /* The settings run on each side, in the order of their first round, those of one round
@@ -588,7 +613,7 @@ static void build_sequences(struct replay *p)
         p->in_sequence[side] = m;
     }
     for (size_t s = 0; s < p->S; s++)
-        p->level[s] = s == ref ? whole : whole / (double)p->t->sides;
+        p->level[s] = s == ref ? whole : whole * (1.0 - TUNE_RESCUE) / (double)p->t->sides;
 }
 
 static void replay(struct replay *p)
@@ -981,17 +1006,21 @@ static void fill_result(struct replay *p, struct tune_result *r)
     }
     for (size_t i = 0; i < p->obs->n; i++)
         r->setting[p->obs->setting[i]].rounds++;
-    /* who waits for whom: the head of each sequence (the reference holds both) */
+    /* who waits for whom: the head of each sequence (the reference holds both), past the
+     * first head undecided at its cap the rescue's */
     for (int side = 0; side < 2; side++) {
         long head = r->setting[ref].verdict == TUNE_UNDECIDED ? (long)ref : -1;
+        bool rescue = head >= 0;
         for (size_t i = 0; i < p->in_sequence[side]; i++) {
-            struct tune_setting *st = &r->setting[p->sequence[side][i]];
-            if (st->verdict != TUNE_UNDECIDED)
+            size_t s = p->sequence[side][i];
+            if (r->setting[s].verdict != TUNE_UNDECIDED)
                 continue;
-            if (head >= 0)
-                st->waits_for = head;
-            else
-                head = (long)p->sequence[side][i];
+            if (head >= 0 && (rescue || !exhausted(p, (size_t)head))) {
+                r->setting[s].waits_for = head;
+                continue;
+            }
+            rescue = head >= 0;
+            head = (long)s;
         }
     }
     /* the reference against itself: no change, run or not */
@@ -1162,14 +1191,14 @@ static bool looks_outside(const struct tune_result *r, size_t s)
 /* One side of the reference: what it wants run; returns whether its boundary is found.
  * Every setting run joins its side's sequence at the end, behind every setting run before
  * it (src/analysis/tune.c's replay): each undecided one holds all that come after it, so
- * each is run to its decision first, and nothing is added behind one that is undecided at
- * its cap (it would never be tested). */
+ * each is run to its decision first; past the first undecided at its cap the rescue
+ * sequence goes on, and nothing is added behind a second (it would never be tested). */
 static bool plan_side(const struct tune *t, const struct tune_result *r, int side, struct plan *pl)
 {
     long ref = (long)t->spec.reference, n = (long)r->settings, cap = t->spec.max_rounds;
     long end = side > 0 ? n - 1 : 0, last = ref;
-    bool blocked = false, unrun = false;
-    size_t before = pl->n;
+    bool unrun = false;
+    size_t before = pl->n, stuck = 0;
     for (long s = ref + side; s >= 0 && s < n; s += side) {
         const struct tune_setting *st = &r->setting[s];
         last = st->verdict == TUNE_WITHIN ? s : last;
@@ -1179,8 +1208,10 @@ static bool plan_side(const struct tune *t, const struct tune_result *r, int sid
         if ((long)st->rounds < cap)
             want(pl, (size_t)s, 0);
         else
-            blocked = true;
+            stuck++;
     }
+    /* one undecided at its cap: the rescue sequence tests those behind it; two: no more */
+    bool blocked = stuck > 1;
     size_t g;
     long o, w;
     if (contradiction(r, (size_t)ref, side, &g, &o, &w)) {
@@ -1212,8 +1243,11 @@ static bool plan_side(const struct tune *t, const struct tune_result *r, int sid
     }
     const struct tune_setting *st = &r->setting[next];
     long gap = labs(next - last);
-    /* bisection, once the value beyond the last within is outside or looks it */
-    if (gap > 1 && !blocked && (st->verdict == TUNE_OUTSIDE || looks_outside(r, (size_t)next)))
+    /* bisection, once the value beyond the last within is outside, looks it, or is
+     * undecided at its cap (too near its limit to prove: the answer lies this side) */
+    bool at_cap = st->verdict == TUNE_UNDECIDED && (long)st->rounds >= cap;
+    if (gap > 1 && !blocked &&
+        (st->verdict == TUNE_OUTSIDE || at_cap || looks_outside(r, (size_t)next)))
         want(pl, (size_t)(last + side * (gap / 2)), 1);
     return gap == 1 && st->verdict == TUNE_OUTSIDE;
 }

@@ -14,8 +14,10 @@
  *    group-sequential test in its own rounds (the boundaries of
  *    src/analysis/sequential.c): a setting run later (bisection) joins the end, never
  *    ahead of one undecided; one proven outside is passed over, so the sequence needs no
- *    monotonic knob to hold its error. The chance that any setting truly outside a guard
- *    is called within, over every setting and look, is at most alpha;
+ *    monotonic knob to hold its error; past the first head undecided at its cap the rest
+ *    of its side is a second sequence at TUNE_RESCUE of the side's alpha (the first has
+ *    the rest). The chance that any setting truly outside a guard is called within, over
+ *    every setting and look, is at most alpha;
  *  - outside: its lower bound over the limit, by Holm over the settings run, at alpha;
  *  - undecided otherwise.
  * The answer is the setting within every guard with the lowest objective, its saving
@@ -54,6 +56,9 @@ struct seq;
  * which reach the cap; -1, -2 and -3 tried in simulation, -3 the most often right at the
  * same error (docs/report.md). */
 #define TUNE_GAMMA (-3.0)
+/* The share of a side's within alpha kept for the settings behind a head undecided at
+ * its cap (a second sequence; the first has the rest). */
+#define TUNE_RESCUE 0.2
 /* Beyond this many rounds, "rounds needed" stops being advice. */
 #define TUNE_ADVICE_MAX 100
 
@@ -265,8 +270,10 @@ const char *tune_stop_name(enum tune_stop s);
  *     interval holds the tie, and those further out whose interval reaches a tie below
  *     it; the lowest too with a setting of 2 or 3 nearer the reference whose objective
  *     looks within two ties of it (its guard rounds then settle the tie as well).
- * Nothing is added behind a setting undecided at its cap (it would never be tested). r is
- * tune_analyse's of the runs so far. */
+ * A side's first setting undecided at its cap counts as the next one beyond its last
+ * within (bisection toward it; the rescue sequence tests what lies behind it); nothing is
+ * added behind a second (it would never be tested). r is tune_analyse's of the runs so
+ * far. */
 enum tune_stop tune_next(const struct tune *t, const struct tune_result *r, bool *next);
 
 #endif
