@@ -836,6 +836,10 @@ static void paired_to_best(struct replay *p, struct tune_result *r, const bool *
     free(out);
 }
 
+/* The most settings a tie's fit takes (its matrix is their square, 512 KB here); past it
+ * the pairs stand. A campaign runs tens. */
+#define TUNE_LINKED_MAX 256
+
 /* Those of with[] still in the running for a tie, and the lowest, through every round
  * that links them (src/analysis/blocks.c), on logs: the lowest of a flat stretch changes
  * hands from look to look, and a setting's rounds shared with the lowest of the moment
@@ -844,37 +848,45 @@ static void paired_to_best(struct replay *p, struct tune_result *r, const bool *
 static bool linked_to_best(struct replay *p, struct tune_result *r, const bool *with)
 {
     const struct tune_obs *o = p->obs;
-    size_t *who = xcalloc(o->n + 1, sizeof(size_t)), n = 0;
+    size_t *who = xcalloc(o->n + 1, sizeof(size_t)), n = 0, m = 0;
+    size_t *in = xcalloc(p->nrun + 1, sizeof(size_t)), *at = xcalloc(p->S, sizeof(size_t));
     long *round = xcalloc(o->n + 1, sizeof(long));
     double *y = xcalloc(o->n + 1, sizeof(double));
     bool fitted = false;
+    for (size_t i = 0; i < p->nrun; i++) {
+        size_t s = p->run_order[i];
+        if (with[s] || (long)s == r->best) {
+            at[s] = m;
+            in[m++] = s;
+        }
+    }
+    if (m > TUNE_LINKED_MAX)
+        goto out;
     for (size_t i = 0; i < o->n; i++) {
         size_t s = o->setting[i];
         if (!with[s] && (long)s != r->best)
             continue;
         if (!(o->objective[i] > 0) || !isfinite(o->objective[i]))
             goto out;
-        who[n] = p->slot[s];
+        who[n] = at[s];
         round[n] = o->round[i];
         y[n++] = log(o->objective[i]);
     }
     struct blocks_fit f;
-    blocks_fit(who, round, y, n, p->nrun, &f);
+    blocks_fit(who, round, y, n, m, &f);
     double sign = p->t->spec.objective_higher_is_better ? -1.0 : 1.0, d, se;
-    size_t low = p->slot[r->best], first = low;
-    for (size_t i = 0; i < p->nrun; i++)
-        if (with[p->run_order[i]] && blocks_contrast(&f, i, low, &d, &se) && sign * d < 0)
-            low = i;
+    size_t low = at[r->best];
+    for (size_t j = 0; j < m; j++)
+        if (blocks_contrast(&f, j, low, &d, &se) && sign * d < 0)
+            low = j;
     fitted = blocks_contrast(&f, low, low, &d, &se);
     if (fitted)
-        r->best = (long)p->run_order[low];
+        r->best = (long)in[low];
     struct gate_opts g = gate_opts_default();
-    for (size_t i = 0; fitted && i < p->nrun; i++) {
-        struct tune_setting *st = &r->setting[p->run_order[i]];
-        if (!with[p->run_order[i]] && i != first)
-            continue;
+    for (size_t j = 0; fitted && j < m; j++) {
+        struct tune_setting *st = &r->setting[in[j]];
         st->to_best = st->to_best_lo = st->to_best_hi = NAN;
-        if (i == low || !blocks_contrast(&f, i, low, &d, &se))
+        if (j == low || !blocks_contrast(&f, j, low, &d, &se))
             continue;
         double q = stats_t_quantile(0.5 + g.level / 2, f.df) * se;
         st->to_best = expm1(d);
@@ -884,6 +896,8 @@ static bool linked_to_best(struct replay *p, struct tune_result *r, const bool *
     blocks_release(&f);
 out:
     free(who);
+    free(in);
+    free(at);
     free(round);
     free(y);
     return fitted;

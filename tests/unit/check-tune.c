@@ -760,6 +760,49 @@ START_TEST(rescue_past_a_stuck_head)
 }
 END_TEST
 
+/* A tie judged through the rounds that link a setting to the lowest: 1 never ran beside 3,
+ * the lowest, but both ran beside 2 (rounds 0-5: 1 and 2; 6-11: 2 and 3). The pairs alone
+ * cannot compare 1 with 3; the additive model does, through 2, and shows a tie of 1.0
+ * (20% of the lowest's CPU: 12 rounds of a 5% wobble cannot show a tighter one). */
+START_TEST(tie_through_a_third)
+{
+    struct tune_grid g;
+    struct lb_error err;
+    struct tune_guard q = {"lag", TUNE_PERCENT, 30, false};
+    ck_assert_int_eq(tune_grid_range(&g, 0, 3, 1, &err), 0);
+    struct tune_spec spec = tune_spec_default();
+    spec.grid = &g;
+    spec.guard = &q;
+    spec.guards = 1;
+    spec.tie = 1.0;
+    struct tune t;
+    ck_assert_int_eq(tune_init(&t, &spec, &err), 0);
+    struct runs x = {0};
+    for (long r = 0; r < 12; r++) {
+        size_t other = r < 6 ? 1 : 3;
+        double drift = exp(0.1 * (double)(r % 3)); /* shared by a round's runs */
+        add(&x, 0, r, around(10, r) * drift, around(2.0, r), NAN);
+        add(&x, 2, r, around(5.1, r + 4) * drift, around(2.0, r + 1), NAN);
+        add(&x, other, r, around(other == 1 ? 5.2 : 5.0, r + 7) * drift, around(2.0, r + 2),
+            NAN);
+    }
+    struct tune_result res;
+    ck_assert_int_eq(analyse(&t, &x, &res, &err), 0);
+    for (size_t s = 1; s < 4; s++)
+        ck_assert_int_eq(res.setting[s].verdict, TUNE_WITHIN);
+    ck_assert_int_eq(res.best, 3);
+    ck_assert_uint_eq(res.setting[1].with_best, 0);
+    ck_assert(isfinite(res.setting[1].to_best_hi));
+    double scale = res.setting[3].objective;
+    ck_assert_double_gt(scale * res.setting[1].to_best_lo, 0); /* 5.2 against 5.0 */
+    ck_assert_double_lt(scale * res.setting[1].to_best_hi, 1.0);
+    ck_assert(res.setting[1].tied);
+    ck_assert_int_eq(res.recommended, 1);
+    tune_result_release(&res);
+    end(&t, &g);
+}
+END_TEST
+
 /* A tie: 1's CPU 4% over 2's (0.2 of 5), their wobbles apart, 10 rounds: 1's interval
  * against 2 in CPU's unit is about 0.01 to 0.33. With a tie of 0.5 that is shown, and the
  * answer is 1, nearer the reference; with 0.25 it is not yet: 2, the lowest, and both run
@@ -849,6 +892,7 @@ int main(void)
     tcase_add_test(tc, not_monotonic);
     tcase_add_test(tc, next_round);
     tcase_add_test(tc, rescue_past_a_stuck_head);
+    tcase_add_test(tc, tie_through_a_third);
     tcase_add_test(tc, tie_to_the_nearest);
     suite_add_tcase(s, tc);
     return testlib_run(s);
