@@ -895,11 +895,7 @@ static bool linked_to_best(struct replay *p, struct tune_result *r, const bool *
     }
     blocks_release(&f);
 out:
-    free(who);
-    free(in);
-    free(at);
-    free(round);
-    free(y);
+    FREE_ALL(who, in, at, round, y);
     return fitted;
 }
 

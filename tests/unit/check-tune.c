@@ -77,6 +77,21 @@ static void end(struct tune *t, struct tune_grid *g)
     tune_grid_release(g);
 }
 
+/* begin()'s grid 0..hi and reference 0, one guard q, with a tie and a cap of rounds. */
+static void begin_tie(struct tune *t, struct tune_grid *g, double hi, const struct tune_guard *q,
+                      double tie, long cap)
+{
+    struct lb_error err;
+    ck_assert_int_eq(tune_grid_range(g, 0, hi, 1, &err), 0);
+    struct tune_spec s = tune_spec_default();
+    s.grid = g;
+    s.guard = q;
+    s.guards = 1;
+    s.tie = tie;
+    s.max_rounds = cap;
+    ck_assert_msg(tune_init(t, &s, &err) == 0, "%s", err.msg);
+}
+
 static const double excess[3] = {-0.3, -0.2, -0.1}, strong[3] = {-2.0, -1.9, -1.8};
 
 /* The first case: 3 rounds of the reference (its logs strong) and setting 1 (its logs
@@ -720,14 +735,8 @@ START_TEST(rescue_past_a_stuck_head)
     struct tune_grid g;
     struct lb_error err;
     struct tune_guard q = {"lag", TUNE_PERCENT, 30, false};
-    ck_assert_int_eq(tune_grid_range(&g, 0, 3, 1, &err), 0);
-    struct tune_spec spec = tune_spec_default();
-    spec.grid = &g;
-    spec.guard = &q;
-    spec.guards = 1;
-    spec.max_rounds = 5;
     struct tune t;
-    ck_assert_int_eq(tune_init(&t, &spec, &err), 0);
+    begin_tie(&t, &g, 3, &q, 0, 5);
     struct runs x = {0};
     for (long r = 0; r < 5; r++) {
         add(&x, 0, r, 10, around(2.0, r), NAN);
@@ -769,14 +778,8 @@ START_TEST(tie_through_a_third)
     struct tune_grid g;
     struct lb_error err;
     struct tune_guard q = {"lag", TUNE_PERCENT, 30, false};
-    ck_assert_int_eq(tune_grid_range(&g, 0, 3, 1, &err), 0);
-    struct tune_spec spec = tune_spec_default();
-    spec.grid = &g;
-    spec.guard = &q;
-    spec.guards = 1;
-    spec.tie = 1.0;
     struct tune t;
-    ck_assert_int_eq(tune_init(&t, &spec, &err), 0);
+    begin_tie(&t, &g, 3, &q, 1.0, TUNE_DEFAULT_ROUNDS);
     struct runs x = {0};
     for (long r = 0; r < 12; r++) {
         size_t other = r < 6 ? 1 : 3;
