@@ -1316,12 +1316,13 @@ static void plan_answer(const struct tune *t, const struct tune_result *r, struc
 }
 
 /* Whether running setting s wants the reference in its round: a relative guard still
- * undecided (its pairs are rounds of both), or the reference's own verdict. Once every
- * setting run is settled against it, a round of rivals and the lowest goes without it. */
+ * undecided (its pairs are rounds of both), the reference's own verdict, or the reference
+ * as the lowest (a rival pairs with it). Once every setting run is settled against it, a
+ * round of rivals and the lowest goes without it. */
 static bool pairs_with_reference(const struct tune *t, const struct tune_result *r, size_t s)
 {
     size_t ref = t->spec.reference;
-    if (s == ref || r->setting[ref].verdict == TUNE_UNDECIDED)
+    if (s == ref || r->best == (long)ref || r->setting[ref].verdict == TUNE_UNDECIDED)
         return true;
     for (size_t g = 0; g < r->guards; g++)
         if (t->spec.guard[g].kind != TUNE_ABSOLUTE &&
