@@ -48,8 +48,8 @@ struct seq;
 #define TUNE_GRID_MAX 10000
 /* A setting's rounds at most by default: its within and outside tests' looks' cap. The
  * calibration (tests/bench/calibrate.c tune) put a knob's true best setting 1.2 sd of a
- * round inside its guard: recommended in 87-93% of trials at 10, 98-100% at 15, for a
- * quarter more runs (docs/report.md). */
+ * round inside its guard: recommended in 85-89% of trials at 10, 98-99% at 15, for a
+ * quarter more runs; one 0.44 sd inside needs about 45 (docs/report.md). */
 #define TUNE_DEFAULT_ROUNDS 15
 /* The spending function of those looks (Hwang-Shih-DeCani, src/analysis/sequential.h):
  * later than the gate's -1, since a tune's answer rests on the settings near their limits,
