@@ -358,8 +358,14 @@ static void *probe_main(void *arg)
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu);
     p->res.probe_cpu_ns = (uint64_t)cpu.tv_sec * NS_PER_SEC + (uint64_t)cpu.tv_nsec;
     p->res.duration_ns = now - p->start_ns;
-    for (size_t i = 0; i < p->n_conns; i++)
-        counts_of(p, &p->conns[i])->unfinished += p->conns[i].n;
+    for (size_t i = 0; i < p->n_conns; i++) {
+        const struct conn *c = &p->conns[i];
+        struct rtt_counts *n = counts_of(p, c);
+        n->unfinished += c->n;
+        uint64_t due = c->n ? c->due[c->head] : now;
+        if (due < now && now - due > n->unfinished_oldest_ns)
+            n->unfinished_oldest_ns = now - due;
+    }
     return NULL;
 }
 

@@ -49,6 +49,9 @@ struct rtt_counts {
     uint64_t errors;
     uint64_t timeouts;
     uint64_t unfinished; /* still waiting for a reply (or to be written) at the stop */
+    /* how long the oldest of those had been due at the stop, ns (0: none): all the
+     * unfinished came due within it, so a stall at the window's end shows here */
+    uint64_t unfinished_oldest_ns;
 };
 
 struct rtt_result {

@@ -206,6 +206,7 @@ static json_t *counts_json(const struct rtt_counts *n)
     json_t *o = json_object();
     for (size_t i = 0; i < ARRAY_SIZE(count_keys); i++)
         json_object_set_new(o, count_keys[i], json_integer((json_int_t)v[i]));
+    json_object_set_new(o, "unfinished_oldest_us", json_real(n->unfinished_oldest_ns / 1e3));
     return o;
 }
 
@@ -215,6 +216,8 @@ static void counts_from_json(json_t *o, struct rtt_counts *n)
                      &n->unfinished};
     for (size_t i = 0; i < ARRAY_SIZE(count_keys); i++)
         *v[i] = get_u64(o, count_keys[i]);
+    double us = get_num(o, "unfinished_oldest_us");
+    n->unfinished_oldest_ns = isfinite(us) && us > 0 && us < 1e15 ? (uint64_t)llround(us * 1e3) : 0;
 }
 
 static json_t *rtt_json(const struct rtt_result *q)

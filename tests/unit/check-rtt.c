@@ -274,6 +274,30 @@ START_TEST(stall_measured_from_schedule)
 }
 END_TEST
 
+/* The window closes inside the server's stall (line 50, due about 0.25 s in, held 200
+ * ms): the requests due since are unfinished, not lost, and all came due within the
+ * oldest one's wait, which unfinished_oldest_ns reports (at 200 a second, at most 200 a
+ * second of it and one). */
+START_TEST(stall_at_the_stop)
+{
+    struct server s;
+    server_start(&s, SERVE_STALL);
+    struct rtt_opts o = line_opts(s.port, 200, 2);
+    struct rtt_result r;
+    probe_for(&o, 0.35, &r);
+    server_stop(&s);
+
+    assert_accounted(&r.requests, &r.rtt);
+    ck_assert_uint_eq(r.requests.errors + r.requests.timeouts, 0);
+    ck_assert_uint_ge(r.requests.unfinished, 5);
+    ck_assert_uint_ge(r.requests.unfinished_oldest_ns, 20 * MS);
+    ck_assert_uint_le(r.requests.unfinished_oldest_ns, r.duration_ns);
+    ck_assert_uint_le(r.requests.unfinished, 1 + 200 * r.requests.unfinished_oldest_ns / MS / 1000);
+    ck_assert_uint_eq(r.setups.unfinished_oldest_ns, 0);
+    rtt_result_release(&r);
+}
+END_TEST
+
 START_TEST(silent_server_times_out)
 {
     struct server s;
@@ -290,6 +314,7 @@ START_TEST(silent_server_times_out)
     /* everything due in the first 0.6 s (about 30) has run out of time */
     ck_assert_uint_ge(r.requests.timeouts, 20);
     ck_assert_uint_eq(r.connection_failures, 0); /* a timeout is not a failure */
+
     rtt_result_release(&r);
 }
 END_TEST
@@ -487,6 +512,7 @@ int main(void)
     TCase *tc = tcase_create("rtt");
     tcase_add_test(tc, steady_echo);
     tcase_add_test(tc, stall_measured_from_schedule);
+    tcase_add_test(tc, stall_at_the_stop);
     tcase_add_test(tc, silent_server_times_out);
     tcase_add_test(tc, expected_reply);
     tcase_add_test(tc, binary_request);
