@@ -123,9 +123,17 @@ windows_tests() {
   ninja -C build-win || return 1
   say "running the Windows tests under wine"
   # One scratch wine prefix, made before the tests run side by side, and its wineserver
-  # stopped after them.
+  # stopped after them. Beside two CPU spinners a prefix once came out without its
+  # system32 (every test then "could not load kernel32.dll"): checked, and made again once.
   export WINEPREFIX=$PWD/build-win/wineprefix WINEDEBUG=-all
-  wineboot --init >/dev/null 2>&1 && wineserver -w
+  local try
+  for try in 1 2; do
+    wineboot --init >/dev/null 2>&1 && wineserver -w
+    [ -f "$WINEPREFIX/drive_c/windows/system32/kernel32.dll" ] && break
+    say "the wine prefix has no kernel32.dll (attempt $try); making it again"
+    wineserver -k 2>/dev/null || true
+    rm -rf "$WINEPREFIX"
+  done
   local status=0
   meson test -C build-win --print-errorlogs || status=1
   wineserver -k 2>/dev/null || true
