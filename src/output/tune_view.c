@@ -51,6 +51,19 @@ static const char *over_lowest(const struct tune_view *v, size_t s, char *buf, s
     return buf;
 }
 
+/* The setting the campaign recorded as its answer when it ran, when this reading differs
+ * (a loopbench whose statistics have changed since): NULL otherwise, and when it recorded
+ * none (interrupted before its first look). Borrowed from c->tune. */
+static const char *answer_when_run(const struct tune_view *v)
+{
+    const char *was =
+        json_string_value(json_object_get(json_object_get(v->c->tune, "recommended"), "setting"));
+    long now = v->r->recommended;
+    if (!was || (now >= 0 && strcmp(was, v->c->spec.values.v[now]) == 0))
+        return NULL;
+    return was;
+}
+
 static void headline(const struct tune_view *v, FILE *out)
 {
     const struct campaign *c = v->c;
@@ -90,6 +103,15 @@ static void headline(const struct tune_view *v, FILE *out)
     fprintf(out, "%zu runs in %zu rounds; the search %s%s.%s\n\n", r->runs, r->rounds,
             why ? "stopped: " : "did not finish", why ? why : "",
             r->monotonic ? "" : " The knob is not monotonic here: every value of that side ran.");
+    const char *was = answer_when_run(v);
+    if (was) {
+        char *shown = text_markdown(was);
+        fprintf(out,
+                "When it ran, this campaign recommended %s = %s: read again from its runs with "
+                "this loopbench's statistics, the answer is the one above.\n\n",
+                knob, shown);
+        free(shown);
+    }
     free(knob);
     free(ref);
 }
@@ -184,6 +206,9 @@ json_t *tune_json(const struct tune_view *v)
     json_object_update_new(o, tune_ask_answer(v->a, v->c, v->r));
     const char *why = stopped(v->c);
     json_object_set_new(o, "stopped", why ? json_string(why) : json_null());
+    const char *was = answer_when_run(v);
+    if (was)
+        json_object_set_new(o, "recommended_when_run", json_string(was));
     return o;
 }
 

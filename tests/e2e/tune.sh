@@ -106,6 +106,12 @@ check "report -f json judges the tune again: a tie of 1000 gives the reference (
   jq -e '.hosts[0].tune | .recommended.setting == "0" and .best == "2" and .tie == 1000
     and ([.recommended.saving, .recommended.saving_lo, .recommended.saving_hi] | map(tostring))
       == ["0", "0", "0"]' "$TMP/w.json"
+check "  ... and says the campaign recommended 2 when it ran (JSON and Markdown); the untouched one says nothing" \
+  bash -c "jq -e '.hosts[0].tune.recommended_when_run == \"2\"' '$TMP/w.json' &&
+    '$LOOPBENCH' report '$TMP/w' 2>/dev/null | grep -q 'When it ran, this campaign recommended period = 2' &&
+    '$LOOPBENCH' report '$TMP/t' -f json 2>/dev/null |
+      jq -e '.hosts[0].tune | has(\"recommended_when_run\") | not' &&
+    ! '$LOOPBENCH' report '$TMP/t' 2>/dev/null | grep -q 'When it ran'"
 rc=0
 "$LOOPBENCH" tune "$P" --range 0:6 --guard 'lag<=+5' --tie -1 -o "$TMP/nt" >/dev/null 2>"$TMP/nt.err" ||
   rc=$?
