@@ -6,7 +6,12 @@ source "$(dirname "$0")/lib.sh"
 version=$(sed -n "s/^ *version : '\([^']*\)',$/\1/p" "$SOURCE_ROOT/meson.build" | head -1)
 out=$("$LOOPBENCH" --version)
 echo "$out"
-if describe=$(git -C "$SOURCE_ROOT" describe --always --dirty --tags 2>/dev/null); then
+# As meson's vcs_tag saw the tree at build time (`git describe --always --dirty --tags`), but
+# "-dirty" judged without the refshard configs: other tests' campaigns edit them, and put
+# them back, while this one runs beside them (once it read "-dirty" of a clean clone).
+if describe=$(git -C "$SOURCE_ROOT" describe --always --tags 2>/dev/null); then
+  git -C "$SOURCE_ROOT" diff --quiet HEAD -- . ':(exclude)profiles/*.config.json' ||
+    describe="$describe-dirty"
   commit=${describe##*-g}
   commit=${commit%-dirty}
   dirty=""
