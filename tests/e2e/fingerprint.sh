@@ -3,8 +3,12 @@
 # across campaigns of different hosts warned about (an error under --same-host).
 source "$(dirname "$0")/lib.sh"
 
+# a copy of the profile and its config: the source tree's config is one campaign's at a time,
+# and other tests run beside this one
+mkdir -p "$TMP/ref"
+cp "$SOURCE_ROOT/profiles/refshard.json" "$SOURCE_ROOT/profiles/refshard.config.json" "$TMP/ref/"
 ImageOS=ubuntu24 ImageVersion=20250101.1 RUNNER_NAME='GitHub Actions 3' \
-  "$LOOPBENCH" run "$SOURCE_ROOT/profiles/refshard.json" -s 2 -n 1 -w 0.5 -t 1 -o "$TMP/a" -q \
+  "$LOOPBENCH" run "$TMP/ref/refshard.json" -s 2 -n 1 -w 0.5 -t 1 -o "$TMP/a" -q \
   >/dev/null
 doc=$TMP/a/results.json
 check "run records the runner from GitHub's variables" jq -e '.host.runner ==
