@@ -178,6 +178,14 @@ int tune_init(struct tune *t, const struct tune_spec *spec, struct lb_error *err
     }
     t->spec = *s;
     t->sides = (s->reference > 0) + (s->reference + 1 < s->grid->n);
+    t->longest = s->max_rounds * TUNE_LONGER;
+    t->longest = t->longest < SEQ_LIMIT_MAX ? t->longest : SEQ_LIMIT_MAX;
+    t->long_seq = xcalloc(1, sizeof(*t->long_seq));
+    if (t->longest > s->max_rounds &&
+        seq_init_spending(t->long_seq, 0, t->longest, TUNE_GAMMA, &o, err) < 0) {
+        tune_release(t);
+        return -1;
+    }
     return 0;
 }
 
@@ -186,6 +194,9 @@ void tune_release(struct tune *t)
     if (t->seq)
         seq_release(t->seq);
     free(t->seq);
+    if (t->long_seq)
+        seq_release(t->long_seq);
+    free(t->long_seq);
     memset(t, 0, sizeof(*t));
 }
 
@@ -280,11 +291,11 @@ static void fill_p(struct series *s)
 }
 
 /* Whether s's within (or outside) test crossed the boundary of level alpha at any of its
- * looks up to `seen` values. */
-static bool crossed(struct seq *q, const struct series *s, bool outside, double alpha)
+ * looks from `from` values up to `seen`. */
+static bool crossed(struct seq *q, const struct series *s, bool outside, double alpha, size_t from)
 {
     const double *p = outside ? s->p_out : s->p_in;
-    for (size_t k = SEQ_MIN_ROUNDS; k <= s->seen; k++)
+    for (size_t k = from > SEQ_MIN_ROUNDS ? from : SEQ_MIN_ROUNDS; k <= s->seen; k++)
         if (p[k - 1] <= seq_nominal(q, alpha, (long)k))
             return true;
     return false;
@@ -306,8 +317,10 @@ struct replay {
     long *cell;          /* [settings run * R]: the run of a setting in round r; -1 */
     struct scale *scale; /* [G] */
     bool *trivial;       /* [S * G]: the reference's relative guards, within by definition */
-    struct series *ser;  /* [S * G] */
+    struct series *ser;  /* [S * G]: the first max_rounds values */
+    struct series *ext;  /* [S * G]: the first tune.longest, for a longer trial */
     double *level;       /* [S]: its alpha in the within sequence */
+    double *longer;      /* [S]: its longer trial's alpha; 0 */
     long *claimed;       /* [S]: the look it was called within every guard; -1 */
     long *within;        /* [S * G]: the look its guard was called within; -1 */
     long *outside;       /* [S * G]: the look its guard was proven outside; -1 */
@@ -420,19 +433,23 @@ static void choose_scale(struct replay *p, size_t g)
     }
 }
 
-/* Setting s's values of guard g in the order of its rounds, the first max_rounds usable. */
-static void build_series(struct replay *p, size_t s, size_t g)
+/* Setting s's values of guard g in the order of its rounds, the first cap usable, into z
+ * (sized by its runs, not the cap: a crafted results.json's cap of 1000 costs nothing). */
+static void build_series(struct replay *p, size_t s, size_t g, size_t cap, struct series *z)
 {
     const struct tune_guard *q = &p->t->spec.guard[g];
     const struct scale *sc = &p->scale[g];
-    struct series *z = &p->ser[s * p->G + g];
-    size_t ref = p->t->spec.reference, cap = (size_t)p->t->spec.max_rounds;
+    size_t ref = p->t->spec.reference, ran = 0;
     bool relative = q->kind != TUNE_ABSOLUTE;
-    z->at = xcalloc(cap, sizeof(size_t));
-    z->h = xcalloc(cap, sizeof(double));
-    z->p_in = xcalloc(cap, sizeof(double));
-    z->p_out = xcalloc(cap, sizeof(double));
-    double *u = xcalloc(cap, sizeof(double)), ref_sum = 0;
+    for (size_t r = 0; r < p->R; r++)
+        ran += run_at(p, s, r) >= 0;
+    cap = ran < cap ? ran : cap;
+    size_t room = cap ? cap : 1;
+    z->at = xcalloc(room, sizeof(size_t));
+    z->h = xcalloc(room, sizeof(double));
+    z->p_in = xcalloc(room, sizeof(double));
+    z->p_out = xcalloc(room, sizeof(double));
+    double *u = xcalloc(room, sizeof(double)), ref_sum = 0;
     for (size_t r = 0; r < p->R && z->n < cap; r++) {
         double x = value_at(p, g, s, r), y = relative ? value_at(p, g, ref, r) : 0;
         if (isnan(x) || isnan(y))
@@ -502,7 +519,7 @@ static void look_outside(struct replay *p, size_t look)
                     p->ser[c].seen < SEQ_MIN_ROUNDS)
                     continue;
                 p->out_alpha[c] = share;
-                if (crossed(p->t->seq, &p->ser[c], true, share)) {
+                if (crossed(p->t->seq, &p->ser[c], true, share, 0)) {
                     p->outside[c] = (long)look;
                     called++;
                     more = true;
@@ -513,14 +530,22 @@ static void look_outside(struct replay *p, size_t look)
 }
 
 /* s is the head of its sequence at this look: each guard not yet within is tested at s's
- * alpha over every look so far. Returns whether s is now within every guard. */
-static bool test_head(struct replay *p, size_t s, size_t look)
+ * alpha over every look so far, to the cap; or, in a longer trial (the last of the second
+ * sequence: s undecided at its cap, every setting behind it settled), at that sequence's
+ * alpha over its looks past the cap to tune.longest (their boundaries: every look from
+ * the first spends a little of it, but the spending is late). Returns whether s is now
+ * within every guard. */
+static bool test_head(struct replay *p, size_t s, size_t look, bool longer)
 {
+    struct seq *q = longer ? p->t->long_seq : p->t->seq;
+    const struct series *z = longer ? p->ext : p->ser;
+    double alpha = longer ? p->longer[s] : p->level[s];
+    size_t from = longer ? (size_t)p->t->spec.max_rounds + 1 : 0;
     bool all = true;
     for (size_t g = 0; g < p->G; g++) {
         size_t c = s * p->G + g;
-        if (!p->trivial[c] && p->within[c] < 0 && p->level[s] > 0 &&
-            crossed(p->t->seq, &p->ser[c], false, p->level[s]))
+        if (!p->trivial[c] && p->within[c] < 0 && alpha > 0 &&
+            crossed(q, &z[c], false, alpha, from))
             p->within[c] = (long)look;
         all = all && (p->trivial[c] || p->within[c] >= 0);
     }
@@ -535,7 +560,7 @@ static bool passed(struct replay *p, size_t s, size_t look)
 {
     if (p->claimed[s] >= 0 || any_outside(p, s))
         return true;
-    return test_head(p, s, look);
+    return test_head(p, s, look, false);
 }
 
 /* Whether undecided s can no longer cross: each guard's looks, up to the cap, are done. */
@@ -554,25 +579,30 @@ static bool exhausted(const struct replay *p, size_t s)
  * setting not passed; but past the first head undecided at its cap the rest of the side
  * goes on as a second sequence at the rescue's share of the alpha (the first's is the
  * rest: a union bound), so one setting too thin to prove does not leave every one behind
- * it untested. */
+ * it untested; and once every one of those is passed, their alpha goes to that head's
+ * longer trial. */
 static void look_within(struct replay *p, size_t look)
 {
     if (!passed(p, p->t->spec.reference, look))
         return;
     double whole = within_alpha(&p->t->spec) / (double)p->t->sides;
     for (int side = 0; side < 2; side++) {
-        bool rescue = false;
-        for (size_t i = 0; i < p->in_sequence[side]; i++) {
+        long stuck = -1;
+        bool settled = true;
+        for (size_t i = 0; i < p->in_sequence[side] && settled; i++) {
             size_t s = p->sequence[side][i];
             if (p->first[s] > look)
                 break;
             if (p->claimed[s] < 0)
-                p->level[s] = whole * (rescue ? TUNE_RESCUE : 1.0 - TUNE_RESCUE);
+                p->level[s] = whole * (stuck >= 0 ? TUNE_RESCUE : 1.0 - TUNE_RESCUE);
             if (passed(p, s, look))
                 continue;
-            if (rescue || !exhausted(p, s))
-                break;
-            rescue = true;
+            settled = stuck < 0 && exhausted(p, s);
+            stuck = settled ? (long)s : stuck;
+        }
+        if (stuck >= 0 && settled) {
+            p->longer[stuck] = whole * TUNE_RESCUE;
+            test_head(p, (size_t)stuck, look, true);
         }
     }
 }
@@ -616,6 +646,13 @@ static void build_sequences(struct replay *p)
         p->level[s] = s == ref ? whole : whole * (1.0 - TUNE_RESCUE) / (double)p->t->sides;
 }
 
+/* The values a look sees: those of its round and before. */
+static void advance(struct series *z, size_t look)
+{
+    while (z->seen < z->n && z->at[z->seen] <= look)
+        z->seen++;
+}
+
 static void replay(struct replay *p)
 {
     size_t ref = p->t->spec.reference;
@@ -629,9 +666,8 @@ static void replay(struct replay *p)
         for (size_t i = 0; i < p->nrun; i++) {
             size_t s = p->run_order[i];
             for (size_t g = 0; g < p->G; g++) {
-                struct series *z = &p->ser[s * p->G + g];
-                while (z->seen < z->n && z->at[z->seen] <= look)
-                    z->seen++;
+                advance(&p->ser[s * p->G + g], look);
+                advance(&p->ext[s * p->G + g], look);
             }
         }
         look_outside(p, look);
@@ -647,7 +683,9 @@ static void fill_check(struct replay *p, size_t s, size_t g, struct tune_check *
     const struct tune_guard *q = &p->t->spec.guard[g];
     const struct scale *sc = &p->scale[g];
     size_t at = s * p->G + g;
-    const struct series *z = &p->ser[at];
+    /* a longer trial's over its values past the cap too */
+    bool longer = p->longer[s] > 0 && p->ext[at].n > p->ser[at].n;
+    const struct series *z = longer ? &p->ext[at] : &p->ser[at];
     long last = p->R ? p->round_id[p->R - 1] : -1;
     memset(c, 0, sizeof(*c));
     c->log_scale = sc->log_scale;
@@ -678,9 +716,13 @@ static void fill_check(struct replay *p, size_t s, size_t g, struct tune_check *
     c->se = sum.sd / sqrt((double)z->n);
     c->p_within = z->p_in[z->n - 1];
     c->p_outside = z->p_out[z->n - 1];
-    c->level_within = p->level[s] > 0 ? seq_nominal(p->t->seq, p->level[s], (long)z->n) : 0;
+    if (longer)
+        c->level_within = seq_nominal(p->t->long_seq, p->longer[s], (long)z->n);
+    else if (p->level[s] > 0)
+        c->level_within = seq_nominal(p->t->seq, p->level[s], (long)z->n);
     c->share_outside = p->out_alpha[at] > 0 ? p->out_alpha[at] : p->t->spec.alpha;
-    c->level_outside = seq_nominal(p->t->seq, c->share_outside, (long)z->n);
+    /* the outside test's looks end at the cap */
+    c->level_outside = seq_nominal(p->t->seq, c->share_outside, (long)p->ser[at].n);
     /* the bounds the verdicts are judged by; with no spread the sign test's: the point
      * once its p reaches the level, else nothing */
     double worst = NAN, best = NAN;
@@ -997,6 +1039,7 @@ static void fill_result(struct replay *p, struct tune_result *r)
         struct tune_setting *st = &r->setting[s];
         st->side = side_of(p, s);
         st->level = p->level[s];
+        st->longer = p->longer[s];
         st->waits_for = -1;
         st->decided = -1;
         st->objective = st->change = st->change_lo = st->change_hi = NAN;
@@ -1043,15 +1086,23 @@ static void fill_result(struct replay *p, struct tune_result *r)
     recommend(p, r);
 }
 
+static void series_release(struct series *z)
+{
+    free(z->at);
+    free(z->h);
+    free(z->p_in);
+    free(z->p_out);
+}
+
 static void replay_release(struct replay *p)
 {
-    for (size_t i = 0; p->ser && i < p->S * p->G; i++) {
-        free(p->ser[i].at);
-        free(p->ser[i].h);
-        free(p->ser[i].p_in);
-        free(p->ser[i].p_out);
-    }
+    for (size_t i = 0; p->ser && i < p->S * p->G; i++)
+        series_release(&p->ser[i]);
+    for (size_t i = 0; p->ext && i < p->S * p->G; i++)
+        series_release(&p->ext[i]);
     free(p->ser);
+    free(p->ext);
+    free(p->longer);
     free(p->round_id);
     free(p->run_order);
     free(p->first);
@@ -1081,7 +1132,9 @@ int tune_analyse(struct tune *t, const struct tune_obs *obs, struct tune_result 
     p.scale = xcalloc(p.G, sizeof(*p.scale));
     p.trivial = xcalloc(cells, sizeof(bool));
     p.ser = xcalloc(cells, sizeof(*p.ser));
+    p.ext = xcalloc(cells, sizeof(*p.ext));
     p.level = xcalloc(p.S, sizeof(double));
+    p.longer = xcalloc(p.S, sizeof(double));
     p.claimed = xmalloc(p.S * sizeof(long));
     p.within = xmalloc(cells * sizeof(long));
     p.outside = xmalloc(cells * sizeof(long));
@@ -1095,8 +1148,11 @@ int tune_analyse(struct tune *t, const struct tune_obs *obs, struct tune_result 
         choose_scale(&p, g);
         p.trivial[ref * p.G + g] = t->spec.guard[g].kind != TUNE_ABSOLUTE;
         for (size_t i = 0; i < p.nrun; i++)
-            if (!p.trivial[p.run_order[i] * p.G + g])
-                build_series(&p, p.run_order[i], g);
+            if (!p.trivial[p.run_order[i] * p.G + g]) {
+                size_t s = p.run_order[i], c = s * p.G + g;
+                build_series(&p, s, g, (size_t)t->spec.max_rounds, &p.ser[c]);
+                build_series(&p, s, g, (size_t)t->longest, &p.ext[c]);
+            }
     }
     replay(&p);
     r->settings = p.S;
@@ -1117,24 +1173,26 @@ void tune_result_release(struct tune_result *r)
 
 /* ---- the stated power and the advice ----------------------------------------------------- */
 
-/* The nominal level of a boundary of alpha at n rounds, past the cap that of the cap (a
- * longer campaign's boundaries differ: advice, not a promise). */
-static double level_at(struct tune *t, double alpha, long n)
+/* The nominal level of a boundary of alpha at n rounds, in a longer trial or not, past
+ * the last look that of the last (a longer campaign's boundaries differ: advice, not a
+ * promise). */
+static double level_at(struct tune *t, double alpha, long n, bool longer)
 {
-    long cap = t->spec.max_rounds;
-    return seq_nominal(t->seq, alpha, n < cap ? n : cap);
+    long cap = longer ? t->longest : t->spec.max_rounds;
+    return seq_nominal(longer ? t->long_seq : t->seq, alpha, n < cap ? n : cap);
 }
 
 /* The smallest rounds in all from n + 1 at which an excess of size |excess| (spread sd a
  * value) is called with the spec's power at alpha; 0 when none by TUNE_ADVICE_MAX. */
-static long rounds_for(struct tune *t, double excess, double sd, double alpha, size_t n)
+static long rounds_for(struct tune *t, double excess, double sd, double alpha, size_t n,
+                       bool longer)
 {
     if (!(sd > 0) || excess == 0 || !(alpha > 0) || isnan(excess))
         return 0;
     long lo = (long)n > SEQ_MIN_ROUNDS - 1 ? (long)n : SEQ_MIN_ROUNDS - 1, hi = TUNE_ADVICE_MAX;
     double need = fabs(excess);
 #define CALLS(k)                                                                                   \
-    (stats_t_detectable(sd / sqrt((double)(k)), (double)(k)-1, level_at(t, alpha, k),              \
+    (stats_t_detectable(sd / sqrt((double)(k)), (double)(k)-1, level_at(t, alpha, k, longer),      \
                         t->spec.power, -INFINITY) <= need)
     if (!CALLS(hi))
         return 0;
@@ -1161,11 +1219,15 @@ void tune_advise(struct tune *t, struct tune_result *r)
                 continue;
             double d = stats_t_detectable(c->se, c->df, c->level_outside, t->spec.power, -INFINITY);
             c->detectable = c->log_scale ? expm1(d) : d;
-            /* an undecided one is settled by the test on the side its estimate lies */
+            /* an undecided one is settled by the test on the side its estimate lies (a
+             * longer trial's within test is its own) */
+            bool outside = c->excess > 0, longer = !outside && r->setting[s].longer > 0;
             if (c->verdict == TUNE_UNDECIDED)
-                c->rounds_needed =
-                    rounds_for(t, c->excess, c->se * sqrt((double)c->n),
-                               c->excess > 0 ? c->share_outside : r->setting[s].level, c->n);
+                c->rounds_needed = rounds_for(
+                    t, c->excess, c->se * sqrt((double)c->n),
+                    outside ? c->share_outside
+                            : (longer ? r->setting[s].longer : r->setting[s].level),
+                    c->n, longer);
         }
 }
 
@@ -1198,6 +1260,28 @@ static bool looks_outside(const struct tune_result *r, size_t s)
     return false;
 }
 
+/* Whether setting s's longer trial should go on: no guard left to prove lies more than a
+ * standard error beyond its limit (a head truly outside stops there; its outside test
+ * ended at the cap), and, were it proven within every guard, it would be the answer by
+ * what the runs so far show: a lower objective than the lowest's by more than a tie, or
+ * a tie with it nearer the reference than the recommended setting. Stopping without a
+ * verdict never adds to the error. */
+static bool worth_longer(const struct tune *t, const struct tune_result *r, size_t s)
+{
+    for (size_t g = 0; g < r->guards; g++) {
+        const struct tune_check *c = &r->check[s * r->guards + g];
+        if (c->verdict != TUNE_WITHIN && c->tested && c->excess > c->se)
+            return false;
+    }
+    if (r->best < 0)
+        return true;
+    double sign = t->spec.objective_higher_is_better ? -1.0 : 1.0, tie = t->spec.tie;
+    double d = sign * (r->setting[s].objective - r->setting[r->best].objective);
+    size_t ref = t->spec.reference;
+    return !(d >= -tie) ||
+           (d <= tie && apart(s, ref) < apart((size_t)r->recommended, ref));
+}
+
 /* One side of the reference: what it wants run; returns whether its boundary is found.
  * Every setting run joins its side's sequence at the end, behind every setting run before
  * it (src/analysis/tune.c's replay): each undecided one holds all that come after it, so
@@ -1217,6 +1301,8 @@ static bool plan_side(const struct tune *t, const struct tune_result *r, int sid
             continue;
         if ((long)st->rounds < cap)
             want(pl, (size_t)s, 0);
+        else if (st->longer > 0 && (long)st->rounds < t->longest && worth_longer(t, r, (size_t)s))
+            want(pl, (size_t)s, 3);
         else
             stuck++;
     }

@@ -16,8 +16,9 @@
  *    ahead of one undecided; one proven outside is passed over, so the sequence needs no
  *    monotonic knob to hold its error; past the first head undecided at its cap the rest
  *    of its side is a second sequence at TUNE_RESCUE of the side's alpha (the first has
- *    the rest). The chance that any setting truly outside a guard is called within, over
- *    every setting and look, is at most alpha;
+ *    the rest), and once all of it is settled that head goes on in a longer trial at the
+ *    second's alpha, the last of that sequence (TUNE_LONGER). The chance that any setting
+ *    truly outside a guard is called within, over every setting and look, is at most alpha;
  *  - outside: its lower bound over the limit, by Holm over the settings run, at alpha;
  *  - undecided otherwise.
  * The answer is the setting within every guard with the lowest objective, its saving
@@ -49,7 +50,7 @@ struct seq;
 /* A setting's rounds at most by default: its within and outside tests' looks' cap. The
  * calibration (tests/bench/calibrate.c tune) put a knob's true best setting 1.2 sd of a
  * round inside its guard: recommended in 85-89% of trials at 10, 98-99% at 15, for a
- * quarter more runs; one 0.44 sd inside needs about 45 (docs/report.md). */
+ * quarter more runs; one 0.44 sd inside needs more, its longer trial's (TUNE_LONGER). */
 #define TUNE_DEFAULT_ROUNDS 15
 /* The spending function of those looks (Hwang-Shih-DeCani, src/analysis/sequential.h):
  * later than the gate's -1, since a tune's answer rests on the settings near their limits,
@@ -59,6 +60,13 @@ struct seq;
 /* The share of a side's within alpha kept for the settings behind a head undecided at
  * its cap (a second sequence; the first has the rest). */
 #define TUNE_RESCUE 0.2
+/* A head undecided at its cap, once every setting behind it is settled, goes on to this
+ * many caps' rounds (at most SEQ_LIMIT_MAX) in a longer trial at the rescue's share, which
+ * those settings passed on, while proving it would change the answer. The calibration's
+ * smooth rise (its best 0.44 sd of a round inside its limit) is found in 41% of campaigns
+ * without it, 92% with it at 6 caps (4: 79%), for twice the runs; the other knobs keep
+ * their figures for about one run more (docs/report.md). */
+#define TUNE_LONGER 6
 /* Beyond this many rounds, "rounds needed" stops being advice. */
 #define TUNE_ADVICE_MAX 100
 
@@ -125,8 +133,10 @@ struct tune_spec tune_spec_default(void);
  * simulated paths each, about 50 ms at a cap of 10 rounds) and kept. */
 struct tune {
     struct tune_spec spec;
-    long sides;      /* sides of the reference the grid has values on: 1 or 2 */
-    struct seq *seq; /* the boundaries' cache (src/analysis/sequential.c) */
+    long sides;           /* sides of the reference the grid has values on: 1 or 2 */
+    struct seq *seq;      /* the boundaries' cache (src/analysis/sequential.c) */
+    long longest;         /* a longer trial's rounds at most: TUNE_LONGER caps */
+    struct seq *long_seq; /* its boundaries, looks to longest */
 };
 /* -1 with err naming what is at fault: the reference off the grid, no guard, a
  * relative limit below 0, alpha or power outside (0, 1), max_rounds out of range. */
@@ -160,7 +170,8 @@ struct tune_check {
     long decided;   /* the round whose look decided it (an observation's round); -1 */
     bool tested;    /* 2 values or more (the first look is after SEQ_MIN_ROUNDS) */
     bool log_scale; /* tested on logs: every value of the key (and the limit) > 0 */
-    size_t n;       /* values used: runs, or rounds paired with the reference; <= max_rounds */
+    size_t n;       /* values used: runs, or rounds paired with the reference; <= max_rounds,
+                     * or tune.longest in a longer trial */
     double value, limit;
     /* The bound on the harmful side at the within test's level, and on the other side at
      * the outside test's: within when the first is inside the limit, outside when the
@@ -188,6 +199,8 @@ struct tune_setting {
     enum tune_verdict verdict; /* within every guard, outside one, or undecided */
     long decided;
     double level;   /* the one-sided alpha its within tests had in the sequence */
+    double longer;  /* a head undecided at its cap whose followers are settled: the alpha
+                     * of its longer trial, to tune.longest rounds; 0 */
     long waits_for; /* undecided and not yet tested for within: the setting ahead of it
                      * in the sequence that is not decided; -1 */
     /* The objective: its typical value (geometric mean on logs), and its change against
@@ -272,8 +285,10 @@ const char *tune_stop_name(enum tune_stop s);
  *     looks within two ties of it (its guard rounds then settle the tie as well).
  * A side's first setting undecided at its cap counts as the next one beyond its last
  * within (bisection toward it; the rescue sequence tests what lies behind it); nothing is
- * added behind a second (it would never be tested). r is tune_analyse's of the runs so
- * far. */
+ * added behind a second (it would never be tested). Once what lies behind it is settled,
+ * it runs on in its longer trial (the last wanted) while it would be the answer and no
+ * guard left to prove lies more than a standard error beyond its limit. r is
+ * tune_analyse's of the runs so far. */
 enum tune_stop tune_next(const struct tune *t, const struct tune_result *r, bool *next);
 
 #endif

@@ -187,8 +187,9 @@ int tune_markdown(const void *view, const void *opts, FILE *out, struct lb_error
             char need[64] = "more rounds than are advised";
             if (x->rounds_needed > 0)
                 snprintf(need, sizeof(need), "about %ld rounds in all", x->rounds_needed);
-            fprintf(out, "%s- %s, %s: undecided; %s would settle it (80%% power).\n",
-                    any ? "" : "Undecided:\n\n", name, gt, need);
+            fprintf(out, "%s- %s, %s: undecided%s; %s would settle it (80%% power).\n",
+                    any ? "" : "Undecided:\n\n", name, gt,
+                    r->setting[s].longer > 0 ? " in a longer trial past its cap" : "", need);
             any = true;
             free(name);
             free(gt);

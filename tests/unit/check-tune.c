@@ -729,7 +729,10 @@ END_TEST
  * 2 straddles its limit (ratio 1.3) from the first round; 1, run later, joins the sequence
  * behind it, and is tested in the rescue sequence at its share of the alpha: its lag is
  * the reference's, within at once, and it is the answer where the reference was before
- * (1 cannot be tested while 2 holds it). 3 is far outside. */
+ * (1 cannot be tested while 2 holds it). 3 is far outside. With every setting behind it
+ * settled, 2 goes on in a longer trial at their alpha, to 6 caps (30 rounds): at 1.2 it is
+ * proven within there and is the answer; left at its limit it stops undecided at 30; gone
+ * to 1.6, more than a standard error outside, it stops at once. */
 START_TEST(rescue_past_a_stuck_head)
 {
     struct tune_grid g;
@@ -762,6 +765,38 @@ START_TEST(rescue_past_a_stuck_head)
     ck_assert_int_eq(res.setting[1].verdict, TUNE_WITHIN);
     ck_assert_double_eq_tol(res.setting[1].level, 0.0475 * TUNE_RESCUE, 1e-12);
     ck_assert_int_eq(res.setting[3].verdict, TUNE_OUTSIDE);
+    ck_assert_int_eq(res.recommended, 1);
+    ck_assert_double_eq_tol(res.setting[2].longer, 0.0475 * TUNE_RESCUE, 1e-12);
+    ck_assert_int_eq(tune_next(&t, &res, next), TUNE_RUN);
+    ck_assert(next[2] && next[0] && !next[1] && !next[3]);
+    tune_result_release(&res);
+    static struct runs at_limit, beyond;
+    at_limit = beyond = x;
+    for (long r = 10; r < 15; r++) {
+        add(&beyond, 0, r, 10, around(2.0, r), NAN);
+        add(&beyond, 2, r, 4, around(2.0 * 1.6, r + 3), NAN);
+    }
+    ck_assert_int_eq(analyse(&t, &beyond, &res, &err), 0);
+    ck_assert_int_eq(res.setting[2].verdict, TUNE_UNDECIDED);
+    ck_assert_double_gt(res.check[2].excess, res.check[2].se);
+    ck_assert_int_eq(tune_next(&t, &res, next), TUNE_STUCK);
+    tune_result_release(&res);
+    for (long r = 10; r < 35; r++) {
+        add(&x, 0, r, 10, around(2.0, r), NAN);
+        add(&x, 2, r, 4, around(2.0 * 1.2, r + 3), NAN);
+        add(&at_limit, 0, r, 10, around(2.0, r), NAN);
+        add(&at_limit, 2, r, 4, around(2.0 * 1.3, r + 3), NAN);
+    }
+    ck_assert_int_eq(analyse(&t, &x, &res, &err), 0);
+    ck_assert_int_eq(res.setting[2].verdict, TUNE_WITHIN);
+    ck_assert_int_gt(res.setting[2].decided, 9);
+    ck_assert_uint_eq(res.check[2].n, 30);
+    ck_assert_double_lt(res.check[2].hi, res.check[2].limit);
+    ck_assert_int_eq(res.recommended, 2);
+    tune_result_release(&res);
+    ck_assert_int_eq(analyse(&t, &at_limit, &res, &err), 0);
+    ck_assert_int_eq(res.setting[2].verdict, TUNE_UNDECIDED);
+    ck_assert_uint_eq(res.setting[2].rounds, 30);
     ck_assert_int_eq(res.recommended, 1);
     ck_assert_int_eq(tune_next(&t, &res, next), TUNE_STUCK);
     tune_result_release(&res);
