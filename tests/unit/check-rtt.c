@@ -197,6 +197,17 @@ static void probe_for(const struct rtt_opts *o, double seconds, struct rtt_resul
     rtt_stop(p, r);
 }
 
+/* A server of this mode probed for `seconds`, 200 requests a second over 2 connections,
+ * and stopped. */
+static void probe_server(enum server_mode mode, double seconds, struct rtt_result *r)
+{
+    struct server s;
+    server_start(&s, mode);
+    struct rtt_opts o = line_opts(s.port, 200, 2);
+    probe_for(&o, seconds, r);
+    server_stop(&s);
+}
+
 /* Each request that came due ended exactly one way. */
 static void assert_accounted(const struct rtt_counts *c, const struct histogram *h)
 {
@@ -218,12 +229,8 @@ static void assert_rate_kept(const struct rtt_result *r, double rate)
 
 START_TEST(steady_echo)
 {
-    struct server s;
-    server_start(&s, SERVE_ECHO);
-    struct rtt_opts o = line_opts(s.port, 200, 2);
     struct rtt_result r;
-    probe_for(&o, 1.0, &r);
-    server_stop(&s);
+    probe_server(SERVE_ECHO, 1.0, &r);
 
     ck_assert_uint_ge(r.duration_ns, 1000 * MS);
     assert_rate_kept(&r, 200);
@@ -251,12 +258,8 @@ START_TEST(stall_measured_from_schedule)
      * time: about 40 requests wait, half of them 100 ms or more. A closed-loop probe,
      * which waits for a reply before its next request, would show one slow request per
      * connection, and the stall's 40 requests would simply not have been sent. */
-    struct server s;
-    server_start(&s, SERVE_STALL);
-    struct rtt_opts o = line_opts(s.port, 200, 2);
     struct rtt_result r;
-    probe_for(&o, 1.0, &r);
-    server_stop(&s);
+    probe_server(SERVE_STALL, 1.0, &r);
 
     assert_rate_kept(&r, 200);
     assert_accounted(&r.requests, &r.rtt);
@@ -280,12 +283,8 @@ END_TEST
  * second of it and one). */
 START_TEST(stall_at_the_stop)
 {
-    struct server s;
-    server_start(&s, SERVE_STALL);
-    struct rtt_opts o = line_opts(s.port, 200, 2);
     struct rtt_result r;
-    probe_for(&o, 0.35, &r);
-    server_stop(&s);
+    probe_server(SERVE_STALL, 0.35, &r);
 
     assert_accounted(&r.requests, &r.rtt);
     ck_assert_uint_eq(r.requests.errors + r.requests.timeouts, 0);
