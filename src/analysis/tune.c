@@ -1422,15 +1422,16 @@ enum tune_stop tune_next(const struct tune *t, const struct tune_result *r, bool
     size_t n = r->settings, ref = t->spec.reference;
     struct plan pl = {xcalloc(n + 1, sizeof(size_t)), xcalloc(n + 1, sizeof(int)), 0};
     memset(next, 0, n * sizeof(bool));
-    /* the coarse grid: the ends and values evenly between, and the reference */
-    size_t coarse = n < TUNE_COARSE ? n : TUNE_COARSE;
-    for (size_t k = 0; k <= coarse; k++) {
-        size_t s = k == coarse
-                       ? ref
-                       : (size_t)floor((double)k * (double)(n - 1) / (double)(coarse - 1) + 0.5);
-        if (r->setting[s].rounds < SEQ_MIN_ROUNDS && s != ref)
-            want(&pl, s, 0);
-    }
+    /* the coarse grid: the reference, and on each side its end and the values halving the
+     * way back (an idle wait's 16, 8, 4, 2: a knob changes most near the reference) */
+    for (int k = TUNE_COARSE / (int)t->sides - 1; k >= 0; k--) /* the nearest first */
+        for (int side = -1; side <= 1; side += 2) {
+            size_t reach = side < 0 ? ref : n - 1 - ref;
+            size_t d = (size_t)floor(ldexp((double)reach, -k) + 0.5);
+            size_t s = side < 0 ? ref - d : ref + d;
+            if (d > 0 && r->setting[s].rounds < SEQ_MIN_ROUNDS)
+                want(&pl, s, 0);
+        }
     bool located = true;
     if (pl.n == 0) {
         for (int side = -1; side <= 1; side += 2)

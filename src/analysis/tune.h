@@ -40,9 +40,9 @@ struct seq;
  * nearest the reference: a saving this small is no reason to move further, and where the
  * CPU is flat (refshard's past its 8 ms tick) the lowest point is the noise's choice. */
 #define TUNE_TIE_CPU 0.5
-/* The coarse grid run first: the grid's ends and values evenly between, this many in all,
- * and the reference. */
-#define TUNE_COARSE 5
+/* The coarse grid run first: the reference and this many values, shared between its
+ * sides: each side's end and the values halving the way back (refshard's 16, 8, 4 and 2). */
+#define TUNE_COARSE 4
 /* Unrun values a round adds where the knob proved not monotonic (each value of that side
  * of the grid is then run, the most promising objective first). */
 #define TUNE_FILL 2

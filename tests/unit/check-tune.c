@@ -507,8 +507,9 @@ START_TEST(edge_cases)
     size_t count = 0;
     for (size_t s = 0; s < g.n; s++)
         count += next[s];
-    ck_assert_uint_eq(count, 6); /* the 5 coarse values and the reference */
-    ck_assert(next[0] && next[9] && next[2500] && next[5000] && next[7499] && next[g.n - 1]);
+    /* the reference and each side's end and halfway back: 4 and 5004 */
+    ck_assert_uint_eq(count, 5);
+    ck_assert(next[0] && next[4] && next[9] && next[5004] && next[g.n - 1]);
     tune_result_release(&res);
     for (long r = 0; r < 3; r++)
         for (size_t s = 0; s < g.n; s++)
@@ -589,15 +590,18 @@ START_TEST(categorical_two_sides)
 }
 END_TEST
 
-/* Grid 0..8, the coarse values 2, 4, 6, 8 run 10 rounds: lag +30% at most, CPU falling as
- * 1 / (1 + w). */
+/* Grid 0..8, the coarse values 1, 2, 4, 8 and 6 run 10 rounds: lag +30% at most (1 as the
+ * reference, the others at ratio[w / 2]), CPU falling as 1 / (1 + w). */
 static void coarse_runs(struct runs *x, const double *ratio)
 {
+    static const size_t run[] = {0, 1, 2, 4, 6, 8};
     x->n = 0;
     for (long r = 0; r < 10; r++)
-        for (size_t s = 0; s <= 8; s += 2)
+        for (size_t i = 0; i < sizeof(run) / sizeof(run[0]); i++) {
+            size_t s = run[i];
             add(x, s, r, around(100.0 / (1.0 + (double)s), r + (long)s),
-                around(2.0 * ratio[s / 2], r + 7 * (long)s), NAN);
+                around(2.0 * (s == 1 ? 1.0 : ratio[s / 2]), r + 7 * (long)s), NAN);
+        }
 }
 
 /* Outside at 2 but within at 4 and 6: the sequence passes 2 over (proven outside) and
@@ -665,7 +669,8 @@ START_TEST(next_round)
     bool next[17];
     ck_assert_int_eq(tune_next(&t, &res, next), TUNE_RUN);
     for (size_t k = 0; k < 17; k++)
-        ck_assert_msg(next[k] == (k % 4 == 0), "setting %zu", k);
+        ck_assert_msg(next[k] == (k == 0 || k == 2 || k == 4 || k == 8 || k == 16),
+                      "setting %zu", k);
     ck_assert_str_eq(tune_stop_name(TUNE_RUN), "run");
     tune_release(&t);
     /* 3 runs: the reference and the two coarse values nearest it */
@@ -673,7 +678,7 @@ START_TEST(next_round)
     ck_assert_int_eq(tune_init(&t, &s, &err), 0);
     ck_assert_int_eq(tune_next(&t, &res, next), TUNE_RUN);
     for (size_t k = 0; k < 17; k++)
-        ck_assert_msg(next[k] == (k == 0 || k == 4 || k == 8), "setting %zu", k);
+        ck_assert_msg(next[k] == (k == 0 || k == 2 || k == 4), "setting %zu", k);
     tune_release(&t);
     s.max_runs = 1;
     ck_assert_int_eq(tune_init(&t, &s, &err), 0);
