@@ -449,7 +449,7 @@ static void spread(struct estimate *e, size_t n, const struct gate_opts *o)
 static double cdf(double t, double df)
 {
     if (isinf(df))
-        return 0.5 * erfc(-t / sqrt(2.0));
+        return stats_normal_cdf(t);
     return stats_t_cdf(t, df);
 }
 

@@ -199,10 +199,6 @@ void seq_reset(struct seq *s)
     memset(s->futile, 0, (s->n ? s->n : 1) * sizeof(bool));
 }
 
-static double normal_cdf(double z)
-{
-    return 0.5 * erfc(-z / M_SQRT2);
-}
 
 static double normal_quantile(double p)
 {
@@ -225,11 +221,11 @@ static double chance_decided_at_cap(struct seq *s, const struct gate_result *r, 
         normal_quantile(1.0 - seq_nominal(s, s->alpha / (double)family, s->max)) * final_se;
     need = fmax(need, r->edge);
     double called =
-        1.0 - normal_cdf((need - r->delta) / spread) + normal_cdf((-need - r->delta) / spread);
+        1.0 - stats_normal_cdf((need - r->delta) / spread) + stats_normal_cdf((-need - r->delta) / spread);
     double inside =
         r->edge - normal_quantile(1.0 - seq_nominal(s, s->equivalence_alpha, s->max)) * final_se;
-    double equivalent = inside > 0 ? normal_cdf((inside - r->delta) / spread) -
-                                         normal_cdf((-inside - r->delta) / spread)
+    double equivalent = inside > 0 ? stats_normal_cdf((inside - r->delta) / spread) -
+                                         stats_normal_cdf((-inside - r->delta) / spread)
                                    : 0;
     return called + equivalent;
 }

@@ -514,9 +514,9 @@ double stats_mann_whitney_min_p(size_t m, size_t n)
 #define POWER_INTERVALS 400
 #define KNOWN_DF 1e7 /* beyond it the spread counts as known */
 
-static double normal_upper(double z)
+double stats_normal_cdf(double z)
 {
-    return 0.5 * erfc(z / M_SQRT2);
+    return 0.5 * erfc(-z / M_SQRT2);
 }
 
 /* What stats_t_power integrates, over w = log V from a to b: the density of w, e^(k w -
@@ -530,7 +530,7 @@ static void power_piece(double a, double b, double shift, double se, double df, 
         double w = a + h * i, v = exp(w);
         double weight = (i == 0 || i == POWER_INTERVALS ? 1 : (i % 2 ? 4 : 2)) * h / 3.0;
         double density = weight * exp(k * w - v / 2.0 + norm);
-        *called += density * normal_upper((fmax(floor, t_crit * se * sqrt(v / df)) - shift) / se);
+        *called += density * stats_normal_cdf((shift - fmax(floor, t_crit * se * sqrt(v / df))) / se);
         *mass += density;
     }
 }
@@ -540,7 +540,7 @@ double stats_t_power(double shift, double se, double df, double t_crit, double f
     if (!(se > 0) || !(df > 0) || isnan(shift) || isnan(t_crit) || isnan(floor))
         return NAN;
     if (df > KNOWN_DF)
-        return normal_upper((fmax(floor, t_crit * se) - shift) / se);
+        return stats_normal_cdf((shift - fmax(floor, t_crit * se)) / se);
     /* log V has mean digamma(df / 2) + log 2 and variance trigamma(df / 2) */
     double mean = stats_digamma(df / 2.0) + M_LN2, sd = sqrt(stats_trigamma(df / 2.0));
     double lo = mean - 20.0 * sd, hi = mean + 10.0 * sd, called = 0, mass = 0;

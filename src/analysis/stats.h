@@ -26,6 +26,8 @@ double stats_median(const double *x, size_t n);
 double stats_betainc(double a, double b, double x);
 /* Student's t distribution with df degrees of freedom (df > 0): P(T <= t). */
 double stats_t_cdf(double t, double df);
+/* P(Z <= z) for a standard normal Z. */
+double stats_normal_cdf(double z);
 /* The t such that P(T <= t) = p, 0 < p < 1. */
 double stats_t_quantile(double p, double df);
 

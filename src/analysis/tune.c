@@ -1348,6 +1348,23 @@ static bool plan_side(const struct tune *t, const struct tune_result *r, int sid
     return gap == 1 && st->verdict == TUNE_OUTSIDE;
 }
 
+/* Whether a rival that shared half the cap with the lowest or more would leave its tie
+ * untold at the cap, were its estimate the truth: the chances that the cap's rounds show
+ * it (the bound under the tie) and that they show it dearer are each under TUNE_FUTILE
+ * (stochastic curtailment on the conditional power, the standard error read off the
+ * bound). Left untold it is not shown to tie, so not the answer: never a tie in error. */
+static bool tie_futile(const struct tune *t, const struct tune_setting *st, double est,
+                       double hi)
+{
+    double n = (double)st->with_best, cap = (double)t->spec.max_rounds, tie = t->spec.tie;
+    double z = 1.6448536269514722, se = (hi - est) / z; /* its bound: one-sided 95% */
+    if (!(se > 0) || 2 * n < cap || n >= cap)
+        return false;
+    double half = z * se * sqrt(n / cap), sd = se * sqrt(n * (cap - n)) / cap;
+    return stats_normal_cdf((tie - half - est) / sd) < TUNE_FUTILE &&
+           stats_normal_cdf((est - half - tie) / sd) < TUNE_FUTILE;
+}
+
 /* The answer's knee and its rivals. Between the recommended setting and the nearest one
  * run on the reference's side of it (not tied, or the reference), the grid value midway,
  * until they are adjacent: the saving's knee located to the grid's resolution, not to the
@@ -1377,8 +1394,9 @@ static void plan_answer(const struct tune *t, const struct tune_result *r, struc
         double est, lo, hi;
         tune_over_lowest(r, s, t->spec.objective_higher_is_better, &est, &lo, &hi);
         bool nearer = apart(s, (size_t)ref) < apart((size_t)r->best, (size_t)ref);
+        bool futile = tie_futile(t, st, est, hi);
         if ((long)s == r->best || s == (size_t)ref || st->verdict != TUNE_WITHIN ||
-            !(isnan(st->to_best) || (nearer ? lo <= tie && hi > tie : lo < -tie)))
+            !(isnan(st->to_best) || (nearer ? lo <= tie && hi > tie && !futile : lo < -tie)))
             continue;
         if ((long)st->with_best < cap) {
             want(pl, s, 2);

@@ -67,6 +67,9 @@ struct seq;
  * without it, 92% with it at 6 caps (4: 79%), for twice the runs; the other knobs keep
  * their figures for about one run more (docs/report.md). */
 #define TUNE_LONGER 6
+/* A rival stops when the cap's rounds would tell its tie either way with less than this
+ * chance, were its estimate the truth. */
+#define TUNE_FUTILE 0.1
 /* Beyond this many rounds, "rounds needed" stops being advice. */
 #define TUNE_ADVICE_MAX 100
 
