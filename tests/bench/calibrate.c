@@ -24,6 +24,7 @@
  * peak lag (log-normal, like CPU) and a count that is often 0 (missed16ms: compared on
  * differences). A must_be_zero guardrail is exact (0 in every window of an A/A
  * comparison) and outside the correction, so it adds nothing here. */
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -1175,13 +1176,22 @@ static int noise_floor(void)
 #define TUNE_BUDGET_RUNS 200 /* --max-runs of every simulated campaign */
 #define TUNE_RUNS_MAX 256    /* the most runs a campaign holds here: the budget, or a grid */
 
+/* A real target's grid, every value every round (tests/data/refshard-grid.csv): a
+ * replayed round draws one of its rounds, and each setting run takes that round's run. */
+#define RECORDED_ROUNDS_MAX 64
+struct recorded {
+    long rounds;
+    double objective[RECORDED_ROUNDS_MAX][KNOB_MAX], key[RECORDED_ROUNDS_MAX][KNOB_MAX];
+};
+
 struct sim_knob {
     const char *name, *shape;
     size_t n, reference, guards;
     struct tune_guard guard[2];
-    double objective[KNOB_MAX];
+    double objective[KNOB_MAX]; /* a recorded knob's: its runs' means */
     double level[2][KNOB_MAX];
-    const char *const *labels; /* a categorical knob's names; NULL: 0..n-1 */
+    const char *const *labels;  /* a categorical knob's names; NULL: 0..n-1 */
+    const struct recorded *rec; /* NULL: the model's draws */
 };
 
 static const char *const sbwt[] = {"none", "very_short", "short", "medium", "long", "very_long"};
@@ -1296,8 +1306,10 @@ static bool knob_within(const struct sim_knob *k, size_t s)
     for (size_t g = 0; g < k->guards; g++) {
         const struct tune_guard *q = &k->guard[g];
         double x = log(k->level[g][s]);
-        if (q->kind == TUNE_ABSOLUTE ? x > log(q->limit)
-                                     : x - log(k->level[g][k->reference]) > log1p(q->limit / 100))
+        if (q->kind == TUNE_DELTA ? k->level[g][s] - k->level[g][k->reference] > q->limit
+            : q->kind == TUNE_ABSOLUTE
+                ? x > log(q->limit)
+                : x - log(k->level[g][k->reference]) > log1p(q->limit / 100))
             return false;
     }
     return true;
@@ -1337,11 +1349,17 @@ static void knob_round(const struct sim_knob *k, const bool *run, long round, ui
                        struct knob_runs *x)
 {
     double drift = ROUND_SD * draw_normal(rng);
+    long drawn = k->rec ? (long)(draw_uniform(rng) * (double)k->rec->rounds) : 0;
     for (size_t s = 0; s < k->n && x->n < TUNE_RUNS_MAX; s++) {
         if (!run[s])
             continue;
         x->setting[x->n] = s;
         x->round[x->n] = round;
+        if (k->rec) {
+            x->objective[x->n] = k->rec->objective[drawn][s];
+            x->key[0][x->n++] = k->rec->key[drawn][s];
+            continue;
+        }
         x->objective[x->n] = k->objective[s] * exp(drift + RUN_SD * draw_normal(rng));
         for (size_t g = 0; g < k->guards; g++)
             x->key[g][x->n] = k->level[g][s] * exp(drift + RUN_SD * draw_normal(rng));
@@ -1456,10 +1474,7 @@ static void knob_name(const struct sim_knob *k, size_t s, char *buf, size_t len)
         snprintf(buf, len, "%zu", s);
 }
 
-/* Each knob tuned to its end with at most `cap` rounds a setting, against the full grid
- * of fixed rounds: the fewest that recommend the true best as often (bisected: the share
- * grows with the rounds), or the cap's share when it falls short. */
-static void knob_table(uint64_t *rng, long cap)
+static void knob_header(long cap)
 {
     printf("At most %ld rounds a setting (--max-rounds %ld):\n\n"
            "| knob | shape | true best (margins) | true best recommended | it or a neighbour "
@@ -1467,57 +1482,73 @@ static void knob_table(uint64_t *rng, long cap)
            "as often right: rounds, runs | its outside | runs against the grid |\n"
            "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
            cap, cap);
+}
+
+/* Knob k tuned to its end with at most `cap` rounds a setting, against the full grid of
+ * fixed rounds: the fewest that recommend the true best as often (bisected: the share
+ * grows with the rounds), or the cap's share when it falls short; a row of the table. */
+static void knob_row(uint64_t *rng, const struct sim_knob *k, long cap)
+{
+    struct tune_grid grid;
+    struct lb_error err;
+    int ok = k->labels ? tune_grid_list(&grid, k->labels, k->n, &err)
+                       : tune_grid_range(&grid, 0, (double)k->n - 1, 1, &err);
+    if (ok < 0) {
+        fprintf(stderr, "calibrate: %s\n", err.msg);
+        exit(1);
+    }
+    struct tune t;
+    knob_tune(&t, &grid, k, cap);
+    struct knob_tally a, f, at_cap;
+    knob_trials(&t, k, 0, TUNE_TRIALS, rng, &a);
+    knob_trials(&t, k, cap, TUNE_TRIALS, rng, &at_cap);
+    long lo = SEQ_MIN_ROUNDS - 1, hi = cap;
+    f = at_cap;
+    while (at_cap.best >= a.best && hi - lo > 1) {
+        long mid = (lo + hi) / 2;
+        struct knob_tally m;
+        knob_trials(&t, k, mid, TUNE_TRIALS, rng, &m);
+        if (m.best >= a.best) {
+            hi = mid;
+            f = m;
+        } else
+            lo = mid;
+    }
+    size_t best = knob_best(k);
+    double in, out;
+    knob_margins(k, best, &in, &out);
+    char name[32], margins[32], grid_col[64];
+    knob_name(k, best, name, sizeof(name));
+    if (k->rec) /* a recorded knob's truth is its runs' means: no model sd to measure by */
+        snprintf(margins, sizeof(margins), "its runs' means");
+    else
+        snprintf(margins, sizeof(margins), "%.2f / %.2f", in, out);
+    bool short_of = at_cap.best < a.best;
+    if (short_of)
+        snprintf(grid_col, sizeof(grid_col), "not at %ld rounds (%.1f%%), %zu", cap,
+                 pct(at_cap.best, at_cap.trials), (size_t)cap * k->n);
+    else
+        snprintf(grid_col, sizeof(grid_col), "%ld, %zu", hi, (size_t)hi * k->n);
+    printf("| %s | %s | %s (%s) | %.1f | %.1f | %.1f | %.1f | %.1f (%.1f) | %.0f / "
+           "%.0f / %.0f | %s | %.1f | %.2f |\n",
+           k->name, k->shape, name, margins, pct(a.best, a.trials), pct(a.near, a.trials),
+           pct(a.outside, a.trials), pct(a.none, a.trials), (double)a.runs / (double)a.trials,
+           (double)a.rounds / (double)a.trials, pct(a.stops[TUNE_LOCATED], a.trials),
+           pct(a.stops[TUNE_BUDGET], a.trials), pct(a.stops[TUNE_STUCK], a.trials), grid_col,
+           pct(f.outside, f.trials),
+           (double)a.runs / (double)a.trials / (double)((short_of ? cap : hi) * (long)k->n));
+    fflush(stdout);
+    tune_release(&t);
+    tune_grid_release(&grid);
+}
+
+static void knob_table(uint64_t *rng, long cap)
+{
+    knob_header(cap);
     for (enum knob_id id = 0; id < KNOBS; id++) {
         struct sim_knob k;
         knob_make(id, &k);
-        struct tune_grid grid;
-        struct lb_error err;
-        int ok = k.labels ? tune_grid_list(&grid, k.labels, k.n, &err)
-                          : tune_grid_range(&grid, 0, (double)k.n - 1, 1, &err);
-        if (ok < 0) {
-            fprintf(stderr, "calibrate: %s\n", err.msg);
-            exit(1);
-        }
-        struct tune t;
-        knob_tune(&t, &grid, &k, cap);
-        struct knob_tally a, f, at_cap;
-        knob_trials(&t, &k, 0, TUNE_TRIALS, rng, &a);
-        knob_trials(&t, &k, cap, TUNE_TRIALS, rng, &at_cap);
-        long lo = SEQ_MIN_ROUNDS - 1, hi = cap;
-        f = at_cap;
-        while (at_cap.best >= a.best && hi - lo > 1) {
-            long mid = (lo + hi) / 2;
-            struct knob_tally m;
-            knob_trials(&t, &k, mid, TUNE_TRIALS, rng, &m);
-            if (m.best >= a.best) {
-                hi = mid;
-                f = m;
-            } else
-                lo = mid;
-        }
-        size_t best = knob_best(&k);
-        double in, out;
-        knob_margins(&k, best, &in, &out);
-        char name[32], grid_col[64];
-        knob_name(&k, best, name, sizeof(name));
-        bool short_of = at_cap.best < a.best;
-        if (short_of)
-            snprintf(grid_col, sizeof(grid_col), "not at %ld rounds (%.1f%%), %zu", cap,
-                     pct(at_cap.best, at_cap.trials), (size_t)cap * k.n);
-        else
-            snprintf(grid_col, sizeof(grid_col), "%ld, %zu", hi, (size_t)hi * k.n);
-        printf("| %s | %s | %s (%.2f / %.2f) | %.1f | %.1f | %.1f | %.1f | %.1f (%.1f) | %.0f / "
-               "%.0f / %.0f | %s | %.1f | %.2f |\n",
-               k.name, k.shape, name, in, out, pct(a.best, a.trials), pct(a.near, a.trials),
-               pct(a.outside, a.trials),
-               pct(a.none, a.trials), (double)a.runs / (double)a.trials,
-               (double)a.rounds / (double)a.trials, pct(a.stops[TUNE_LOCATED], a.trials),
-               pct(a.stops[TUNE_BUDGET], a.trials), pct(a.stops[TUNE_STUCK], a.trials), grid_col,
-               pct(f.outside, f.trials),
-               (double)a.runs / (double)a.trials / (double)((short_of ? cap : hi) * (long)k.n));
-        fflush(stdout);
-        tune_release(&t);
-        tune_grid_release(&grid);
+        knob_row(rng, &k, cap);
     }
 }
 
@@ -1833,6 +1864,65 @@ static int tune_calibration(void)
     return 0;
 }
 
+/* `loopbench tune` on refshard's own runs: a grid of them (tests/data/refshard-grid.csv,
+ * round,setting,cpu,tickLagPeak; every idle wait 0..16 every round), each round of a tune
+ * or of a full grid drawing one of its rounds. The truth is what the runs' means say. */
+static int replay(const char *path)
+{
+    static struct recorded rec;
+    struct sim_knob k = {
+        .name = "refshard's grid, replayed",
+        .shape = "idle wait 0..16, its rounds drawn again; tickLagPeak <= +5 ms",
+        .n = KNOB_MAX,
+        .guards = 1,
+        .rec = &rec,
+    };
+    k.guard[0] = (struct tune_guard){"tickLagPeak", TUNE_DELTA, 5, false};
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "calibrate: %s: %s\n", path, strerror(errno));
+        return 1;
+    }
+    char line[256];
+    long runs[KNOB_MAX] = {0}, round, setting;
+    double cpu, lag;
+    while (fgets(line, sizeof(line), f)) {
+        if (sscanf(line, "%ld,%ld,%lf,%lf", &round, &setting, &cpu, &lag) != 4)
+            continue; /* the header and comments */
+        if (round < 1 || round > RECORDED_ROUNDS_MAX || setting < 0 || setting >= KNOB_MAX) {
+            fprintf(stderr, "calibrate: %s: round %ld, setting %ld: expected 1..%d and 0..%d\n",
+                    path, round, setting, RECORDED_ROUNDS_MAX, KNOB_MAX - 1);
+            fclose(f);
+            return 1;
+        }
+        rec.objective[round - 1][setting] = cpu;
+        rec.key[round - 1][setting] = lag;
+        rec.rounds = round > rec.rounds ? round : rec.rounds;
+        k.objective[setting] += cpu;
+        k.level[0][setting] += lag;
+        runs[setting]++;
+    }
+    fclose(f);
+    for (size_t s = 0; s < KNOB_MAX; s++) {
+        if (runs[s] != rec.rounds || rec.rounds < SEQ_MIN_ROUNDS) {
+            fprintf(stderr, "calibrate: %s: setting %zu ran %ld of %ld rounds: expected every "
+                    "value every round, %d or more\n", path, s, runs[s], rec.rounds,
+                    SEQ_MIN_ROUNDS);
+            return 1;
+        }
+        k.objective[s] /= (double)rec.rounds;
+        k.level[0][s] /= (double)rec.rounds;
+    }
+    printf("`loopbench tune --range 0:16 --guard 'tickLagPeak<=+5'` replayed on %ld rounds of "
+           "refshard's runs (%s), %d campaigns: each round of a tune, or of the full grid, "
+           "draws one of them. The true best: the answer the runs' means give.\n\n",
+           rec.rounds, path, TUNE_TRIALS);
+    uint64_t rng = 20261207u;
+    knob_header(TUNE_DEFAULT_ROUNDS);
+    knob_row(&rng, &k, TUNE_DEFAULT_ROUNDS);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "history") == 0)
@@ -1843,6 +1933,8 @@ int main(int argc, char **argv)
         return power_check();
     if (argc > 1 && strcmp(argv[1], "tune") == 0)
         return tune_calibration();
+    if (argc > 2 && strcmp(argv[1], "replay") == 0)
+        return replay(argv[2]);
     if (argc > 1 && strcmp(argv[1], "pool") == 0) /* a second seed checks the figures */
         return pooled_hosts(argc > 2 ? strtoull(argv[2], NULL, 10) : 20261205u);
     if (argc > 1 && strcmp(argv[1], "crossover") == 0)
