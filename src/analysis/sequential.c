@@ -199,7 +199,6 @@ void seq_reset(struct seq *s)
     memset(s->futile, 0, (s->n ? s->n : 1) * sizeof(bool));
 }
 
-
 static double normal_quantile(double p)
 {
     return stats_t_quantile(p, 1e9);
@@ -220,8 +219,8 @@ static double chance_decided_at_cap(struct seq *s, const struct gate_result *r, 
     double need =
         normal_quantile(1.0 - seq_nominal(s, s->alpha / (double)family, s->max)) * final_se;
     need = fmax(need, r->edge);
-    double called =
-        1.0 - stats_normal_cdf((need - r->delta) / spread) + stats_normal_cdf((-need - r->delta) / spread);
+    double called = 1.0 - stats_normal_cdf((need - r->delta) / spread) +
+                    stats_normal_cdf((-need - r->delta) / spread);
     double inside =
         r->edge - normal_quantile(1.0 - seq_nominal(s, s->equivalence_alpha, s->max)) * final_se;
     double equivalent = inside > 0 ? stats_normal_cdf((inside - r->delta) / spread) -

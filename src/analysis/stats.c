@@ -530,7 +530,8 @@ static void power_piece(double a, double b, double shift, double se, double df, 
         double w = a + h * i, v = exp(w);
         double weight = (i == 0 || i == POWER_INTERVALS ? 1 : (i % 2 ? 4 : 2)) * h / 3.0;
         double density = weight * exp(k * w - v / 2.0 + norm);
-        *called += density * stats_normal_cdf((shift - fmax(floor, t_crit * se * sqrt(v / df))) / se);
+        *called +=
+            density * stats_normal_cdf((shift - fmax(floor, t_crit * se * sqrt(v / df))) / se);
         *mass += density;
     }
 }

@@ -1306,10 +1306,11 @@ static bool knob_within(const struct sim_knob *k, size_t s)
     for (size_t g = 0; g < k->guards; g++) {
         const struct tune_guard *q = &k->guard[g];
         double x = log(k->level[g][s]);
-        if (q->kind == TUNE_DELTA ? k->level[g][s] - k->level[g][k->reference] > q->limit
-            : q->kind == TUNE_ABSOLUTE
-                ? x > log(q->limit)
-                : x - log(k->level[g][k->reference]) > log1p(q->limit / 100))
+        bool over = q->kind == TUNE_ABSOLUTE ? x > log(q->limit)
+                    : q->kind == TUNE_DELTA
+                        ? k->level[g][s] - k->level[g][k->reference] > q->limit
+                        : x - log(k->level[g][k->reference]) > log1p(q->limit / 100);
+        if (over)
             return false;
     }
     return true;
@@ -1905,9 +1906,10 @@ static int replay(const char *path)
     fclose(f);
     for (size_t s = 0; s < KNOB_MAX; s++) {
         if (runs[s] != rec.rounds || rec.rounds < SEQ_MIN_ROUNDS) {
-            fprintf(stderr, "calibrate: %s: setting %zu ran %ld of %ld rounds: expected every "
-                    "value every round, %d or more\n", path, s, runs[s], rec.rounds,
-                    SEQ_MIN_ROUNDS);
+            fprintf(stderr,
+                    "calibrate: %s: setting %zu ran %ld of %ld rounds: expected every "
+                    "value every round, %d or more\n",
+                    path, s, runs[s], rec.rounds, SEQ_MIN_ROUNDS);
             return 1;
         }
         k.objective[s] /= (double)rec.rounds;
