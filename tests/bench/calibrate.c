@@ -1865,63 +1865,76 @@ static int tune_calibration(void)
     return 0;
 }
 
-/* `loopbench tune` on refshard's own runs: a grid of them (tests/data/refshard-grid.csv,
- * round,setting,cpu,tickLagPeak; every idle wait 0..16 every round), each round of a tune
- * or of a full grid drawing one of its rounds. The truth is what the runs' means say. */
-static int replay(const char *path)
+/* A grid of refshard's runs (round,setting,cpu,tickLagPeak, every idle wait 0..16 every
+ * round; comments and the header skipped) into rec, and k's levels as its runs' means. */
+static int recorded_load(const char *path, struct recorded *rec, struct sim_knob *k)
 {
-    static struct recorded rec;
-    struct sim_knob k = {
-        .name = "refshard's grid, replayed",
-        .shape = "idle wait 0..16, its rounds drawn again; tickLagPeak <= +5 ms",
-        .n = KNOB_MAX,
-        .guards = 1,
-        .rec = &rec,
-    };
-    k.guard[0] = (struct tune_guard){"tickLagPeak", TUNE_DELTA, 5, false};
     FILE *f = fopen(path, "r");
     if (!f) {
         fprintf(stderr, "calibrate: %s: %s\n", path, strerror(errno));
-        return 1;
+        return -1;
     }
     char line[256];
     long runs[KNOB_MAX] = {0}, round, setting;
     double cpu, lag;
     while (fgets(line, sizeof(line), f)) {
         if (sscanf(line, "%ld,%ld,%lf,%lf", &round, &setting, &cpu, &lag) != 4)
-            continue; /* the header and comments */
+            continue;
         if (round < 1 || round > RECORDED_ROUNDS_MAX || setting < 0 || setting >= KNOB_MAX) {
             fprintf(stderr, "calibrate: %s: round %ld, setting %ld: expected 1..%d and 0..%d\n",
                     path, round, setting, RECORDED_ROUNDS_MAX, KNOB_MAX - 1);
             fclose(f);
-            return 1;
+            return -1;
         }
-        rec.objective[round - 1][setting] = cpu;
-        rec.key[round - 1][setting] = lag;
-        rec.rounds = round > rec.rounds ? round : rec.rounds;
-        k.objective[setting] += cpu;
-        k.level[0][setting] += lag;
+        rec->objective[round - 1][setting] = cpu;
+        rec->key[round - 1][setting] = lag;
+        rec->rounds = round > rec->rounds ? round : rec->rounds;
+        k->objective[setting] += cpu;
+        k->level[0][setting] += lag;
         runs[setting]++;
     }
     fclose(f);
     for (size_t s = 0; s < KNOB_MAX; s++) {
-        if (runs[s] != rec.rounds || rec.rounds < SEQ_MIN_ROUNDS) {
+        if (runs[s] != rec->rounds || rec->rounds < SEQ_MIN_ROUNDS) {
             fprintf(stderr,
                     "calibrate: %s: setting %zu ran %ld of %ld rounds: expected every "
                     "value every round, %d or more\n",
-                    path, s, runs[s], rec.rounds, SEQ_MIN_ROUNDS);
-            return 1;
+                    path, s, runs[s], rec->rounds, SEQ_MIN_ROUNDS);
+            return -1;
         }
-        k.objective[s] /= (double)rec.rounds;
-        k.level[0][s] /= (double)rec.rounds;
+        k->objective[s] /= (double)rec->rounds;
+        k->level[0][s] /= (double)rec->rounds;
     }
-    printf("`loopbench tune --range 0:16 --guard 'tickLagPeak<=+5'` replayed on %ld rounds of "
-           "refshard's runs (%s), %d campaigns: each round of a tune, or of the full grid, "
-           "draws one of them. The true best: the answer the runs' means give.\n\n",
-           rec.rounds, path, TUNE_TRIALS);
-    uint64_t rng = 20261207u;
+    return 0;
+}
+
+/* `loopbench tune` on refshard's own runs, a grid of them a row (tests/data/), each round
+ * of a tune or of a full grid drawing one of its rounds. The truth is what the runs'
+ * means say. */
+static int replay(char *const *paths, int n)
+{
+    printf("`loopbench tune --range 0:16 --guard 'tickLagPeak<=+5'` replayed on grids of "
+           "refshard's runs, %d campaigns each: each round of a tune, or of the full grid, "
+           "draws one of the grid's rounds. The true best: the answer its runs' means give.\n\n",
+           TUNE_TRIALS);
     knob_header(TUNE_DEFAULT_ROUNDS);
-    knob_row(&rng, &k, TUNE_DEFAULT_ROUNDS);
+    uint64_t rng = 20261207u;
+    for (int i = 0; i < n; i++) {
+        static struct recorded rec;
+        memset(&rec, 0, sizeof(rec));
+        const char *base = strrchr(paths[i], '/');
+        struct sim_knob k = {
+            .name = base ? base + 1 : paths[i],
+            .shape = "idle wait 0..16, its rounds drawn again; tickLagPeak <= +5 ms",
+            .n = KNOB_MAX,
+            .guards = 1,
+            .rec = &rec,
+        };
+        k.guard[0] = (struct tune_guard){"tickLagPeak", TUNE_DELTA, 5, false};
+        if (recorded_load(paths[i], &rec, &k) < 0)
+            return 1;
+        knob_row(&rng, &k, TUNE_DEFAULT_ROUNDS);
+    }
     return 0;
 }
 
@@ -1936,7 +1949,7 @@ int main(int argc, char **argv)
     if (argc > 1 && strcmp(argv[1], "tune") == 0)
         return tune_calibration();
     if (argc > 2 && strcmp(argv[1], "replay") == 0)
-        return replay(argv[2]);
+        return replay(argv + 2, argc - 2);
     if (argc > 1 && strcmp(argv[1], "pool") == 0) /* a second seed checks the figures */
         return pooled_hosts(argc > 2 ? strtoull(argv[2], NULL, 10) : 20261205u);
     if (argc > 1 && strcmp(argv[1], "crossover") == 0)
