@@ -134,9 +134,6 @@ windows_tests() {
     wineserver -k 2>/dev/null || true
     rm -rf "$WINEPREFIX"
   done
-  # Kept up for the whole phase: a test that starts as an idle wineserver exits once
-  # failed with "wine client error:0: recvmsg: Connection reset by peer".
-  wineserver -p 2>/dev/null || true
   local status=0
   meson test -C build-win --print-errorlogs || status=1
   wineserver -k 2>/dev/null || true
