@@ -253,7 +253,8 @@ fs_fault() {
     mount -t tmpfs -o size=1m tmpfs "$fs" || exit 99
     "$@" -o "$fs/out" &
     lb=$!
-    for _ in $(seq 1 400); do
+    polls=0
+    for polls in $(seq 1 400); do
       n=$(jq "[.runs[] | select(.status == \"ok\")] | length" "$fs/out/results.json" 2>/dev/null || echo 0)
       [ "$n" -ge 1 ] && break
       sleep 0.05
@@ -263,6 +264,7 @@ fs_fault() {
     # system would be refused while the target has its log open for writing.
     if [ "$action" = ro ]; then mount --bind "$fs/out" "$fs/out" && mount -o remount,bind,ro "$fs/out"
     else dd if=/dev/zero of="$fs/fill" bs=64k 2>/dev/null; fi
+    echo "watcher: $n run(s) ok after $polls polls; the fault: exit $?" >&2
     rc=0; wait $lb || rc=$?
     exit $rc' _ "$TMP/$name" "$action" "$LOOPBENCH" run "$TMP/steady.json" -n 12 -w 0.2 -t 0.5 \
     >/dev/null 2>"$TMP/$name.err"
@@ -273,14 +275,14 @@ if [ ${#ns[@]} -gt 0 ]; then
   # likely the watcher, starved, saw the first run only once the 3 planned had ended (the
   # campaign now plans 12; the fault stops it at the next write). What it said is shown
   # if it happens again (99: the tmpfs could not be mounted).
-  [ "$rc" -eq 1 ] || { echo "exit $rc; its stderr:"; tail -5 "$TMP/ro.err"; }
+  [ "$rc" -eq 1 ] || { echo "exit $rc; its stderr:"; grep watcher "$TMP/ro.err"; tail -5 "$TMP/ro.err"; }
   check "results directory made read-only mid-campaign: exit 1" [ "$rc" -eq 1 ]
   check "  ... a clear message naming the path and the error" \
     grep -q "'$TMP/ro/out/.*': Read-only file system" "$TMP/ro.err"
   check "  ... the completed run was saved before" jq -e '.runs[0].status == "ok"' "$TMP/ro.after-first.json"
   check "  ... config byte-identical, no process left" intact_and_clean
   rc=0; fs_fault full full || rc=$?
-  [ "$rc" -eq 1 ] || { echo "exit $rc; its stderr:"; tail -5 "$TMP/full.err"; }
+  [ "$rc" -eq 1 ] || { echo "exit $rc; its stderr:"; grep watcher "$TMP/full.err"; tail -5 "$TMP/full.err"; }
   check "results file system full mid-campaign: exit 1" [ "$rc" -eq 1 ]
   check "  ... a clear message (No space left on device)" grep -q "No space left on device" "$TMP/full.err"
   check "  ... config byte-identical, no process left" intact_and_clean
